@@ -1,0 +1,33 @@
+//! `toolgate`: the command line over the toolgate libraries.
+//!
+//! This binary only parses arguments, calls the libraries and maps results
+//! to exit codes: 0 when it did its job, 1 when a check it ran failed, 2 for
+//! bad usage, an unreadable policy or an unreadable call.
+
+mod check;
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("toolgate: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,90 @@
+//! Field extraction shared by both clients' input parsers.
+//!
+//! Written by hand rather than with `#[derive(Deserialize)]` so that each
+//! problem names the field and the type found, which is what a user reading a
+//! hook failure in their client's log needs.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::error::InputError;
+
+/// Parses `text` and checks that it is a JSON object.
+pub(crate) fn object(text: &str) -> Result<Map<String, Value>, InputError> {
+    match serde_json::from_str::<Value>(text)? {
+        Value::Object(map) => Ok(map),
+        other => Err(InputError::NotAnObject {
+            found: type_name(&other),
+        }),
+    }
+}
+
+/// A required, non-empty string field.
+pub(crate) fn string(map: &Map<String, Value>, field: &'static str) -> Result<String, InputError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Err(InputError::Missing { field }),
+        Some(Value::String(s)) if s.is_empty() => Err(InputError::Empty { field }),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(InputError::WrongType {
+            field,
+            expected: "a string",
+            found: type_name(other),
+        }),
+    }
+}
+
+/// A required object field.
+pub(crate) fn object_field(
+    map: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Map<String, Value>, InputError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Err(InputError::Missing { field }),
+        Some(Value::Object(inner)) => Ok(inner.clone()),
+        Some(other) => Err(InputError::WrongType {
+            field,
+            expected: "an object",
+            found: type_name(other),
+        }),
+    }
+}
+
+/// The required `cwd` field, which must be absolute.
+pub(crate) fn cwd(map: &Map<String, Value>) -> Result<PathBuf, InputError> {
+    let cwd = string(map, "cwd")?;
+    let path = PathBuf::from(&cwd);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(InputError::RelativeCwd { found: cwd })
+    }
+}
+
+/// The required `hook_event_name` field, which must be `expected`.
+pub(crate) fn event(map: &Map<String, Value>, expected: &'static str) -> Result<(), InputError> {
+    let found = string(map, "hook_event_name")?;
+    if found == expected {
+        Ok(())
+    } else {
+        Err(InputError::WrongEvent { expected, found })
+    }
+}
+
+/// An optional string field; a value of another type counts as absent,
+/// because nothing is decided on these fields.
+pub(crate) fn optional_string(map: &Map<String, Value>, field: &str) -> Option<String> {
+    map.get(field).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The JSON type of a value, for error messages.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

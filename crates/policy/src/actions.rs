@@ -1,0 +1,466 @@
+//! From a validated call to the actions it implies: paths read or written,
+//! each simple command of a shell command (with the files and URLs it
+//! touches), URLs fetched, or the tool itself.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use toolgate_shell as shell;
+
+use crate::catalog::{Kind, Target};
+use crate::paths::{self, Resolved};
+use crate::pattern::{canonical_command, url_host};
+use crate::validate::Spec;
+
+/// How an action arose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// The tool's own target.
+    Direct,
+    /// A shell redirect: with no rule matching, the policy's default.
+    Redirect,
+    /// An operand of the command at this item index: with no rule
+    /// matching, that command's decision.
+    Operand(usize),
+}
+
+/// One action, before deciding.
+#[derive(Debug, Clone)]
+pub enum What {
+    /// A path read (`write: false`) or written.
+    Path {
+        /// Write rather than read.
+        write: bool,
+        /// As written.
+        written: String,
+        /// Resolved.
+        resolved: Resolved,
+        /// Covers everything beneath a directory.
+        recursive: bool,
+        /// Removes the target.
+        delete: bool,
+    },
+    /// One simple command.
+    Exec {
+        /// The argv after wrappers.
+        argv: Vec<String>,
+        /// Its canonical text.
+        canonical: String,
+        /// Stripped wrappers.
+        wrappers: Vec<Vec<String>>,
+        /// Known to only read or list.
+        read_only: bool,
+        /// Source text.
+        text: String,
+    },
+    /// A URL.
+    Fetch {
+        /// The URL.
+        url: String,
+        /// Its host, when it could be read safely.
+        host: Option<String>,
+    },
+    /// The tool itself, by name.
+    Tool {
+        /// The declared field's value.
+        value: Option<String>,
+    },
+    /// Something that could not be analysed.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+    /// A catastrophic shape.
+    Hazard {
+        /// Stable name.
+        kind: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// An action and how it arose.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The action.
+    pub what: What,
+    /// Its origin.
+    pub via: Via,
+}
+
+/// What deriving needs to know about the environment.
+pub struct DeriveEnv<'a> {
+    /// The directory relative paths resolve against.
+    pub cwd: &'a Path,
+    /// `~`.
+    pub home: Option<&'a Path>,
+    /// Directories known to be canonical (the roots).
+    pub canonical: &'a [PathBuf],
+}
+
+fn direct(what: What) -> Item {
+    Item {
+        what,
+        via: Via::Direct,
+    }
+}
+
+fn path_item(
+    written: &str,
+    write: bool,
+    recursive: bool,
+    delete: bool,
+    cwd: &Path,
+    env: &DeriveEnv<'_>,
+) -> What {
+    What::Path {
+        write,
+        written: written.to_string(),
+        resolved: paths::resolve_within(written, cwd, env.home, env.canonical),
+        recursive,
+        delete,
+    }
+}
+
+fn first_str<'v>(input: &'v Map<String, Value>, fields: &[&str]) -> Option<&'v str> {
+    fields
+        .iter()
+        .find_map(|f| input.get(*f).and_then(Value::as_str))
+}
+
+/// Derives the actions of a call whose input has been validated.
+pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -> Vec<Item> {
+    let mut items = Vec::new();
+    match spec {
+        Spec::Unknown => items.push(direct(What::Tool { value: None })),
+        Spec::Declared(d) => {
+            let value = d
+                .field
+                .as_ref()
+                .and_then(|f| input.get(f))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            match (d.kind, value) {
+                (Kind::Read, Some(v)) => {
+                    items.push(direct(path_item(&v, false, false, false, env.cwd, env)))
+                }
+                (Kind::Write, Some(v)) => {
+                    items.push(direct(path_item(&v, true, false, false, env.cwd, env)))
+                }
+                (Kind::Exec, Some(v)) => {
+                    shell_items(&shell::analyze(&v, &shell_opts(env)), env, &mut items)
+                }
+                (Kind::Fetch, Some(v)) => items.push(direct(fetch(&v))),
+                (_, value) => items.push(direct(What::Tool { value })),
+            }
+        }
+        Spec::Catalog(s) => {
+            match s.target {
+                Target::Path(fields) => {
+                    if let Some(p) = first_str(input, fields) {
+                        items.push(direct(path_item(
+                            p,
+                            s.kind == Kind::Write,
+                            s.recursive,
+                            false,
+                            env.cwd,
+                            env,
+                        )));
+                    }
+                }
+                Target::OptionalPath(fields) => {
+                    let p = first_str(input, fields).unwrap_or(".");
+                    items.push(direct(path_item(
+                        p,
+                        s.kind == Kind::Write,
+                        s.recursive,
+                        false,
+                        env.cwd,
+                        env,
+                    )));
+                }
+                Target::Paths(field) => {
+                    for p in input
+                        .get(field)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Some(p) = p.as_str() {
+                            // A glob names whatever lies beneath its literal part.
+                            match glob_base(p) {
+                                Some(base) => items.push(direct(path_item(
+                                    &base, false, true, false, env.cwd, env,
+                                ))),
+                                None => items
+                                    .push(direct(path_item(p, false, true, false, env.cwd, env))),
+                            }
+                        }
+                    }
+                }
+                Target::Command(field) => {
+                    let cmd = input.get(field).and_then(Value::as_str).unwrap_or("");
+                    let (cwd, extra) = shell_cwd(s.cwd_field, input, env);
+                    items.extend(extra);
+                    let env2 = DeriveEnv {
+                        cwd: &cwd,
+                        home: env.home,
+                        canonical: env.canonical,
+                    };
+                    shell_items(&shell::analyze(cmd, &shell_opts(&env2)), &env2, &mut items);
+                }
+                Target::Argv(field) => {
+                    let argv: Vec<String> = input
+                        .get(field)
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect();
+                    let (cwd, extra) = shell_cwd(s.cwd_field, input, env);
+                    items.extend(extra);
+                    let env2 = DeriveEnv {
+                        cwd: &cwd,
+                        home: env.home,
+                        canonical: env.canonical,
+                    };
+                    shell_items(
+                        &shell::analyze_argv(&argv, &shell_opts(&env2)),
+                        &env2,
+                        &mut items,
+                    );
+                }
+                Target::Url(field) => {
+                    if let Some(u) = input.get(field).and_then(Value::as_str) {
+                        items.push(direct(fetch(u)));
+                    }
+                }
+                Target::UrlsIn(field) => {
+                    let text = input.get(field).and_then(Value::as_str).unwrap_or("");
+                    let urls = urls_in(text);
+                    if urls.is_empty() {
+                        items.push(direct(What::Tool { value: None }));
+                    }
+                    for u in urls {
+                        items.push(direct(fetch(&u)));
+                    }
+                }
+                Target::Patch(fields) => {
+                    let patch = first_str(input, fields).unwrap_or("");
+                    let files = patch_files(patch);
+                    if files.is_empty() {
+                        items.push(direct(What::Unknown {
+                            reason: "the patch names no file".into(),
+                        }));
+                    }
+                    for (p, delete) in files {
+                        items.push(direct(path_item(&p, true, false, delete, env.cwd, env)));
+                    }
+                }
+                Target::Field(field) => items.push(direct(What::Tool {
+                    value: input.get(field).and_then(Value::as_str).map(str::to_string),
+                })),
+                Target::None => items.push(direct(What::Tool { value: None })),
+            }
+        }
+    }
+    items
+}
+
+fn shell_opts(env: &DeriveEnv<'_>) -> shell::Options {
+    shell::Options {
+        cwd: Some(env.cwd.to_path_buf()),
+        home: env.home.map(Path::to_path_buf),
+        ..shell::Options::default()
+    }
+}
+
+/// The working directory a shell tool names (Gemini's `dir_path`, Codex's
+/// `workdir`): commands run there, and it is itself read.
+fn shell_cwd(
+    fields: Option<&[&str]>,
+    input: &Map<String, Value>,
+    env: &DeriveEnv<'_>,
+) -> (PathBuf, Vec<Item>) {
+    if let Some(dir) = fields.and_then(|f| first_str(input, f)) {
+        let what = path_item(dir, false, false, false, env.cwd, env);
+        let cwd = match &what {
+            What::Path { resolved, .. } => resolved
+                .real
+                .clone()
+                .ok()
+                .or_else(|| resolved.lexical.clone())
+                .unwrap_or_else(|| env.cwd.to_path_buf()),
+            _ => env.cwd.to_path_buf(),
+        };
+        return (cwd, vec![direct(what)]);
+    }
+    (env.cwd.to_path_buf(), Vec::new())
+}
+
+fn fetch(url: &str) -> What {
+    What::Fetch {
+        url: url.to_string(),
+        host: url_host(url),
+    }
+}
+
+/// Turns a shell analysis into items: commands first, then the files and
+/// URLs they touch, then what could not be analysed, then hazards.
+pub fn shell_items(a: &shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item>) {
+    let base = items.len();
+    for c in &a.commands {
+        items.push(direct(What::Exec {
+            canonical: canonical_command(&c.argv),
+            argv: c.argv.clone(),
+            wrappers: c.wrappers.clone(),
+            read_only: c.read_only,
+            text: c.text.clone(),
+        }));
+    }
+    let name_of = |i: Option<usize>| -> String {
+        i.and_then(|i| a.commands.get(i))
+            .and_then(|c| c.argv.first())
+            .cloned()
+            .unwrap_or_else(|| "the command".into())
+    };
+    for e in &a.effects {
+        let via = match (e.origin, e.command) {
+            (shell::Origin::Operand, Some(ci)) if ci < a.commands.len() => Via::Operand(base + ci),
+            _ => Via::Redirect,
+        };
+        if !e.literal {
+            items.push(Item {
+                what: What::Unknown {
+                    reason: format!(
+                        "{} `{}` of `{}` is not a literal, so the file it names cannot be checked",
+                        match e.origin {
+                            shell::Origin::Redirect => "redirect target",
+                            shell::Origin::Operand => "operand",
+                        },
+                        e.target,
+                        name_of(e.command)
+                    ),
+                },
+                via,
+            });
+            continue;
+        }
+        let cwd = e.cwd.as_deref().unwrap_or(env.cwd);
+        let what = match e.kind {
+            shell::EffectKind::Read => path_item(&e.target, false, e.recursive, false, cwd, env),
+            shell::EffectKind::Write => path_item(&e.target, true, e.recursive, e.delete, cwd, env),
+            shell::EffectKind::Fetch => fetch(&e.target),
+        };
+        items.push(Item { what, via });
+    }
+    for u in &a.unknowns {
+        items.push(direct(What::Unknown {
+            reason: u.reason.clone(),
+        }));
+    }
+    for h in &a.hazards {
+        items.push(direct(What::Hazard {
+            kind: h.kind.to_string(),
+            reason: h.reason.clone(),
+        }));
+    }
+    if items.len() == base {
+        items.push(direct(What::Unknown {
+            reason: "the command contains nothing to run".into(),
+        }));
+    }
+}
+
+/// The literal directory in front of a glob (`src/**/*.rs` → `src`), or
+/// `None` when the path has no glob characters.
+fn glob_base(p: &str) -> Option<String> {
+    if !p.contains(['*', '?', '[', '{']) {
+        return None;
+    }
+    let mut base = Vec::new();
+    for part in p.split('/') {
+        if part.contains(['*', '?', '[', '{']) {
+            break;
+        }
+        base.push(part);
+    }
+    let b = base.join("/");
+    Some(if b.is_empty() {
+        if p.starts_with('/') {
+            "/".into()
+        } else {
+            ".".into()
+        }
+    } else {
+        b
+    })
+}
+
+/// `http(s)://` URLs written in free text.
+fn urls_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("http") {
+        let cand = &rest[i..];
+        if cand.starts_with("http://") || cand.starts_with("https://") {
+            let end = cand
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')' | ']')
+                })
+                .unwrap_or(cand.len());
+            out.push(cand[..end].trim_end_matches(['.', ',', ';']).to_string());
+            rest = &cand[end..];
+        } else {
+            rest = &cand[4..];
+        }
+    }
+    out
+}
+
+/// The files an `apply_patch` patch touches, and whether each is deleted.
+fn patch_files(patch: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for line in patch.lines() {
+        let line = line.trim_end();
+        for (prefix, delete) in [
+            ("*** Add File: ", false),
+            ("*** Update File: ", false),
+            ("*** Delete File: ", true),
+            ("*** Move to: ", false),
+        ] {
+            if let Some(p) = line.strip_prefix(prefix) {
+                let p = p.trim();
+                if !p.is_empty() {
+                    out.push((p.to_string(), delete));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(glob_base("src/**/*.rs").as_deref(), Some("src"));
+        assert_eq!(glob_base("*.md").as_deref(), Some("."));
+        assert_eq!(glob_base("README.md"), None);
+        assert_eq!(
+            urls_in("see https://a.com/x, and http://b.org."),
+            ["https://a.com/x", "http://b.org"]
+        );
+        let p = "*** Begin Patch\n*** Update File: a.rs\n*** Move to: b.rs\n*** Delete File: c.rs\n*** End Patch";
+        assert_eq!(
+            patch_files(p),
+            [
+                ("a.rs".into(), false),
+                ("b.rs".into(), false),
+                ("c.rs".into(), true)
+            ]
+        );
+    }
+}

@@ -1,0 +1,347 @@
+//! The call model and the wire formats it is read from.
+//!
+//! Every host speaks a different JSON dialect for "the model wants to run a
+//! tool". This module is the one place that knows them all and turns each
+//! into a [`Call`]; nothing downstream sees a wire format.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// Which agent proposed the call: tool names are looked up in that client's
+/// catalog (Gemini's `read_file` takes `absolute_path`, toolgate's own
+/// `read_file` takes `path`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Client {
+    /// toolgate's own tools (`read_file`, `write_file`, `list_dir`,
+    /// `run_shell`, `fetch_url`), validated strictly.
+    #[default]
+    Toolgate,
+    /// Claude Code.
+    Claude,
+    /// Gemini CLI.
+    Gemini,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// A tool of an MCP server.
+    Mcp,
+}
+
+impl Client {
+    /// The lowercase name used in JSON and the ledger.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Client::Toolgate => "toolgate",
+            Client::Claude => "claude",
+            Client::Gemini => "gemini",
+            Client::Codex => "codex",
+            Client::Mcp => "mcp",
+        }
+    }
+}
+
+impl fmt::Display for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Client {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "toolgate" => Ok(Client::Toolgate),
+            "claude" => Ok(Client::Claude),
+            "gemini" => Ok(Client::Gemini),
+            "codex" => Ok(Client::Codex),
+            "mcp" => Ok(Client::Mcp),
+            other => Err(format!(
+                "unknown client `{other}`: expected `claude`, `gemini`, `codex` or `mcp`"
+            )),
+        }
+    }
+}
+
+/// One proposed tool call, whatever wire format it arrived in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// The call id the host will link the result to.
+    pub id: String,
+    /// The tool's name as the client spells it.
+    pub tool: String,
+    /// The tool's arguments; always a JSON object.
+    pub input: Map<String, Value>,
+    /// Which catalog `tool` is looked up in.
+    #[serde(default)]
+    pub client: Client,
+    /// The directory relative paths resolve against (default: the first root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// Why a call could not be read. The CLI exits 2 with this message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// The text is not JSON.
+    #[error("call is not JSON: {0}")]
+    NotJson(String),
+    /// The JSON is not an object.
+    #[error("call is not a JSON object")]
+    NotObject,
+    /// No `tool` or `name`.
+    #[error("call has no `tool` (or `name`) string")]
+    NoTool,
+    /// `input` (or `arguments`) is present but not an object.
+    #[error("call input is not a JSON object")]
+    InputNotObject,
+    /// An OpenAI `arguments` string that does not parse.
+    #[error("call arguments are not valid JSON: {0}")]
+    BadArguments(String),
+    /// `client` names no known client.
+    #[error("{0}")]
+    BadClient(String),
+    /// `id` or `cwd` has the wrong type.
+    #[error("call field `{0}` must be a string")]
+    BadField(&'static str),
+}
+
+impl Call {
+    /// A call of toolgate's own tools, with a fresh id.
+    pub fn new(tool: impl Into<String>, input: Value) -> Call {
+        let input = match input {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        Call {
+            id: fresh_id(),
+            tool: tool.into(),
+            input,
+            client: Client::Toolgate,
+            cwd: None,
+        }
+    }
+
+    /// Sets the client whose catalog the tool is looked up in.
+    pub fn with_client(mut self, client: Client) -> Call {
+        self.client = client;
+        self
+    }
+
+    /// Reads a call from JSON text in any accepted wire format.
+    pub fn parse(text: &str) -> Result<Call, CallError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| CallError::NotJson(e.to_string()))?;
+        Call::from_value(&value)
+    }
+
+    /// Reads a call from a JSON value in any accepted wire format:
+    /// toolgate's (`tool` or `name`, `input`), an Anthropic `tool_use` block
+    /// (`name`, `input`), an OpenAI `tool_calls` item (`function.name`,
+    /// `function.arguments` as a JSON string), or an MCP `tools/call` params
+    /// object (`name`, `arguments` as an object).
+    pub fn from_value(value: &Value) -> Result<Call, CallError> {
+        let obj = value.as_object().ok_or(CallError::NotObject)?;
+        let id = match obj.get("id") {
+            None | Some(Value::Null) => fresh_id(),
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(_) => return Err(CallError::BadField("id")),
+        };
+        let client = match obj.get("client") {
+            None | Some(Value::Null) => Client::Toolgate,
+            Some(Value::String(s)) => s.parse().map_err(CallError::BadClient)?,
+            Some(_) => return Err(CallError::BadField("client")),
+        };
+        let cwd = match obj.get("cwd") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(PathBuf::from(s)),
+            Some(_) => return Err(CallError::BadField("cwd")),
+        };
+
+        let (tool, input) = if let Some(function) = obj.get("function") {
+            // OpenAI chat-completions `tool_calls[i]`.
+            let f = function.as_object().ok_or(CallError::NoTool)?;
+            let name = f
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or(CallError::NoTool)?;
+            let input = match f.get("arguments") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::String(s)) if s.trim().is_empty() => Map::new(),
+                Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                    Ok(Value::Object(m)) => m,
+                    Ok(_) => return Err(CallError::InputNotObject),
+                    Err(e) => return Err(CallError::BadArguments(e.to_string())),
+                },
+                Some(Value::Object(m)) => m.clone(),
+                Some(_) => return Err(CallError::InputNotObject),
+            };
+            (name.to_string(), input)
+        } else {
+            let name = obj
+                .get("tool")
+                .or_else(|| obj.get("name"))
+                .and_then(Value::as_str)
+                .ok_or(CallError::NoTool)?;
+            let input = match obj.get("input").or_else(|| obj.get("arguments")) {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::Object(m)) => m.clone(),
+                Some(_) => return Err(CallError::InputNotObject),
+            };
+            (name.to_string(), input)
+        };
+        if tool.is_empty() {
+            return Err(CallError::NoTool);
+        }
+        Ok(Call {
+            id,
+            tool,
+            input,
+            client,
+            cwd,
+        })
+    }
+
+    /// The canonical JSON of the call (keys sorted at every level, no
+    /// whitespace): what the digest is computed over, so that two calls
+    /// with the same meaning have the same digest whatever their key order.
+    pub fn canonical_json(&self) -> String {
+        let mut obj = Map::new();
+        obj.insert("client".into(), Value::String(self.client.as_str().into()));
+        if let Some(cwd) = &self.cwd {
+            obj.insert("cwd".into(), Value::String(cwd.to_string_lossy().into()));
+        }
+        obj.insert("id".into(), Value::String(self.id.clone()));
+        obj.insert("input".into(), Value::Object(self.input.clone()));
+        obj.insert("tool".into(), Value::String(self.tool.clone()));
+        canonical_json(&Value::Object(obj))
+    }
+
+    /// The hex SHA-256 of [`Call::canonical_json`]. An approval is bound to
+    /// this value: a call with any other tool, input, id or directory has
+    /// another digest.
+    pub fn digest(&self) -> String {
+        let hash = Sha256::digest(self.canonical_json().as_bytes());
+        let mut out = String::with_capacity(64);
+        for b in hash.iter() {
+            out.push_str(&format!("{b:02x}"));
+        }
+        out
+    }
+}
+
+/// Serialises a JSON value with object keys sorted at every level and no
+/// insignificant whitespace.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String((*k).clone()).to_string());
+                out.push(':');
+                if let Some(v) = map.get(*k) {
+                    write_canonical(v, out);
+                }
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A process-unique call id for calls that arrive without one.
+fn fresh_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    format!("call-{:x}-{:x}-{n}", nanos, std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn toolgate_shape() {
+        let c = Call::parse(r#"{"id":"c1","tool":"read_file","input":{"path":"a"}}"#).unwrap();
+        assert_eq!(c.id, "c1");
+        assert_eq!(c.tool, "read_file");
+        assert_eq!(c.input["path"], "a");
+        assert_eq!(c.client, Client::Toolgate);
+    }
+
+    #[test]
+    fn anthropic_tool_use_block() {
+        let v = json!({"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}});
+        let c = Call::from_value(&v).unwrap();
+        assert_eq!((c.id.as_str(), c.tool.as_str()), ("toolu_1", "Bash"));
+    }
+
+    #[test]
+    fn openai_tool_call_item() {
+        let v = json!({"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"x\"}"}});
+        let c = Call::from_value(&v).unwrap();
+        assert_eq!(c.input["path"], "x");
+        let bad = json!({"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{"}});
+        assert!(matches!(
+            Call::from_value(&bad),
+            Err(CallError::BadArguments(_))
+        ));
+    }
+
+    #[test]
+    fn rejects_bad_shapes() {
+        assert!(matches!(Call::parse("nope"), Err(CallError::NotJson(_))));
+        assert_eq!(Call::parse("[1]"), Err(CallError::NotObject));
+        assert_eq!(Call::parse(r#"{"input":{}}"#), Err(CallError::NoTool));
+        assert_eq!(
+            Call::parse(r#"{"tool":"x","input":[1]}"#),
+            Err(CallError::InputNotObject)
+        );
+    }
+
+    #[test]
+    fn digest_ignores_key_order_and_binds_input() {
+        let a =
+            Call::parse(r#"{"id":"1","tool":"t","input":{"a":1,"b":[{"y":1,"x":2}]}}"#).unwrap();
+        let b =
+            Call::parse(r#"{"input":{"b":[{"x":2,"y":1}],"a":1},"tool":"t","id":"1"}"#).unwrap();
+        assert_eq!(a.digest(), b.digest());
+        let c =
+            Call::parse(r#"{"id":"1","tool":"t","input":{"a":2,"b":[{"y":1,"x":2}]}}"#).unwrap();
+        assert_ne!(a.digest(), c.digest());
+        assert_eq!(a.digest().len(), 64);
+    }
+}

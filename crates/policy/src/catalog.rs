@@ -1,0 +1,273 @@
+//! The built-in tool catalog (DESIGN §4): which kind of action each known
+//! tool performs, and which input field names its target.
+//!
+//! Tools are looked up in the catalog of the call's client, because the same
+//! name means different things to different agents (Gemini's `read_file`
+//! takes `absolute_path`, toolgate's own takes `path`).
+
+use crate::call::Client;
+
+/// What a tool does, as far as the rules are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Reads files or lists directories: `Read` rules.
+    Read,
+    /// Creates or changes files: `Edit`/`Write` rules.
+    Write,
+    /// Runs a shell command: `Bash` rules, after shell analysis.
+    Exec,
+    /// Fetches a URL: `WebFetch` rules.
+    Fetch,
+    /// Anything else: matched by tool name only.
+    Other,
+}
+
+impl Kind {
+    /// The name used in `[tool.X] kind = ".."`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Read => "read",
+            Kind::Write => "write",
+            Kind::Exec => "exec",
+            Kind::Fetch => "fetch",
+            Kind::Other => "other",
+        }
+    }
+
+    /// Parses `read | write | exec | fetch | other`.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Some(match s {
+            "read" => Kind::Read,
+            "write" => Kind::Write,
+            "exec" => Kind::Exec,
+            "fetch" => Kind::Fetch,
+            "other" => Kind::Other,
+            _ => return None,
+        })
+    }
+}
+
+/// How a tool's target is found in its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A path in the first of these fields that is present.
+    Path(&'static [&'static str]),
+    /// A path that may be absent (then the working directory is meant).
+    OptionalPath(&'static [&'static str]),
+    /// An array of paths (which may be glob patterns).
+    Paths(&'static str),
+    /// A shell command string.
+    Command(&'static str),
+    /// A command as an argv array.
+    Argv(&'static str),
+    /// A URL.
+    Url(&'static str),
+    /// URLs written somewhere inside free text.
+    UrlsIn(&'static str),
+    /// The paths named inside an `apply_patch` patch.
+    Patch(&'static [&'static str]),
+    /// A string field matched by `name(pattern)` rules as a plain glob.
+    Field(&'static str),
+    /// No target: matched by tool name only.
+    None,
+}
+
+/// A catalog entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolSpec {
+    /// The tool's name as its client spells it.
+    pub name: &'static str,
+    /// What it does.
+    pub kind: Kind,
+    /// Where its target is.
+    pub target: Target,
+    /// A read that covers everything beneath a directory (grep-like tools).
+    pub recursive: bool,
+    /// An input field holding the working directory of a shell command.
+    pub cwd_field: Option<&'static [&'static str]>,
+    /// toolgate's own tools: required fields present, no unknown fields.
+    /// Client tools are validated leniently (their target field only).
+    pub strict: Option<Strict>,
+}
+
+/// The exact input shape of one of toolgate's own tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strict {
+    /// Fields that must be present, with their JSON type.
+    pub required: &'static [(&'static str, FieldType)],
+    /// Fields that may be present, with their JSON type.
+    pub optional: &'static [(&'static str, FieldType)],
+}
+
+/// The JSON type of a strict field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    /// A string.
+    String,
+    /// A non-negative integer.
+    Unsigned,
+}
+
+const fn spec(name: &'static str, kind: Kind, target: Target) -> ToolSpec {
+    ToolSpec {
+        name,
+        kind,
+        target,
+        recursive: false,
+        cwd_field: None,
+        strict: None,
+    }
+}
+
+const fn recursive(mut s: ToolSpec) -> ToolSpec {
+    s.recursive = true;
+    s
+}
+
+const fn with_cwd(mut s: ToolSpec, fields: &'static [&'static str]) -> ToolSpec {
+    s.cwd_field = Some(fields);
+    s
+}
+
+const fn strict(mut s: ToolSpec, strict: Strict) -> ToolSpec {
+    s.strict = Some(strict);
+    s
+}
+
+use FieldType::{String as Str, Unsigned};
+use Kind::{Exec, Fetch, Read, Write};
+
+/// toolgate's own tools, offered to models by `toolgate agent`.
+pub const TOOLGATE: &[ToolSpec] = &[
+    strict(
+        spec("read_file", Read, Target::Path(&["path"])),
+        Strict {
+            required: &[("path", Str)],
+            optional: &[],
+        },
+    ),
+    strict(
+        spec("write_file", Write, Target::Path(&["path"])),
+        Strict {
+            required: &[("path", Str), ("content", Str)],
+            optional: &[],
+        },
+    ),
+    strict(
+        spec("list_dir", Read, Target::Path(&["path"])),
+        Strict {
+            required: &[("path", Str)],
+            optional: &[],
+        },
+    ),
+    strict(
+        spec("run_shell", Exec, Target::Command("command")),
+        Strict {
+            required: &[("command", Str)],
+            optional: &[("timeout_secs", Unsigned)],
+        },
+    ),
+    strict(
+        spec("fetch_url", Fetch, Target::Url("url")),
+        Strict {
+            required: &[("url", Str)],
+            optional: &[],
+        },
+    ),
+];
+
+/// Claude Code's tools.
+pub const CLAUDE: &[ToolSpec] = &[
+    spec("Read", Read, Target::Path(&["file_path"])),
+    spec("NotebookRead", Read, Target::Path(&["notebook_path"])),
+    spec("LS", Read, Target::Path(&["path"])),
+    spec("Glob", Read, Target::OptionalPath(&["path"])),
+    recursive(spec("Grep", Read, Target::OptionalPath(&["path"]))),
+    spec("Write", Write, Target::Path(&["file_path"])),
+    spec("Edit", Write, Target::Path(&["file_path"])),
+    spec("MultiEdit", Write, Target::Path(&["file_path"])),
+    spec("NotebookEdit", Write, Target::Path(&["notebook_path"])),
+    spec("Bash", Exec, Target::Command("command")),
+    spec("WebFetch", Fetch, Target::Url("url")),
+];
+
+/// Gemini CLI's tools.
+pub const GEMINI: &[ToolSpec] = &[
+    spec(
+        "read_file",
+        Read,
+        Target::Path(&["absolute_path", "file_path", "path"]),
+    ),
+    spec("read_many_files", Read, Target::Paths("paths")),
+    spec(
+        "list_directory",
+        Read,
+        Target::Path(&["dir_path", "path", "absolute_path"]),
+    ),
+    spec("glob", Read, Target::OptionalPath(&["dir_path", "path"])),
+    recursive(spec(
+        "search_file_content",
+        Read,
+        Target::OptionalPath(&["dir_path", "path"]),
+    )),
+    recursive(spec(
+        "grep_search",
+        Read,
+        Target::OptionalPath(&["dir_path", "path"]),
+    )),
+    spec(
+        "write_file",
+        Write,
+        Target::Path(&["file_path", "absolute_path"]),
+    ),
+    spec(
+        "replace",
+        Write,
+        Target::Path(&["file_path", "absolute_path"]),
+    ),
+    with_cwd(
+        spec("run_shell_command", Exec, Target::Command("command")),
+        &["dir_path", "directory"],
+    ),
+    spec("web_fetch", Fetch, Target::UrlsIn("prompt")),
+];
+
+/// OpenAI Codex CLI's tools.
+pub const CODEX: &[ToolSpec] = &[
+    with_cwd(spec("shell", Exec, Target::Argv("command")), &["workdir"]),
+    with_cwd(
+        spec("container.exec", Exec, Target::Argv("command")),
+        &["workdir"],
+    ),
+    spec("apply_patch", Write, Target::Patch(&["input", "patch"])),
+];
+
+/// The catalog of one client.
+pub fn catalog(client: Client) -> &'static [ToolSpec] {
+    match client {
+        Client::Toolgate => TOOLGATE,
+        Client::Claude => CLAUDE,
+        Client::Gemini => GEMINI,
+        Client::Codex => CODEX,
+        Client::Mcp => &[],
+    }
+}
+
+/// Looks a tool up in its client's catalog.
+pub fn lookup(client: Client, name: &str) -> Option<&'static ToolSpec> {
+    catalog(client).iter().find(|s| s.name == name)
+}
+
+/// Every client whose catalog has a tool of this name (declared tools may
+/// not reuse these names).
+pub fn clients_with(name: &str) -> Vec<Client> {
+    [
+        Client::Toolgate,
+        Client::Claude,
+        Client::Gemini,
+        Client::Codex,
+    ]
+    .into_iter()
+    .filter(|c| lookup(*c, name).is_some())
+    .collect()
+}

@@ -1,0 +1,193 @@
+//! What `decide` returns: the answer, the rule that gave it, and the
+//! per-action breakdown behind it.
+
+use serde::Serialize;
+
+use crate::call::Client;
+use crate::effect::{Effect, Mode};
+
+/// One thing a call would do, as the rules see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Action {
+    /// A file read or a directory listed.
+    Read {
+        /// The resolved path (symlinks followed), or the path as written
+        /// when it could not be resolved.
+        path: String,
+        /// The path as the call or command wrote it.
+        written: String,
+        /// Covers everything beneath a directory.
+        #[serde(skip_serializing_if = "is_false")]
+        recursive: bool,
+    },
+    /// A file created, changed or removed.
+    Write {
+        /// The resolved path.
+        path: String,
+        /// The path as written.
+        written: String,
+        /// Covers everything beneath a directory.
+        #[serde(skip_serializing_if = "is_false")]
+        recursive: bool,
+        /// Removes the target.
+        #[serde(skip_serializing_if = "is_false")]
+        delete: bool,
+    },
+    /// One simple command of a shell command, wrappers stripped.
+    Exec {
+        /// The argv that runs.
+        argv: Vec<String>,
+        /// The command's source text.
+        command: String,
+    },
+    /// A URL fetched.
+    Fetch {
+        /// The URL.
+        url: String,
+    },
+    /// A tool matched by name only.
+    Tool {
+        /// The tool's name.
+        name: String,
+        /// The declared field's value, when there is one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+    },
+    /// A part of a shell command that could not be analysed.
+    Unknown {
+        /// What could not be analysed, and why.
+        reason: String,
+    },
+    /// A catastrophic command shape (DESIGN §5).
+    Hazard {
+        /// Its stable name (`privilege`, `rm-root`, ...).
+        hazard: String,
+        /// Why.
+        reason: String,
+    },
+    /// The call's input does not fit the tool's schema.
+    Invalid {
+        /// The first problem found.
+        reason: String,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Action {
+    /// A short human description: "read `/w/.env`", "command `git status`".
+    pub fn describe(&self) -> String {
+        match self {
+            Action::Read {
+                path, recursive, ..
+            } => {
+                if *recursive {
+                    format!("read of `{path}` and everything beneath it")
+                } else {
+                    format!("read of `{path}`")
+                }
+            }
+            Action::Write {
+                path,
+                delete,
+                recursive,
+                ..
+            } => match (delete, recursive) {
+                (true, true) => format!("removal of `{path}` and everything beneath it"),
+                (true, false) => format!("removal of `{path}`"),
+                (false, true) => format!("write of `{path}` and everything beneath it"),
+                (false, false) => format!("write of `{path}`"),
+            },
+            Action::Exec { command, .. } => format!("command `{command}`"),
+            Action::Fetch { url } => format!("fetch of `{url}`"),
+            Action::Tool { name, .. } => format!("tool `{name}`"),
+            Action::Unknown { reason } => format!("unanalysable part ({reason})"),
+            Action::Hazard { reason, .. } => reason.clone(),
+            Action::Invalid { reason } => format!("invalid input ({reason})"),
+        }
+    }
+}
+
+/// The decision on one action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ActionDecision {
+    /// The action.
+    pub action: Action,
+    /// Its decision.
+    pub decision: Effect,
+    /// The rule that decided it (`null`: the policy's default).
+    pub rule: Option<String>,
+    /// From a hard limit: nothing lifts it.
+    pub hard: bool,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// How the action arose, when not directly from the tool's target:
+    /// `redirect`, or `operand of <command>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// Every rule that matched, strictest first (filled when tracing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<Matched>,
+    /// No grant, mode or approval shortcut may lift this ask (a protected
+    /// path, an unanalysable command).
+    #[serde(skip)]
+    pub sticky: bool,
+}
+
+/// A rule that matched an action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Matched {
+    /// The rule's id.
+    pub rule: String,
+    /// Its effect.
+    pub effect: Effect,
+    /// The selector as written.
+    pub selector: String,
+}
+
+/// The answer for one call.
+///
+/// Deciding cannot fail: everything that went wrong is inside, and always
+/// pushes the answer toward deny or ask.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// The call's id.
+    pub id: String,
+    /// allow, ask or deny.
+    pub decision: Effect,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// The id of the rule that decided (`null` for the default; `hard:..`
+    /// for a hard limit).
+    pub rule: Option<String>,
+    /// True when a hard limit decided: no rule, mode or approval lifts it.
+    pub hard: bool,
+    /// The tool's name.
+    pub tool: String,
+    /// The client whose catalog the tool was looked up in.
+    pub client: Client,
+    /// The mode the decision was made in.
+    pub mode: Mode,
+    /// The SHA-256 of the call's canonical JSON, which an approval binds
+    /// to; filled by hosts that snapshot the call (`Decision::with_digest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The approver may offer "allow for this session".
+    pub remember: bool,
+    /// The rules a session grant would cover (when `remember`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grant_rules: Vec<String>,
+    /// The decision on each action, in order.
+    pub actions: Vec<ActionDecision>,
+}
+
+impl Decision {
+    /// Attaches the digest of the call that was decided.
+    pub fn with_digest(mut self, digest: String) -> Decision {
+        self.digest = Some(digest);
+        self
+    }
+}

@@ -1,0 +1,410 @@
+//! Reading `toolgate.toml` into a checked document.
+//!
+//! Every string that can be wrong is read with its span, so that a bad
+//! effect, mode, selector or glob is reported at its line and column.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::catalog::{self, Kind};
+use crate::effect::{Effect, Mode};
+use crate::error::PolicyError;
+use crate::rule::{Remember, Rule, Selector};
+use crate::schema::Schema;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    policy: Option<RawPolicy>,
+    allow: Option<Vec<Spanned<String>>>,
+    ask: Option<Vec<Spanned<String>>>,
+    deny: Option<Vec<Spanned<String>>>,
+    rule: Option<Vec<RawRule>>,
+    tool: Option<BTreeMap<String, Spanned<RawTool>>>,
+    test: Option<Vec<Spanned<RawTest>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    default: Option<Spanned<String>>,
+    mode: Option<Spanned<String>>,
+    roots: Option<Vec<Spanned<String>>>,
+    read_roots: Option<Vec<Spanned<String>>>,
+    protected: Option<Vec<Spanned<String>>>,
+    allow: Option<Vec<Spanned<String>>>,
+    ask: Option<Vec<Spanned<String>>>,
+    deny: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: Option<Spanned<String>>,
+    effect: Spanned<String>,
+    #[serde(rename = "match")]
+    matches: Spanned<toml::Value>,
+    reason: Option<String>,
+    remember: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTool {
+    kind: Spanned<String>,
+    field: Option<String>,
+    schema: Option<Spanned<toml::Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTest {
+    name: Option<String>,
+    call: toml::Value,
+    expect: Spanned<String>,
+    rule: Option<String>,
+    mode: Option<Spanned<String>>,
+    hard: Option<bool>,
+}
+
+/// A rule selector with the byte offset it was written at.
+#[derive(Debug, Clone)]
+pub struct Placed<T> {
+    /// The value.
+    pub value: T,
+    /// Byte offset in the file's text.
+    pub offset: usize,
+}
+
+/// A tool declared with `[tool.NAME]`.
+#[derive(Debug, Clone)]
+pub struct ToolDecl {
+    /// The tool's exact name.
+    pub name: String,
+    /// What it does.
+    pub kind: Kind,
+    /// The input field rules' specifiers match.
+    pub field: Option<String>,
+    /// Its input schema, when declared.
+    pub schema: Option<Schema>,
+}
+
+/// A `[[test]]` case.
+#[derive(Debug, Clone)]
+pub struct TestCase {
+    /// `name`, or `test[i]`.
+    pub name: String,
+    /// The call, in any accepted wire format.
+    pub call: serde_json::Value,
+    /// The expected decision.
+    pub expect: Effect,
+    /// The expected deciding rule, when given.
+    pub rule: Option<String>,
+    /// The mode to decide in, when given.
+    pub mode: Option<Mode>,
+    /// The expected `hard` flag, when given.
+    pub hard: Option<bool>,
+    /// The line it starts on.
+    pub line: usize,
+}
+
+/// A parsed and checked policy file, before compilation.
+#[derive(Debug, Clone, Default)]
+pub struct Doc {
+    /// No rule matched: deny or ask.
+    pub default: Option<Effect>,
+    /// The mode.
+    pub mode: Option<Mode>,
+    /// Workspace roots as written.
+    pub roots: Vec<Placed<String>>,
+    /// Extra read-only roots as written.
+    pub read_roots: Vec<Placed<String>>,
+    /// Extra protected path patterns.
+    pub protected: Vec<Placed<String>>,
+    /// Rules in file order, each with its selectors.
+    pub rules: Vec<(Rule, Vec<Placed<Selector>>)>,
+    /// Declared tools.
+    pub tools: Vec<ToolDecl>,
+    /// Policy tests.
+    pub tests: Vec<TestCase>,
+}
+
+impl Doc {
+    /// Parses a policy file's text; `file` names it in errors.
+    pub fn parse(text: &str, file: &Path) -> Result<Doc, PolicyError> {
+        let err = |offset: Option<usize>, msg: String| PolicyError::at(file, text, offset, msg);
+        let raw: RawFile = toml::from_str(text).map_err(|e| {
+            let msg = e.message().trim().replace('\n', " ");
+            err(e.span().map(|s| s.start), msg)
+        })?;
+        let mut doc = Doc::default();
+        let mut lists: [(Effect, Vec<Spanned<String>>); 3] = [
+            (Effect::Allow, Vec::new()),
+            (Effect::Ask, Vec::new()),
+            (Effect::Deny, Vec::new()),
+        ];
+        lists[0].1.extend(raw.allow.unwrap_or_default());
+        lists[1].1.extend(raw.ask.unwrap_or_default());
+        lists[2].1.extend(raw.deny.unwrap_or_default());
+        if let Some(p) = raw.policy {
+            if let Some(d) = p.default {
+                let e: Effect = d
+                    .get_ref()
+                    .parse()
+                    .map_err(|m: String| err(Some(d.span().start), format!("`default`: {m}")))?;
+                if e == Effect::Allow {
+                    return Err(err(
+                        Some(d.span().start),
+                        "`default` must be `deny` or `ask`: a policy never allows what no rule allows".into(),
+                    ));
+                }
+                doc.default = Some(e);
+            }
+            if let Some(m) = p.mode {
+                doc.mode = Some(
+                    m.get_ref()
+                        .parse()
+                        .map_err(|msg: String| err(Some(m.span().start), msg))?,
+                );
+            }
+            let placed = |v: Option<Vec<Spanned<String>>>| -> Vec<Placed<String>> {
+                v.unwrap_or_default()
+                    .into_iter()
+                    .map(|s| Placed {
+                        offset: s.span().start,
+                        value: s.into_inner(),
+                    })
+                    .collect()
+            };
+            doc.roots = placed(p.roots);
+            doc.read_roots = placed(p.read_roots);
+            doc.protected = placed(p.protected);
+            lists[0].1.extend(p.allow.unwrap_or_default());
+            lists[1].1.extend(p.ask.unwrap_or_default());
+            lists[2].1.extend(p.deny.unwrap_or_default());
+        }
+        for (effect, entries) in lists {
+            for (i, entry) in entries.into_iter().enumerate() {
+                let offset = entry.span().start;
+                let sel = Selector::parse(entry.get_ref()).map_err(|m| err(Some(offset), m))?;
+                doc.rules.push((
+                    Rule {
+                        id: format!("{}[{i}]", effect.as_str()),
+                        effect,
+                        sources: vec![entry.into_inner()],
+                        reason: None,
+                        remember: Remember::Never,
+                    },
+                    vec![Placed { value: sel, offset }],
+                ));
+            }
+        }
+        for (i, r) in raw.rule.unwrap_or_default().into_iter().enumerate() {
+            let effect: Effect =
+                r.effect.get_ref().parse().map_err(|m: String| {
+                    err(Some(r.effect.span().start), format!("`effect`: {m}"))
+                })?;
+            let id = match &r.id {
+                Some(id) if id.get_ref().trim().is_empty() => {
+                    return Err(err(Some(id.span().start), "rule `id` is empty".into()));
+                }
+                Some(id) if id.get_ref().starts_with("hard:") || id.get_ref() == "protected" => {
+                    return Err(err(
+                        Some(id.span().start),
+                        format!("rule id `{}` is reserved", id.get_ref()),
+                    ));
+                }
+                Some(id) => id.get_ref().clone(),
+                None => format!("rule[{i}]"),
+            };
+            let remember = match &r.remember {
+                None => Remember::Never,
+                Some(s) => match s.get_ref().as_str() {
+                    "session" => Remember::Session,
+                    "never" | "once" => Remember::Never,
+                    other => {
+                        return Err(err(
+                            Some(s.span().start),
+                            format!(
+                                "unknown `remember` value `{other}`: expected `session` or `never`"
+                            ),
+                        ));
+                    }
+                },
+            };
+            let m_off = r.matches.span().start;
+            let sources: Vec<String> = match r.matches.get_ref() {
+                toml::Value::String(s) => vec![s.clone()],
+                toml::Value::Array(a) => a
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| {
+                        err(
+                            Some(m_off),
+                            "`match` must be a selector string or an array of them".into(),
+                        )
+                    })?,
+                _ => {
+                    return Err(err(
+                        Some(m_off),
+                        "`match` must be a selector string or an array of them".into(),
+                    ));
+                }
+            };
+            if sources.is_empty() {
+                return Err(err(
+                    Some(m_off),
+                    format!("rule `{id}` has an empty `match`"),
+                ));
+            }
+            let mut sels = Vec::new();
+            for s in &sources {
+                let sel = Selector::parse(s).map_err(|m| err(Some(m_off), m))?;
+                sels.push(Placed {
+                    value: sel,
+                    offset: m_off,
+                });
+            }
+            doc.rules.push((
+                Rule {
+                    id,
+                    effect,
+                    sources,
+                    reason: r.reason,
+                    remember,
+                },
+                sels,
+            ));
+        }
+        // INVARIANT: rule ids are unique, so a decision's `rule` names one rule.
+        for (i, (a, sels)) in doc.rules.iter().enumerate() {
+            if doc.rules[..i].iter().any(|(b, _)| b.id == a.id) {
+                let at = sels.first().map(|p| p.offset);
+                return Err(err(at, format!("duplicate rule id `{}`", a.id)));
+            }
+        }
+        for (name, t) in raw.tool.unwrap_or_default() {
+            let offset = t.span().start;
+            let t = t.into_inner();
+            let kind = Kind::parse(t.kind.get_ref()).ok_or_else(|| {
+                err(
+                    Some(t.kind.span().start),
+                    format!(
+                        "tool `{name}`: unknown kind `{}`: expected `read`, `write`, `exec`, `fetch` or `other`",
+                        t.kind.get_ref()
+                    ),
+                )
+            })?;
+            let clients = catalog::clients_with(&name);
+            if !clients.is_empty() {
+                let names: Vec<&str> = clients.iter().map(|c| c.as_str()).collect();
+                return Err(err(
+                    Some(offset),
+                    format!(
+                        "tool `{name}` is built in ({}) and cannot be redeclared",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            if kind != Kind::Other && t.field.is_none() {
+                return Err(err(
+                    Some(offset),
+                    format!(
+                        "tool `{name}` of kind `{}` needs a `field` naming its target",
+                        kind.as_str()
+                    ),
+                ));
+            }
+            let schema = match t.schema {
+                None => None,
+                Some(s) => {
+                    let off = s.span().start;
+                    let json = serde_json::to_value(s.get_ref())
+                        .map_err(|e| err(Some(off), format!("tool `{name}` schema: {e}")))?;
+                    Some(
+                        Schema::compile(&json)
+                            .map_err(|m| err(Some(off), format!("tool `{name}`: {m}")))?,
+                    )
+                }
+            };
+            doc.tools.push(ToolDecl {
+                name,
+                kind,
+                field: t.field,
+                schema,
+            });
+        }
+        for (i, t) in raw.test.unwrap_or_default().into_iter().enumerate() {
+            let offset = t.span().start;
+            let t = t.into_inner();
+            let expect: Effect =
+                t.expect.get_ref().parse().map_err(|m: String| {
+                    err(Some(t.expect.span().start), format!("`expect`: {m}"))
+                })?;
+            let mode = match t.mode {
+                None => None,
+                Some(m) => Some(
+                    m.get_ref()
+                        .parse()
+                        .map_err(|msg: String| err(Some(m.span().start), msg))?,
+                ),
+            };
+            let call = serde_json::to_value(&t.call)
+                .map_err(|e| err(Some(offset), format!("test call: {e}")))?;
+            doc.tests.push(TestCase {
+                name: t.name.unwrap_or_else(|| format!("test[{i}]")),
+                call,
+                expect,
+                rule: t.rule,
+                mode,
+                hard: t.hard,
+                line: crate::error::line_col(text, offset).0,
+            });
+        }
+        Ok(doc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Doc, PolicyError> {
+        Doc::parse(s, Path::new("t.toml"))
+    }
+
+    #[test]
+    fn list_ids_and_rule_ids() {
+        let d = parse(
+            "allow = [\"Read\", \"Bash(git status)\"]\ndeny = [\"Read(.env)\"]\n[[rule]]\nid = \"keys\"\neffect = \"deny\"\nmatch = [\"Read(**/*.pem)\"]\n",
+        )
+        .unwrap();
+        let ids: Vec<&str> = d.rules.iter().map(|(r, _)| r.id.as_str()).collect();
+        assert_eq!(ids, ["allow[0]", "allow[1]", "deny[0]", "keys"]);
+    }
+
+    #[test]
+    fn lists_under_policy_table_are_accepted() {
+        let d = parse("[policy]\ndefault = \"ask\"\nallow = [\"Read\"]\n").unwrap();
+        assert_eq!(d.rules[0].0.id, "allow[0]");
+        assert_eq!(d.default, Some(Effect::Ask));
+    }
+
+    #[test]
+    fn errors_have_places() {
+        let e = parse("[policy]\nmode = \"fast\"\n").unwrap_err();
+        assert_eq!(e.place, Some((2, 8)));
+        let e = parse("allow = [\n  \"Read(\"\n]").unwrap_err();
+        assert_eq!(e.place, Some((2, 3)));
+        let e = parse("[policy]\nbogus = 1\n").unwrap_err();
+        assert!(e.place.is_some() && e.message.contains("bogus"), "{e}");
+        let e = parse("x = ").unwrap_err();
+        assert!(e.place.is_some(), "{e}");
+        let e = parse("[[rule]]\neffect = \"maybe\"\nmatch = \"Read\"\n").unwrap_err();
+        assert_eq!(e.place, Some((2, 10)));
+    }
+}

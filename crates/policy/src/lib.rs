@@ -1,0 +1,80 @@
+/*!
+The toolgate decision engine.
+
+An agent's model proposes a tool call; this crate decides whether it runs
+(`allow`), waits for a person (`ask`) or is refused (`deny`), and says which
+rule decided and why. It executes nothing: hosts (the gate, the Claude Code
+and Gemini CLI hooks, the MCP gateway) call [`Policy::decide`] at the one
+place where the call would become a real action.
+
+# Example
+
+```
+use toolgate_policy::{Call, Effect, LoadOptions, Policy};
+
+let dir = tempfile::tempdir().unwrap();
+let policy = Policy::from_toml(
+    r#"
+allow = ["Read", "Bash(git status)"]
+deny  = ["Read(.env)"]
+"#,
+    &dir.path().join("toolgate.toml"),
+    &LoadOptions::default(),
+)
+.unwrap();
+
+let d = policy.decide(&Call::new("read_file", serde_json::json!({"path": "README.md"})));
+assert_eq!(d.decision, Effect::Allow);
+
+let d = policy.decide(&Call::new("read_file", serde_json::json!({"path": ".env"})));
+assert_eq!((d.decision, d.rule.as_deref()), (Effect::Deny, Some("deny[0]")));
+```
+
+# How a call is decided
+
+1. The input is validated against the tool (DESIGN §4): invalid is deny.
+2. The call becomes actions: paths read or written, each simple command of
+   a shell command with the files and URLs it touches, URLs fetched, or the
+   tool by name.
+3. Each action: hard limits (outside the roots, the policy file, the state
+   directory, catastrophic commands) deny first; then every matching rule,
+   the strictest winning (deny > ask > allow); no match is the policy's
+   default, or for an operand of a command, that command's decision;
+   protected paths and unanalysable parts are at least ask; session grants;
+   the mode.
+4. The call's decision is the strictest of its actions'.
+*/
+#![deny(missing_docs)]
+
+mod actions;
+mod call;
+mod catalog;
+mod decision;
+mod effect;
+mod engine;
+mod error;
+mod explain;
+mod file;
+mod index;
+mod paths;
+mod pattern;
+mod policy;
+mod rule;
+mod schema;
+mod testing;
+mod validate;
+
+pub use call::{Call, CallError, Client, canonical_json};
+pub use catalog::{Kind, ToolSpec, lookup as lookup_tool};
+pub use decision::{Action, ActionDecision, Decision, Matched};
+pub use effect::{Effect, Mode};
+pub use engine::{Context, WALK_LIMIT};
+pub use error::PolicyError;
+pub use explain::explain;
+pub use file::TestCase;
+pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
+pub use policy::{
+    BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, default_state_dir, locate,
+};
+pub use rule::{Remember, Rule};
+pub use testing::TestOutcome;

@@ -1,0 +1,251 @@
+//! Path resolution: `~`, `..` and symlinks are resolved before any rule or
+//! root check sees a path.
+//!
+//! A path is resolved component by component: each existing component is
+//! looked at with `lstat`, a symlink is replaced by its target (at most 40
+//! hops), and once a component does not exist the rest is joined lexically
+//! (a file that is about to be created cannot be a symlink). Anything that
+//! cannot be resolved safely (a loop, a permission error, `~user`, a NUL
+//! byte) is reported as unresolvable, and the caller treats it as outside
+//! every root.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// A path as the rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Absolute, `.` and `..` removed by text alone, symlinks not followed:
+    /// the path "as written", on which deny rules also fire.
+    pub lexical: Option<PathBuf>,
+    /// Absolute with every symlink followed; an error names why the path
+    /// could not be resolved safely.
+    pub real: Result<PathBuf, String>,
+}
+
+/// Expands a leading `~` and makes the path absolute against `cwd`.
+fn absolute(written: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+    if written.is_empty() {
+        return Err("path is empty".into());
+    }
+    if written.contains('\0') {
+        return Err("path contains a NUL byte".into());
+    }
+    let p = if written == "~" || written.starts_with("~/") {
+        let home = home.ok_or_else(|| "`~` used but no home directory is known".to_string())?;
+        let rest = written.trim_start_matches('~').trim_start_matches('/');
+        if rest.is_empty() {
+            home.to_path_buf()
+        } else {
+            home.join(rest)
+        }
+    } else if written.starts_with('~') {
+        return Err(format!("`{written}`: `~user` paths are not resolved"));
+    } else {
+        let p = Path::new(written);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        }
+    };
+    if !p.is_absolute() {
+        return Err(format!("`{written}` does not resolve to an absolute path"));
+    }
+    Ok(p)
+}
+
+/// Removes `.` and `..` by text alone (`/a/b/../c` → `/a/c`; `..` at `/` stays `/`).
+pub fn normalize_lexically(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// Resolves a path as written in a tool call or a command.
+pub fn resolve(written: &str, cwd: &Path, home: Option<&Path>) -> Resolved {
+    resolve_within(written, cwd, home, &[])
+}
+
+/// Like [`resolve`], with directories already known to be canonical (the
+/// workspace roots, resolved when the policy loaded): a path beneath one of
+/// them is resolved from there, which saves a system call per component
+/// of the root's own path.
+pub fn resolve_within(
+    written: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+    canonical: &[PathBuf],
+) -> Resolved {
+    match absolute(written, cwd, home) {
+        Err(e) => Resolved {
+            lexical: None,
+            real: Err(e),
+        },
+        Ok(abs) => Resolved {
+            lexical: Some(normalize_lexically(&abs)),
+            real: resolve_real_within(&abs, canonical),
+        },
+    }
+}
+
+/// Follows symlinks of the longest existing prefix of an absolute path and
+/// joins the rest lexically.
+pub fn resolve_real(abs: &Path) -> Result<PathBuf, String> {
+    resolve_real_within(abs, &[])
+}
+
+fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, String> {
+    let start = canonical
+        .iter()
+        .filter(|c| abs.starts_with(c))
+        .max_by_key(|c| c.as_os_str().len());
+    let (mut cur, rest) = match start {
+        Some(c) => (c.clone(), abs.strip_prefix(c).unwrap_or(abs)),
+        None => (PathBuf::from("/"), abs),
+    };
+    let mut queue: VecDeque<OsString> = VecDeque::new();
+    for c in rest.components() {
+        match c {
+            Component::Normal(n) => queue.push_back(n.to_os_string()),
+            Component::ParentDir => queue.push_back("..".into()),
+            _ => {}
+        }
+    }
+    // Components below `cur` that do not exist (so cannot be symlinks).
+    let mut missing: Vec<OsString> = Vec::new();
+    let mut hops = 0usize;
+    while let Some(name) = queue.pop_front() {
+        if name == ".." {
+            if missing.pop().is_none() {
+                cur.pop();
+            }
+            continue;
+        }
+        if name == "." {
+            continue;
+        }
+        if !missing.is_empty() {
+            missing.push(name);
+            continue;
+        }
+        let candidate = cur.join(&name);
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(format!(
+                        "`{}`: too many levels of symbolic links",
+                        abs.display()
+                    ));
+                }
+                let target = std::fs::read_link(&candidate)
+                    .map_err(|e| format!("`{}`: cannot read link: {e}", candidate.display()))?;
+                let mut front: Vec<OsString> = Vec::new();
+                if target.is_absolute() {
+                    cur = PathBuf::from("/");
+                }
+                for c in target.components() {
+                    match c {
+                        Component::Normal(n) => front.push(n.to_os_string()),
+                        Component::ParentDir => front.push("..".into()),
+                        _ => {}
+                    }
+                }
+                for n in front.into_iter().rev() {
+                    queue.push_front(n);
+                }
+            }
+            Ok(meta) => {
+                if !meta.is_dir() && !queue.is_empty() {
+                    // `file/child`: the system call would fail with ENOTDIR.
+                    return Err(format!(
+                        "`{}`: `{}` is not a directory",
+                        abs.display(),
+                        candidate.display()
+                    ));
+                }
+                cur = candidate;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => missing.push(name),
+            Err(e) => {
+                return Err(format!("`{}`: cannot resolve: {e}", candidate.display()));
+            }
+        }
+    }
+    for m in missing {
+        cur.push(m);
+    }
+    Ok(cur)
+}
+
+/// Canonicalises a directory that must exist (a root).
+pub fn canonical_dir(p: &Path) -> Result<PathBuf, String> {
+    let c = std::fs::canonicalize(p).map_err(|e| format!("`{}`: {e}", p.display()))?;
+    if !c.is_dir() {
+        return Err(format!("`{}` is not a directory", p.display()));
+    }
+    Ok(c)
+}
+
+/// True when `path` is `dir` or lies beneath it.
+pub fn is_within(path: &Path, dir: &Path) -> bool {
+    path.starts_with(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical() {
+        assert_eq!(
+            normalize_lexically(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(normalize_lexically(Path::new("/../..")), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn resolves_symlinks_and_missing_tails() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("d/link")).unwrap();
+        let r = resolve("d/link/hosts", &root, None);
+        assert_eq!(r.real.unwrap(), PathBuf::from("/etc/hosts"));
+        assert_eq!(r.lexical.unwrap(), root.join("d/link/hosts"));
+        let r = resolve("d/new/../x", &root, None);
+        assert_eq!(r.real.unwrap(), root.join("d/x"));
+        // `link/..` is the parent of the link's target, not `d`.
+        let r = resolve("d/link/..", &root, None);
+        assert_eq!(r.real.unwrap(), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn loops_and_tilde_users_are_unresolvable() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::os::unix::fs::symlink("b", root.join("a")).unwrap();
+        std::os::unix::fs::symlink("a", root.join("b")).unwrap();
+        assert!(resolve("a/x", &root, None).real.is_err());
+        assert!(resolve("~root/x", &root, None).real.is_err());
+        assert!(resolve("~/x", &root, None).real.is_err());
+        assert_eq!(
+            resolve("~/x", &root, Some(Path::new("/h"))).lexical,
+            Some(PathBuf::from("/h/x"))
+        );
+    }
+}

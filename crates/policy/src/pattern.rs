@@ -1,0 +1,377 @@
+//! The three pattern languages of rule specifiers: paths, commands and URLs.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobMatcher};
+
+/// The directories path patterns are anchored to.
+#[derive(Debug, Clone)]
+pub struct Anchors {
+    /// `~/p`.
+    pub home: Option<PathBuf>,
+    /// `/p`: the policy file's directory.
+    pub policy_dir: PathBuf,
+    /// `p` and `./p`: the first root.
+    pub root: PathBuf,
+}
+
+/// Turns a path pattern into an absolute glob (DESIGN §3 "Path patterns"):
+/// `//p` absolute, `~/p` home, `/p` the policy file's directory, `p` and
+/// `./p` the first root, and a pattern without `/` a file name at any depth.
+pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
+    if pattern.is_empty() {
+        return Err("empty path pattern".into());
+    }
+    let (base, rest): (Option<&Path>, &str) = if let Some(rest) = pattern.strip_prefix("//") {
+        (Some(Path::new("/")), rest)
+    } else if pattern == "~" || pattern.starts_with("~/") {
+        let home = anchors
+            .home
+            .as_deref()
+            .ok_or_else(|| format!("`{pattern}`: `~` used but no home directory is known"))?;
+        (
+            Some(home),
+            pattern.trim_start_matches('~').trim_start_matches('/'),
+        )
+    } else if let Some(rest) = pattern.strip_prefix("./") {
+        (Some(anchors.root.as_path()), rest)
+    } else if let Some(rest) = pattern.strip_prefix('/') {
+        (Some(anchors.policy_dir.as_path()), rest)
+    } else if pattern.starts_with('~') {
+        return Err(format!("`{pattern}`: `~user` patterns are not supported"));
+    } else if pattern.trim_end_matches('/').contains('/') {
+        (Some(anchors.root.as_path()), pattern)
+    } else {
+        (None, pattern)
+    };
+    let mut rest = rest.to_string();
+    if rest.ends_with('/') {
+        rest.push_str("**");
+    }
+    let glob = match base {
+        None => format!("**/{rest}"),
+        Some(base) => {
+            let base = escape_path(base);
+            let base = base.trim_end_matches('/');
+            if rest.is_empty() {
+                if base.is_empty() {
+                    "/".to_string()
+                } else {
+                    base.to_string()
+                }
+            } else {
+                format!("{base}/{rest}")
+            }
+        }
+    };
+    // Reject malformed globs here, with the pattern as written.
+    compile_path_glob(&glob).map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+    Ok(glob)
+}
+
+fn escape_path(p: &Path) -> String {
+    globset::escape(&p.to_string_lossy())
+}
+
+/// Builds a glob with the semantics of path patterns: `*` stays within a
+/// segment, `**` crosses segments.
+pub fn path_glob_builder(glob: &str) -> Result<Glob, String> {
+    GlobBuilder::new(glob)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| e.kind().to_string())
+}
+
+fn compile_path_glob(glob: &str) -> Result<GlobMatcher, String> {
+    Ok(path_glob_builder(glob)?.compile_matcher())
+}
+
+/// A `Bash(..)` specifier, compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPattern {
+    /// As written in the policy.
+    pub source: String,
+    form: CommandForm,
+    /// The pattern ended in ` *` or `:*`: what follows the rest is free,
+    /// at a word boundary.
+    prefix: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CommandForm {
+    /// Literal words (quoting in the pattern resolved).
+    Words(Vec<String>),
+    /// A wildcard pattern over the command's canonical text, `*` spanning
+    /// anything; the second form is the pattern followed by ` *`, for
+    /// prefix patterns.
+    Wild(String, String),
+}
+
+impl CommandPattern {
+    /// Compiles `git status`, `git diff *`, `git diff:*`, `ls*`, `git * main`.
+    pub fn compile(source: &str) -> Result<CommandPattern, String> {
+        let s = source.trim();
+        if s.is_empty() {
+            return Err("empty command pattern".into());
+        }
+        let (body, prefix) = if let Some(b) = s.strip_suffix(":*") {
+            (b.trim_end(), true)
+        } else if let Some(b) = s.strip_suffix(" *") {
+            (b.trim_end(), true)
+        } else if s == "*" {
+            ("", true)
+        } else {
+            (s, false)
+        };
+        let form = if body.contains('*') {
+            CommandForm::Wild(body.to_string(), format!("{body} *"))
+        } else {
+            let words =
+                shell_words::split(body).map_err(|e| format!("command pattern `{source}`: {e}"))?;
+            CommandForm::Words(words)
+        };
+        Ok(CommandPattern {
+            source: source.to_string(),
+            form,
+            prefix,
+        })
+    }
+
+    /// The first word, when it is a literal: rules are indexed by it so
+    /// that a decision only looks at the patterns for its command's name.
+    pub fn first_word(&self) -> Option<&str> {
+        match &self.form {
+            CommandForm::Words(w) => w.first().map(String::as_str),
+            CommandForm::Wild(s, _) => {
+                let (first, _) = s.split_once(' ')?;
+                if first.is_empty() || first.contains(['*', '\'', '"', '\\']) {
+                    None
+                } else {
+                    Some(first)
+                }
+            }
+        }
+    }
+
+    /// Matches one simple command's argv (and its canonical text).
+    pub fn matches(&self, argv: &[String], canonical: &str) -> bool {
+        match &self.form {
+            CommandForm::Words(words) => {
+                if self.prefix {
+                    argv.len() >= words.len() && argv[..words.len()] == words[..]
+                } else {
+                    argv == &words[..]
+                }
+            }
+            CommandForm::Wild(pat, spaced) => {
+                wildcard(pat, canonical) || (self.prefix && wildcard(spaced, canonical))
+            }
+        }
+    }
+}
+
+/// The canonical text of an argv: words joined by single spaces, each
+/// quoted only where the shell would need it, so that a word containing a
+/// space can never pose as two words.
+pub fn canonical_command(argv: &[String]) -> String {
+    shell_words::join(argv)
+}
+
+/// `*`-only wildcard match over whole strings, linear in practice (greedy
+/// with single backtrack point).
+pub fn wildcard(pattern: &str, text: &str) -> bool {
+    let p = pattern.as_bytes();
+    let t = text.as_bytes();
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<usize> = None;
+    let mut mark = 0usize;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            pi += 1;
+            mark = ti;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// A `WebFetch(..)` specifier, compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlPattern {
+    /// `domain:example.com`: that host exactly.
+    Host(String),
+    /// `domain:*.example.com`: its subdomains at any depth, not the bare domain.
+    Subdomains(String),
+    /// Anything else: a `*` wildcard over the whole URL.
+    Wild(String),
+}
+
+impl UrlPattern {
+    /// Compiles a URL specifier.
+    pub fn compile(source: &str) -> Result<UrlPattern, String> {
+        let s = source.trim();
+        if s.is_empty() {
+            return Err("empty URL pattern".into());
+        }
+        if let Some(d) = s.strip_prefix("domain:") {
+            let d = d.trim().trim_end_matches('.').to_ascii_lowercase();
+            if let Some(rest) = d.strip_prefix("*.") {
+                if rest.is_empty() || rest.contains('*') {
+                    return Err(format!("bad domain pattern `{source}`"));
+                }
+                return Ok(UrlPattern::Subdomains(rest.to_string()));
+            }
+            if d == "*" {
+                return Ok(UrlPattern::Wild("*".into()));
+            }
+            if d.is_empty() || d.contains(['*', '/', ':', '@']) {
+                return Err(format!("bad domain pattern `{source}`"));
+            }
+            return Ok(UrlPattern::Host(d));
+        }
+        Ok(UrlPattern::Wild(s.to_string()))
+    }
+
+    /// Matches a URL whose host has already been extracted.
+    pub fn matches(&self, url: &str, host: Option<&str>) -> bool {
+        match self {
+            UrlPattern::Host(h) => host == Some(h.as_str()),
+            UrlPattern::Subdomains(d) => host.is_some_and(|h| {
+                h.len() > d.len() + 1
+                    && h.ends_with(d.as_str())
+                    && h.as_bytes()[h.len() - d.len() - 1] == b'.'
+            }),
+            UrlPattern::Wild(p) => wildcard(p, url),
+        }
+    }
+}
+
+/// The host of an http(s)/ftp URL, lowercased, as a browser or curl would
+/// connect to it; `None` when the URL is not of that shape or the host is
+/// written in a way that could disguise it (percent-encoding, non-ASCII,
+/// backslashes), so that the caller can refuse to guess.
+pub fn url_host(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if !matches!(
+        scheme.as_str(),
+        "http" | "https" | "ftp" | "ftps" | "ws" | "wss"
+    ) {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    if authority.contains('\\') {
+        return None;
+    }
+    let hostport = match authority.rfind('@') {
+        Some(i) => &authority[i + 1..],
+        None => authority,
+    };
+    let host = if let Some(v6) = hostport.strip_prefix('[') {
+        let close = v6.find(']')?;
+        format!("[{}]", &v6[..close])
+    } else {
+        let h = match hostport.rfind(':') {
+            Some(i) => &hostport[..i],
+            None => hostport,
+        };
+        h.to_string()
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty()
+        || !host.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'[' | b']' | b':')
+        })
+    {
+        return None;
+    }
+    Some(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        shell_words::split(s).unwrap()
+    }
+
+    fn cmd(p: &str, c: &str) -> bool {
+        let a = argv(c);
+        CommandPattern::compile(p)
+            .unwrap()
+            .matches(&a, &canonical_command(&a))
+    }
+
+    #[test]
+    fn command_forms() {
+        assert!(cmd("git status", "git status"));
+        assert!(!cmd("git status", "git status -s"));
+        assert!(cmd("git diff *", "git diff"));
+        assert!(cmd("git diff *", "git diff --stat"));
+        assert!(!cmd("git diff *", "git difftool"));
+        assert!(cmd("git diff:*", "git diff HEAD"));
+        assert!(!cmd("git diff:*", "git difftool"));
+        assert!(cmd("ls*", "ls"));
+        assert!(cmd("ls*", "lsof -i"));
+        assert!(cmd("ls*", "ls -la"));
+        assert!(cmd("git * main", "git push origin main"));
+        assert!(!cmd("git * main", "git push origin dev"));
+        assert!(cmd("*", "anything at all"));
+        assert!(!cmd("git status", "'git status'"));
+        assert!(cmd("git commit -m *", "git commit -m 'a && b'"));
+    }
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            url_host("https://Example.COM./x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            url_host("http://good.com@evil.com/").as_deref(),
+            Some("evil.com")
+        );
+        assert_eq!(url_host("http://evil.com\\@good.com/"), None);
+        assert_eq!(url_host("http://%65vil.com/"), None);
+        let sub = UrlPattern::compile("domain:*.example.com").unwrap();
+        assert!(sub.matches("", Some("a.b.example.com")));
+        assert!(!sub.matches("", Some("example.com")));
+        assert!(!sub.matches("", Some("badexample.com")));
+        let host = UrlPattern::compile("domain:example.com").unwrap();
+        assert!(host.matches("", Some("example.com")));
+        assert!(!host.matches("", Some("a.example.com")));
+    }
+
+    #[test]
+    fn path_anchors() {
+        let a = Anchors {
+            home: Some("/home/u".into()),
+            policy_dir: "/p".into(),
+            root: "/r".into(),
+        };
+        assert_eq!(path_glob("//etc/x", &a).unwrap(), "/etc/x");
+        assert_eq!(path_glob("~/.ssh/**", &a).unwrap(), "/home/u/.ssh/**");
+        assert_eq!(path_glob("/docs/**", &a).unwrap(), "/p/docs/**");
+        assert_eq!(path_glob("./src/*.rs", &a).unwrap(), "/r/src/*.rs");
+        assert_eq!(path_glob("src/*.rs", &a).unwrap(), "/r/src/*.rs");
+        assert_eq!(path_glob(".env", &a).unwrap(), "**/.env");
+        assert_eq!(path_glob("docs/", &a).unwrap(), "**/docs/**");
+        assert_eq!(path_glob("a/docs/", &a).unwrap(), "/r/a/docs/**");
+        assert!(path_glob("a[", &a).is_err());
+    }
+}

@@ -1,0 +1,276 @@
+//! A compiled policy: where it came from, its roots, and its indexed rules.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::effect::{Effect, Mode};
+use crate::error::PolicyError;
+use crate::file::{Doc, TestCase, ToolDecl};
+use crate::index::{Index, Protected};
+use crate::paths;
+use crate::pattern::Anchors;
+use crate::rule::Rule;
+
+/// The file name looked for when no policy is named.
+pub const POLICY_FILE_NAME: &str = "toolgate.toml";
+
+/// The built-in default policy (DESIGN §6), used when no file is found:
+/// reads inside the roots are allowed, writes ask (and may be remembered for
+/// the session), shell commands and fetches ask every time, anything else
+/// is denied.
+pub const BUILTIN_POLICY: &str = r#"
+[[rule]]
+id = "builtin:read"
+effect = "allow"
+match = ["Read"]
+reason = "reads inside the workspace are allowed"
+
+[[rule]]
+id = "builtin:write"
+effect = "ask"
+match = ["Edit"]
+remember = "session"
+reason = "writes inside the workspace need approval"
+
+[[rule]]
+id = "builtin:shell"
+effect = "ask"
+match = ["Bash"]
+reason = "every shell command needs approval"
+
+[[rule]]
+id = "builtin:fetch"
+effect = "ask"
+match = ["WebFetch"]
+reason = "fetching a URL needs approval"
+"#;
+
+/// Settings that come from the environment rather than the policy file.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--workspace`: the directory relative `roots` resolve against (and
+    /// the root of the built-in policy). Default: the policy file's directory.
+    pub workspace: Option<PathBuf>,
+    /// `~`. Default: `$HOME`.
+    pub home: Option<PathBuf>,
+    /// toolgate's state directory (writes there are a hard limit). Default:
+    /// `$TOOLGATE_STATE_DIR`, else `~/.local/state/toolgate`.
+    pub state_dir: Option<PathBuf>,
+}
+
+/// A compiled policy, ready to decide.
+#[derive(Debug)]
+pub struct Policy {
+    pub(crate) file: Option<PathBuf>,
+    pub(crate) file_real: Option<PathBuf>,
+    pub(crate) default: Effect,
+    pub(crate) mode: Mode,
+    pub(crate) roots: Vec<PathBuf>,
+    pub(crate) read_roots: Vec<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
+    pub(crate) state_dir: Option<PathBuf>,
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) index: Index,
+    pub(crate) protected: Protected,
+    pub(crate) tools: HashMap<String, ToolDecl>,
+    pub(crate) tests: Vec<TestCase>,
+}
+
+/// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
+/// nearest `toolgate.toml` walking up from `cwd`; `None` means the built-in
+/// default policy.
+pub fn locate(explicit: Option<&Path>, env_policy: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = env_policy.filter(|p| !p.as_os_str().is_empty()) {
+        return Some(p.to_path_buf());
+    }
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        let candidate = d.join(POLICY_FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// toolgate's state directory: `$TOOLGATE_STATE_DIR`, else
+/// `~/.local/state/toolgate`.
+pub fn default_state_dir(home: Option<&Path>) -> Option<PathBuf> {
+    match std::env::var_os("TOOLGATE_STATE_DIR") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => home.map(|h| h.join(".local/state/toolgate")),
+    }
+}
+
+fn env_home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+impl Policy {
+    /// Reads and compiles a policy file.
+    pub fn load(path: &Path, opts: &LoadOptions) -> Result<Policy, PolicyError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| PolicyError::new(path, format!("cannot read the policy: {e}")))?;
+        Policy::from_toml(&text, path, opts)
+    }
+
+    /// Compiles a policy from its text; `file` is where it lives (its
+    /// directory anchors `/p` patterns and relative roots).
+    pub fn from_toml(text: &str, file: &Path, opts: &LoadOptions) -> Result<Policy, PolicyError> {
+        let doc = Doc::parse(text, file)?;
+        let file_real = std::fs::canonicalize(file).ok();
+        let policy_dir = file_real
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .or_else(|| file.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Policy::compile(doc, text, file, Some(policy_dir), file_real, opts)
+    }
+
+    /// The built-in default policy for a workspace (`opts.workspace`, else
+    /// the current directory).
+    pub fn builtin(opts: &LoadOptions) -> Result<Policy, PolicyError> {
+        let file = Path::new("<built-in>");
+        let doc = Doc::parse(BUILTIN_POLICY, file)?;
+        Policy::compile(doc, BUILTIN_POLICY, file, None, None, opts)
+    }
+
+    /// `locate` then `load`, or the built-in policy when no file is found.
+    pub fn discover(
+        explicit: Option<&Path>,
+        cwd: &Path,
+        opts: &LoadOptions,
+    ) -> Result<Policy, PolicyError> {
+        let env = std::env::var_os("TOOLGATE_POLICY").map(PathBuf::from);
+        match locate(explicit, env.as_deref(), cwd) {
+            Some(p) => Policy::load(&p, opts),
+            None => {
+                let mut o = opts.clone();
+                if o.workspace.is_none() {
+                    o.workspace = Some(cwd.to_path_buf());
+                }
+                Policy::builtin(&o)
+            }
+        }
+    }
+
+    fn compile(
+        doc: Doc,
+        text: &str,
+        file: &Path,
+        policy_dir: Option<PathBuf>,
+        file_real: Option<PathBuf>,
+        opts: &LoadOptions,
+    ) -> Result<Policy, PolicyError> {
+        let err = |offset: Option<usize>, m: String| PolicyError::at(file, text, offset, m);
+        let home = opts.home.clone().or_else(env_home);
+        let base = match (&opts.workspace, &policy_dir) {
+            (Some(w), _) => w.clone(),
+            (None, Some(d)) => d.clone(),
+            (None, None) => std::env::current_dir().map_err(|e| {
+                PolicyError::new(file, format!("cannot read the current directory: {e}"))
+            })?,
+        };
+        let resolve_dir = |written: &str, offset: Option<usize>| -> Result<PathBuf, PolicyError> {
+            let abs = if written == "~" || written.starts_with("~/") {
+                let h = home.as_ref().ok_or_else(|| {
+                    err(
+                        offset,
+                        format!("root `{written}`: no home directory is known"),
+                    )
+                })?;
+                h.join(written.trim_start_matches('~').trim_start_matches('/'))
+            } else {
+                base.join(written)
+            };
+            paths::canonical_dir(&abs).map_err(|m| err(offset, format!("root {m}")))
+        };
+        let mut roots = Vec::new();
+        if doc.roots.is_empty() {
+            roots.push(resolve_dir(".", None)?);
+        }
+        for r in &doc.roots {
+            roots.push(resolve_dir(&r.value, Some(r.offset))?);
+        }
+        let mut read_roots = Vec::new();
+        for r in &doc.read_roots {
+            read_roots.push(resolve_dir(&r.value, Some(r.offset))?);
+        }
+        let anchors = Anchors {
+            home: home.clone(),
+            policy_dir: policy_dir.clone().unwrap_or_else(|| roots[0].clone()),
+            root: roots[0].clone(),
+        };
+        let index = Index::build(&doc.rules, &anchors).map_err(|(o, m)| err(Some(o), m))?;
+        let protected =
+            Protected::build(&doc.protected, &anchors).map_err(|(o, m)| err(Some(o), m))?;
+        let state_dir = opts
+            .state_dir
+            .clone()
+            .or_else(|| default_state_dir(home.as_deref()))
+            .and_then(|d| paths::resolve_real(&paths::normalize_lexically(&base.join(d))).ok());
+        let rules = doc.rules.into_iter().map(|(rule, _)| rule).collect();
+        Ok(Policy {
+            file: policy_dir.as_ref().map(|_| file.to_path_buf()),
+            file_real,
+            default: doc.default.unwrap_or(Effect::Deny),
+            mode: doc.mode.unwrap_or_default(),
+            roots,
+            read_roots,
+            home,
+            state_dir,
+            rules,
+            index,
+            protected,
+            tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
+            tests: doc.tests,
+        })
+    }
+
+    /// The policy file, or `None` for the built-in policy.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// The workspace roots, canonical.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The extra read-only roots, canonical.
+    pub fn read_roots(&self) -> &[PathBuf] {
+        &self.read_roots
+    }
+
+    /// The policy's mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// What happens when no rule matches.
+    pub fn default_effect(&self) -> Effect {
+        self.default
+    }
+
+    /// The rules, in file order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The `[[test]]` cases.
+    pub fn tests(&self) -> &[TestCase] {
+        &self.tests
+    }
+
+    /// The home directory `~` means.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+}

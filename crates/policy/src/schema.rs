@@ -1,0 +1,315 @@
+//! Input validation for declared tools: a checked subset of JSON Schema.
+//!
+//! A declared tool's `schema` is compiled at load time. Keywords outside the
+//! supported subset are a load error rather than silently ignored, because a
+//! constraint the user wrote but toolgate does not enforce would be a hole.
+//! The subset (type, properties, required, additionalProperties, items,
+//! enum, const, minLength, maxLength, minimum, maximum, minItems, maxItems,
+//! plus the annotations title, description, default, examples) covers what
+//! MCP servers publish for their tools; a full validator would add some 75
+//! crates to the decision path.
+
+use serde_json::{Map, Value};
+
+/// A compiled schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    types: Option<Vec<JsonType>>,
+    properties: Vec<(String, Schema)>,
+    required: Vec<String>,
+    additional: Additional,
+    items: Option<Box<Schema>>,
+    enumeration: Option<Vec<Value>>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Additional {
+    Any,
+    None,
+    Schema(Box<Schema>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Object,
+    Array,
+    Null,
+}
+
+impl JsonType {
+    fn parse(s: &str) -> Option<JsonType> {
+        Some(match s {
+            "string" => JsonType::String,
+            "integer" => JsonType::Integer,
+            "number" => JsonType::Number,
+            "boolean" => JsonType::Boolean,
+            "object" => JsonType::Object,
+            "array" => JsonType::Array,
+            "null" => JsonType::Null,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            JsonType::String => "string",
+            JsonType::Integer => "integer",
+            JsonType::Number => "number",
+            JsonType::Boolean => "boolean",
+            JsonType::Object => "object",
+            JsonType::Array => "array",
+            JsonType::Null => "null",
+        }
+    }
+
+    fn holds(self, v: &Value) -> bool {
+        match self {
+            JsonType::String => v.is_string(),
+            JsonType::Integer => v.is_i64() || v.is_u64(),
+            JsonType::Number => v.is_number(),
+            JsonType::Boolean => v.is_boolean(),
+            JsonType::Object => v.is_object(),
+            JsonType::Array => v.is_array(),
+            JsonType::Null => v.is_null(),
+        }
+    }
+}
+
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$schema",
+    "$id",
+    "$comment",
+];
+
+impl Schema {
+    /// Compiles a schema, naming the JSON path of the first unsupported or
+    /// malformed keyword.
+    pub fn compile(value: &Value) -> Result<Schema, String> {
+        compile_at(value, "schema")
+    }
+
+    /// Checks a value, naming the first field that does not conform.
+    pub fn validate(&self, value: &Value) -> Result<(), String> {
+        self.check(value, "input")
+    }
+
+    fn check(&self, v: &Value, at: &str) -> Result<(), String> {
+        if let Some(types) = &self.types
+            && !types.iter().any(|t| t.holds(v))
+        {
+            let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+            return Err(format!(
+                "`{at}` must be {}, not {}",
+                names.join(" or "),
+                type_name(v)
+            ));
+        }
+        if let Some(options) = &self.enumeration
+            && !options.contains(v)
+        {
+            return Err(format!("`{at}` is not one of the allowed values"));
+        }
+        if let Value::String(s) = v {
+            let n = s.chars().count() as u64;
+            if self.min_length.is_some_and(|m| n < m) || self.max_length.is_some_and(|m| n > m) {
+                return Err(format!("`{at}` has a length outside the allowed range"));
+            }
+        }
+        if let Some(x) = v.as_f64()
+            && (self.minimum.is_some_and(|m| x < m) || self.maximum.is_some_and(|m| x > m))
+        {
+            return Err(format!("`{at}` is outside the allowed range"));
+        }
+        if let Value::Array(items) = v {
+            let n = items.len() as u64;
+            if self.min_items.is_some_and(|m| n < m) || self.max_items.is_some_and(|m| n > m) {
+                return Err(format!(
+                    "`{at}` has a number of items outside the allowed range"
+                ));
+            }
+            if let Some(item) = &self.items {
+                for (i, x) in items.iter().enumerate() {
+                    item.check(x, &format!("{at}[{i}]"))?;
+                }
+            }
+        }
+        if let Value::Object(map) = v {
+            for r in &self.required {
+                if !map.contains_key(r) {
+                    return Err(format!("`{at}` is missing the required field `{r}`"));
+                }
+            }
+            for (k, x) in map {
+                let path = format!("{at}.{k}");
+                match self.properties.iter().find(|(name, _)| name == k) {
+                    Some((_, s)) => s.check(x, &path)?,
+                    None => match &self.additional {
+                        Additional::Any => {}
+                        Additional::None => {
+                            return Err(format!("`{at}` has an unknown field `{k}`"));
+                        }
+                        Additional::Schema(s) => s.check(x, &path)?,
+                    },
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
+    let obj: &Map<String, Value> = match value {
+        Value::Object(o) => o,
+        Value::Bool(true) => {
+            return Ok(Schema::any());
+        }
+        _ => return Err(format!("`{at}` must be a schema object")),
+    };
+    let mut s = Schema::any();
+    for (k, v) in obj {
+        let here = format!("{at}.{k}");
+        match k.as_str() {
+            "type" => {
+                let list: Vec<&Value> = match v {
+                    Value::Array(a) => a.iter().collect(),
+                    other => vec![other],
+                };
+                let mut types = Vec::new();
+                for t in list {
+                    let name = t
+                        .as_str()
+                        .ok_or_else(|| format!("`{here}` must name a JSON type"))?;
+                    types.push(
+                        JsonType::parse(name)
+                            .ok_or_else(|| format!("`{here}`: unknown JSON type `{name}`"))?,
+                    );
+                }
+                s.types = Some(types);
+            }
+            "properties" => {
+                let props = v
+                    .as_object()
+                    .ok_or_else(|| format!("`{here}` must be an object"))?;
+                for (name, sub) in props {
+                    s.properties
+                        .push((name.clone(), compile_at(sub, &format!("{here}.{name}"))?));
+                }
+            }
+            "required" => {
+                let list = v
+                    .as_array()
+                    .ok_or_else(|| format!("`{here}` must be an array of field names"))?;
+                for r in list {
+                    s.required.push(
+                        r.as_str()
+                            .ok_or_else(|| format!("`{here}` must be an array of field names"))?
+                            .to_string(),
+                    );
+                }
+            }
+            "additionalProperties" => {
+                s.additional = match v {
+                    Value::Bool(true) => Additional::Any,
+                    Value::Bool(false) => Additional::None,
+                    other => Additional::Schema(Box::new(compile_at(other, &here)?)),
+                }
+            }
+            "items" => s.items = Some(Box::new(compile_at(v, &here)?)),
+            "enum" => {
+                s.enumeration = Some(
+                    v.as_array()
+                        .ok_or_else(|| format!("`{here}` must be an array"))?
+                        .clone(),
+                )
+            }
+            "const" => s.enumeration = Some(vec![v.clone()]),
+            "minLength" => s.min_length = Some(unsigned(v, &here)?),
+            "maxLength" => s.max_length = Some(unsigned(v, &here)?),
+            "minItems" => s.min_items = Some(unsigned(v, &here)?),
+            "maxItems" => s.max_items = Some(unsigned(v, &here)?),
+            "minimum" => s.minimum = Some(number(v, &here)?),
+            "maximum" => s.maximum = Some(number(v, &here)?),
+            a if ANNOTATIONS.contains(&a) => {}
+            other => {
+                return Err(format!(
+                    "`{at}`: schema keyword `{other}` is not supported (supported: type, properties, required, additionalProperties, items, enum, const, minLength, maxLength, minimum, maximum, minItems, maxItems)"
+                ));
+            }
+        }
+    }
+    Ok(s)
+}
+
+fn unsigned(v: &Value, at: &str) -> Result<u64, String> {
+    v.as_u64()
+        .ok_or_else(|| format!("`{at}` must be a non-negative integer"))
+}
+
+fn number(v: &Value, at: &str) -> Result<f64, String> {
+    v.as_f64().ok_or_else(|| format!("`{at}` must be a number"))
+}
+
+impl Schema {
+    fn any() -> Schema {
+        Schema {
+            types: None,
+            properties: Vec::new(),
+            required: Vec::new(),
+            additional: Additional::Any,
+            items: None,
+            enumeration: None,
+            min_length: None,
+            max_length: None,
+            minimum: None,
+            maximum: None,
+            min_items: None,
+            max_items: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn validates_the_design_example() {
+        let s = Schema::compile(&json!({"type":"object","required":["sql"],"properties":{"sql":{"type":"string"}},"additionalProperties":false})).unwrap();
+        assert!(s.validate(&json!({"sql":"select 1"})).is_ok());
+        assert!(s.validate(&json!({})).is_err());
+        assert!(s.validate(&json!({"sql":1})).is_err());
+        assert!(s.validate(&json!({"sql":"x","approved":true})).is_err());
+    }
+
+    #[test]
+    fn unsupported_keyword_is_a_load_error() {
+        let e = Schema::compile(&json!({"type":"string","pattern":"^a"})).unwrap_err();
+        assert!(e.contains("pattern"), "{e}");
+    }
+}

@@ -1,0 +1,723 @@
+//! The seed conformance cases of the decision engine, each a named test.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use toolgate_policy::{Call, Client, Context, Decision, Effect, LoadOptions, Mode, Policy};
+
+/// A workspace in a temporary directory, with a home directory beside it
+/// (outside the workspace) and the policy file at its top.
+struct Ws {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Ws {
+    fn new() -> Ws {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("ws");
+        let home = base.join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_rsa"), "key").unwrap();
+        Ws {
+            _tmp: tmp,
+            root,
+            home,
+        }
+    }
+
+    fn file(&self, rel: &str, content: &str) -> &Ws {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+        self
+    }
+
+    fn opts(&self) -> LoadOptions {
+        LoadOptions {
+            workspace: None,
+            home: Some(self.home.clone()),
+            state_dir: Some(self.home.join(".local/state/toolgate")),
+        }
+    }
+
+    fn policy(&self, toml: &str) -> Policy {
+        let path = self.root.join("toolgate.toml");
+        std::fs::write(&path, toml).unwrap();
+        Policy::load(&path, &self.opts()).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+fn call(tool: &str, input: Value) -> Call {
+    Call::new(tool, input)
+}
+
+fn client_call(client: Client, tool: &str, input: Value) -> Call {
+    Call::new(tool, input).with_client(client)
+}
+
+fn in_mode(p: &Policy, c: &Call, mode: Mode) -> Decision {
+    p.decide_in(
+        c,
+        &Context {
+            mode: Some(mode),
+            ..Context::default()
+        },
+    )
+}
+
+#[track_caller]
+fn expect(d: &Decision, effect: Effect, rule: Option<&str>) {
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (effect, rule),
+        "reason: {}\nactions: {:#?}",
+        d.reason,
+        d.actions
+    );
+}
+
+// 1. deny > ask > allow whatever the order rules are written in.
+#[test]
+fn seed1_strictest_wins_in_every_rule_order() {
+    let r1 = "[[rule]]\nid = \"r1\"\neffect = \"allow\"\nmatch = [\"Read(*)\"]\n";
+    let r2 = "[[rule]]\nid = \"r2\"\neffect = \"deny\"\nmatch = [\"Read(secrets.txt)\"]\n";
+    let r3 = "[[rule]]\nid = \"r3\"\neffect = \"ask\"\nmatch = [\"Write(*)\"]\n";
+    let orders = [
+        [r1, r2, r3],
+        [r1, r3, r2],
+        [r2, r1, r3],
+        [r2, r3, r1],
+        [r3, r1, r2],
+        [r3, r2, r1],
+    ];
+    for order in orders {
+        let ws = Ws::new();
+        ws.file("readme.txt", "hi")
+            .file("secrets.txt", "s")
+            .file("notes.txt", "draft");
+        let p = ws.policy(&order.concat());
+        expect(
+            &p.decide(&call("read_file", json!({"path": "readme.txt"}))),
+            Effect::Allow,
+            Some("r1"),
+        );
+        expect(
+            &p.decide(&call("read_file", json!({"path": "secrets.txt"}))),
+            Effect::Deny,
+            Some("r2"),
+        );
+        expect(
+            &p.decide(&call(
+                "write_file",
+                json!({"path": "notes.txt", "content": "reviewed"}),
+            )),
+            Effect::Ask,
+            Some("r3"),
+        );
+    }
+}
+
+// 2. No rule matches: the default, deny unless set to ask.
+#[test]
+fn seed2_no_match_is_the_default() {
+    let ws = Ws::new();
+    let p = ws.policy("allow = [\"Bash(git status)\"]\n");
+    let d = p.decide(&call("read_file", json!({"path": "a.txt"})));
+    expect(&d, Effect::Deny, None);
+    assert!(!d.hard);
+    let p = ws.policy("[policy]\ndefault = \"ask\"\nallow = [\"Bash(git status)\"]\n");
+    expect(
+        &p.decide(&call("read_file", json!({"path": "a.txt"}))),
+        Effect::Ask,
+        None,
+    );
+}
+
+// 3. A rule for a file does not match a longer name.
+#[test]
+fn seed3_name_rule_does_not_match_a_longer_name() {
+    let ws = Ws::new();
+    ws.file("notes.txt", "x").file("notes.txt.bak", "y");
+    let p = ws.policy("allow = [\"Read\"]\ndeny = [\"Read(notes.txt)\"]\n");
+    expect(
+        &p.decide(&call("read_file", json!({"path": "notes.txt"}))),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+    expect(
+        &p.decide(&call("read_file", json!({"path": "notes.txt.bak"}))),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+    expect(
+        &p.decide(&call("read_file", json!({"path": "sub/notes.txt"}))),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+}
+
+// 4. Validation before permission.
+#[test]
+fn seed4_validation_comes_before_permission() {
+    let ws = Ws::new();
+    let p = ws.policy("allow = [\"*\"]\n");
+    let d = p.decide(&call("run_shell", json!({"approved": true})));
+    expect(&d, Effect::Deny, Some("invalid-input"));
+    assert!(d.reason.contains("command"), "{}", d.reason);
+    let d = p.decide(&call("read_file", json!({"path": 42})));
+    expect(&d, Effect::Deny, Some("invalid-input"));
+    let d = p.decide(&call(
+        "run_shell",
+        json!({"command": "ls", "approved": true}),
+    ));
+    expect(&d, Effect::Deny, Some("invalid-input"));
+    // An unknown tool with no rule is denied by the default.
+    let p = ws.policy("allow = [\"Read\"]\n");
+    expect(
+        &p.decide(&call("launch_missiles", json!({}))),
+        Effect::Deny,
+        None,
+    );
+}
+
+// 5. Hard limits hold under allow rules and in every mode.
+#[test]
+fn seed5_hard_limits_in_every_mode() {
+    let ws = Ws::new();
+    ws.file("inside.txt", "ok");
+    std::os::unix::fs::symlink("/etc/hosts", ws.root.join("link")).unwrap();
+    let p = ws.policy("allow = [\"Read\", \"Edit\"]\n");
+    let cases = [
+        call("read_file", json!({"path": "../../etc/passwd"})),
+        call("read_file", json!({"path": "/etc/hosts"})),
+        call("read_file", json!({"path": "~/.ssh/id_rsa"})),
+        call("read_file", json!({"path": "link"})),
+        call("write_file", json!({"path": "link", "content": "x"})),
+        call("write_file", json!({"path": "/etc/hosts", "content": "x"})),
+    ];
+    for mode in Mode::ALL {
+        for c in &cases {
+            let d = in_mode(&p, c, mode);
+            assert_eq!(d.decision, Effect::Deny, "{mode}: {c:?} -> {}", d.reason);
+            assert!(d.hard, "{mode}: {c:?} not hard: {}", d.reason);
+            assert_eq!(d.rule.as_deref(), Some("hard:outside-roots"));
+        }
+        assert_eq!(
+            in_mode(&p, &call("read_file", json!({"path": "inside.txt"})), mode).decision,
+            Effect::Allow
+        );
+    }
+}
+
+// 5b. The policy file and the state directory are never written.
+#[test]
+fn seed5_policy_file_and_state_dir_are_hard_limits() {
+    let ws = Ws::new();
+    let state = ws.root.join(".state");
+    std::fs::create_dir_all(&state).unwrap();
+    let path = ws.root.join("toolgate.toml");
+    std::fs::write(&path, "allow = [\"Edit\"]\n").unwrap();
+    let p = Policy::load(
+        &path,
+        &LoadOptions {
+            state_dir: Some(state),
+            ..ws.opts()
+        },
+    )
+    .unwrap();
+    for mode in Mode::ALL {
+        let d = in_mode(
+            &p,
+            &call(
+                "write_file",
+                json!({"path": "toolgate.toml", "content": ""}),
+            ),
+            mode,
+        );
+        expect(&d, Effect::Deny, Some("hard:policy-file"));
+        assert!(d.hard);
+        let d = in_mode(
+            &p,
+            &call(
+                "write_file",
+                json!({"path": ".state/toolgate.db", "content": ""}),
+            ),
+            mode,
+        );
+        expect(&d, Effect::Deny, Some("hard:state-dir"));
+    }
+}
+
+// 7. Each mode row of DESIGN §3.
+#[test]
+fn seed7_mode_default_leaves_decisions() {
+    let ws = Ws::new();
+    let p = ws.policy("allow = [\"Read\"]\nask = [\"Edit\"]\n");
+    let w = call("write_file", json!({"path": "a.txt", "content": "x"}));
+    expect(&in_mode(&p, &w, Mode::Default), Effect::Ask, Some("ask[0]"));
+}
+
+#[test]
+fn seed7_mode_accept_edits_allows_asked_writes_inside_roots() {
+    let ws = Ws::new();
+    let p = ws.policy("allow = [\"Read\"]\nask = [\"Edit\", \"WebFetch\"]\n");
+    let w = call("write_file", json!({"path": "src/a.rs", "content": "x"}));
+    expect(
+        &in_mode(&p, &w, Mode::AcceptEdits),
+        Effect::Allow,
+        Some("ask[0]"),
+    );
+    // Protected paths still ask; other asks are untouched.
+    let g = call("write_file", json!({"path": ".git/config", "content": "x"}));
+    expect(
+        &in_mode(&p, &g, Mode::AcceptEdits),
+        Effect::Ask,
+        Some("protected"),
+    );
+    let f = call("fetch_url", json!({"url": "https://example.com/"}));
+    expect(
+        &in_mode(&p, &f, Mode::AcceptEdits),
+        Effect::Ask,
+        Some("ask[1]"),
+    );
+}
+
+#[test]
+fn seed7_mode_plan_denies_writes_fetches_and_non_read_only_commands() {
+    let ws = Ws::new();
+    ws.file("a.txt", "x");
+    let p = ws.policy("allow = [\"Read\", \"Edit\", \"WebFetch\", \"Bash\"]\n");
+    expect(
+        &in_mode(&p, &call("read_file", json!({"path": "a.txt"})), Mode::Plan),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+    expect(
+        &in_mode(
+            &p,
+            &call("write_file", json!({"path": "a.txt", "content": ""})),
+            Mode::Plan,
+        ),
+        Effect::Deny,
+        Some("mode:plan"),
+    );
+    expect(
+        &in_mode(
+            &p,
+            &call("fetch_url", json!({"url": "https://example.com/"})),
+            Mode::Plan,
+        ),
+        Effect::Deny,
+        Some("mode:plan"),
+    );
+    expect(
+        &in_mode(
+            &p,
+            &call("run_shell", json!({"command": "touch b.txt"})),
+            Mode::Plan,
+        ),
+        Effect::Deny,
+        Some("mode:plan"),
+    );
+}
+
+#[test]
+fn seed7_mode_dont_ask_turns_ask_into_deny() {
+    let ws = Ws::new();
+    let p = ws.policy("allow = [\"Read\"]\nask = [\"Edit\"]\n");
+    let d = in_mode(
+        &p,
+        &call("write_file", json!({"path": "a.txt", "content": ""})),
+        Mode::DontAsk,
+    );
+    expect(&d, Effect::Deny, Some("ask[0]"));
+    assert!(!d.hard);
+    expect(
+        &in_mode(
+            &p,
+            &call("read_file", json!({"path": "a.txt"})),
+            Mode::DontAsk,
+        ),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+}
+
+#[test]
+fn seed7_mode_bypass_allows_asks_but_not_denies_or_protected() {
+    let ws = Ws::new();
+    let p = ws.policy("ask = [\"Edit\"]\ndeny = [\"Read(.env)\"]\n");
+    expect(
+        &in_mode(
+            &p,
+            &call("write_file", json!({"path": "a.txt", "content": ""})),
+            Mode::Bypass,
+        ),
+        Effect::Allow,
+        Some("ask[0]"),
+    );
+    expect(
+        &in_mode(
+            &p,
+            &call("read_file", json!({"path": ".env"})),
+            Mode::Bypass,
+        ),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+    // A Read deny also denies writes to the same paths.
+    expect(
+        &in_mode(
+            &p,
+            &call("write_file", json!({"path": ".env", "content": ""})),
+            Mode::Bypass,
+        ),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+    expect(
+        &in_mode(
+            &p,
+            &call(
+                "write_file",
+                json!({"path": ".claude/settings.json", "content": ""}),
+            ),
+            Mode::Bypass,
+        ),
+        Effect::Ask,
+        Some("protected"),
+    );
+}
+
+// 7. Each protected path rule of DESIGN §5.
+#[test]
+fn seed7_protected_paths_always_ask() {
+    let ws = Ws::new();
+    let p = ws.policy("allow = [\"Read\", \"Edit\"]\n[policy]\nprotected = [\"deploy/**\"]\n");
+    let protected = [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        "sub/.git/HEAD",
+        ".claude/settings.json",
+        ".gemini/settings.json",
+        ".codex/config.toml",
+        ".vscode/settings.json",
+        ".idea/workspace.xml",
+        ".husky/pre-commit",
+        ".cargo/config.toml",
+        ".cargo/config",
+        ".gitconfig",
+        ".gitmodules",
+        ".bashrc",
+        ".bash_profile",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".envrc",
+        ".npmrc",
+        ".mcp.json",
+        ".pre-commit-config.yaml",
+        "deploy/prod.yaml",
+    ];
+    for path in protected {
+        let w = call("write_file", json!({"path": path, "content": "x"}));
+        for mode in [Mode::Default, Mode::AcceptEdits, Mode::Bypass] {
+            expect(&in_mode(&p, &w, mode), Effect::Ask, Some("protected"));
+        }
+        expect(
+            &in_mode(&p, &w, Mode::DontAsk),
+            Effect::Deny,
+            Some("protected"),
+        );
+        // Reading them is not protected.
+        expect(
+            &p.decide(&call("read_file", json!({"path": path}))),
+            Effect::Allow,
+            Some("allow[0]"),
+        );
+    }
+    expect(
+        &p.decide(&call(
+            "write_file",
+            json!({"path": "src/gitconfig.rs", "content": "x"}),
+        )),
+        Effect::Allow,
+        Some("allow[1]"),
+    );
+}
+
+#[test]
+fn builtin_policy_reads_allow_writes_ask_shell_asks() {
+    let ws = Ws::new();
+    ws.file("README.md", "hi");
+    let p = Policy::builtin(&LoadOptions {
+        workspace: Some(ws.root.clone()),
+        ..ws.opts()
+    })
+    .unwrap();
+    expect(
+        &p.decide(&call("read_file", json!({"path": "README.md"}))),
+        Effect::Allow,
+        Some("builtin:read"),
+    );
+    let d = p.decide(&call(
+        "write_file",
+        json!({"path": "a.txt", "content": "x"}),
+    ));
+    expect(&d, Effect::Ask, Some("builtin:write"));
+    assert!(d.remember);
+    let d = p.decide(&call("run_shell", json!({"command": "ls"})));
+    expect(&d, Effect::Ask, Some("builtin:shell"));
+    assert!(!d.remember);
+    expect(
+        &p.decide(&call("fetch_url", json!({"url": "https://example.com"}))),
+        Effect::Ask,
+        Some("builtin:fetch"),
+    );
+    expect(&p.decide(&call("mcp__x__y", json!({}))), Effect::Deny, None);
+    expect(
+        &p.decide(&call("read_file", json!({"path": "/etc/passwd"}))),
+        Effect::Deny,
+        Some("hard:outside-roots"),
+    );
+}
+
+#[test]
+fn session_grants_lift_only_rememberable_asks() {
+    let ws = Ws::new();
+    let p = ws.policy(
+        "[[rule]]\nid = \"edits\"\neffect = \"ask\"\nmatch = [\"Edit(src/**)\"]\nremember = \"session\"\n[[rule]]\nid = \"push\"\neffect = \"ask\"\nmatch = [\"Bash(git push *)\"]\n",
+    );
+    let grants = vec!["edits".to_string(), "push".to_string()];
+    let ctx = Context {
+        grants: &grants,
+        ..Context::default()
+    };
+    expect(
+        &p.decide_in(
+            &call("write_file", json!({"path": "src/a.rs", "content": ""})),
+            &ctx,
+        ),
+        Effect::Allow,
+        Some("edits"),
+    );
+    // Not rememberable: the grant does nothing.
+    expect(
+        &p.decide_in(
+            &call("run_shell", json!({"command": "git push origin"})),
+            &ctx,
+        ),
+        Effect::Ask,
+        Some("push"),
+    );
+    // A grant never lifts a protected path.
+    let ws2 = Ws::new();
+    let p2 = ws2.policy(
+        "[[rule]]\nid = \"edits\"\neffect = \"ask\"\nmatch = [\"Edit\"]\nremember = \"session\"\n",
+    );
+    expect(
+        &p2.decide_in(
+            &call("write_file", json!({"path": ".git/x", "content": ""})),
+            &ctx,
+        ),
+        Effect::Ask,
+        Some("protected"),
+    );
+}
+
+#[test]
+fn client_catalogs_map_to_the_same_actions() {
+    let ws = Ws::new();
+    ws.file(".env", "K=1").file("a.txt", "x");
+    let p = ws.policy("allow = [\"Read\"]\ndeny = [\"Read(.env)\"]\n");
+    let root = ws.root.display().to_string();
+    let cases = [
+        client_call(
+            Client::Claude,
+            "Read",
+            json!({"file_path": format!("{root}/.env")}),
+        ),
+        client_call(
+            Client::Gemini,
+            "read_file",
+            json!({"absolute_path": format!("{root}/.env")}),
+        ),
+        client_call(
+            Client::Gemini,
+            "read_many_files",
+            json!({"paths": ["*.txt", ".env"]}),
+        ),
+        call("read_file", json!({"path": ".env"})),
+    ];
+    for c in cases {
+        expect(&p.decide(&c), Effect::Deny, Some("deny[0]"));
+    }
+    // Claude's Grep covers what lies beneath its directory.
+    expect(
+        &p.decide(&client_call(
+            Client::Claude,
+            "Grep",
+            json!({"pattern": "K", "path": root}),
+        )),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+    expect(
+        &p.decide(&client_call(
+            Client::Claude,
+            "Read",
+            json!({"file_path": "a.txt"}),
+        )),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+    // Gemini's read_file takes absolute_path; toolgate's own `path` is unknown to it but lenient.
+    expect(
+        &p.decide(&client_call(
+            Client::Gemini,
+            "read_file",
+            json!({"path": "a.txt", "extra": 1}),
+        )),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+    expect(
+        &p.decide(&client_call(
+            Client::Claude,
+            "Read",
+            json!({"file_path": 7}),
+        )),
+        Effect::Deny,
+        Some("invalid-input"),
+    );
+}
+
+#[test]
+fn path_pattern_anchors_and_stars() {
+    let ws = Ws::new();
+    let p = ws.policy(
+        "allow = [\"Edit(/docs/*)\", \"Edit(src/**)\", \"Read(//etc/hostname)\"]\n[policy]\nread_roots = [\"/etc\"]\n",
+    );
+    let w = |path: &str| call("write_file", json!({"path": path, "content": ""}));
+    expect(&p.decide(&w("docs/a.md")), Effect::Allow, Some("allow[0]"));
+    // `*` stays within a segment.
+    expect(&p.decide(&w("docs/sub/a.md")), Effect::Deny, None);
+    expect(
+        &p.decide(&w("src/deep/er/a.rs")),
+        Effect::Allow,
+        Some("allow[1]"),
+    );
+    expect(
+        &p.decide(&call("read_file", json!({"path": "/etc/hostname"}))),
+        Effect::Allow,
+        Some("allow[2]"),
+    );
+    // A read root is read-only.
+    expect(
+        &p.decide(&w("/etc/hostname")),
+        Effect::Deny,
+        Some("hard:outside-roots"),
+    );
+}
+
+#[test]
+fn fetch_domains() {
+    let ws = Ws::new();
+    let p = ws.policy(
+        "allow = [\"WebFetch(domain:example.com)\", \"WebFetch(domain:*.docs.rs)\"]\ndeny = [\"WebFetch(domain:*.internal)\"]\n",
+    );
+    let f = |u: &str| call("fetch_url", json!({"url": u}));
+    expect(
+        &p.decide(&f("https://example.com/x")),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+    expect(
+        &p.decide(&f("https://sub.example.com/x")),
+        Effect::Deny,
+        None,
+    );
+    expect(
+        &p.decide(&f("https://a.docs.rs/")),
+        Effect::Allow,
+        Some("allow[1]"),
+    );
+    expect(&p.decide(&f("https://docs.rs/")), Effect::Deny, None);
+    expect(
+        &p.decide(&f("http://db.internal/")),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+    expect(
+        &p.decide(&f("http://example.com@db.internal/")),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+}
+
+#[test]
+fn declared_tools_are_validated_and_matched_by_field() {
+    let ws = Ws::new();
+    let p = ws.policy(
+        r#"allow = ["mcp__db__query(SELECT *)"]
+deny = ["mcp__db__drop*"]
+[tool.mcp__db__query]
+kind = "other"
+field = "sql"
+schema = { type = "object", required = ["sql"], properties = { sql = { type = "string" } }, additionalProperties = false }
+"#,
+    );
+    let q = |sql: Value| client_call(Client::Mcp, "mcp__db__query", json!({"sql": sql}));
+    expect(
+        &p.decide(&q(json!("SELECT 1"))),
+        Effect::Allow,
+        Some("allow[0]"),
+    );
+    expect(&p.decide(&q(json!("DELETE FROM t"))), Effect::Deny, None);
+    expect(&p.decide(&q(json!(1))), Effect::Deny, Some("invalid-input"));
+    expect(
+        &p.decide(&client_call(Client::Mcp, "mcp__db__drop_table", json!({}))),
+        Effect::Deny,
+        Some("deny[0]"),
+    );
+}
+
+#[test]
+fn relative_paths_resolve_against_the_call_cwd() {
+    let ws = Ws::new();
+    ws.file("sub/x.txt", "x");
+    let p = ws.policy("allow = [\"Read(sub/*)\"]\n");
+    let mut c = call("read_file", json!({"path": "x.txt"}));
+    c.cwd = Some(ws.root.join("sub"));
+    expect(&p.decide(&c), Effect::Allow, Some("allow[0]"));
+    let mut c = call("read_file", json!({"path": "../../home/.ssh/id_rsa"}));
+    c.cwd = Some(ws.root.join("sub"));
+    expect(&p.decide(&c), Effect::Deny, Some("hard:outside-roots"));
+}
+
+#[test]
+fn policy_tests_run_and_fail_by_name() {
+    let ws = Ws::new();
+    let p = ws.policy(
+        r#"allow = ["Read"]
+[[test]]
+name = "reads pass"
+call = { tool = "read_file", input = { path = "a" } }
+expect = "allow"
+[[test]]
+name = "wrong on purpose"
+call = { tool = "write_file", input = { path = "a", content = "" } }
+expect = "allow"
+"#,
+    );
+    let out = p.run_tests();
+    assert!(out[0].passed());
+    assert!(!out[1].passed());
+    assert_eq!(out[1].case.name, "wrong on purpose");
+}
+
+fn _unused(_: &Path) {}

@@ -1,0 +1,189 @@
+/*!
+Shell command analysis: turns a command string into what it will do.
+
+The policy engine never matches a shell command as one string. It asks this
+crate for every simple command the string contains (inside lists, pipelines,
+substitutions, subshells, loops, functions, `bash -c '..'`, `find -exec`,
+wrappers such as `timeout` and `env`), the files those commands read and
+write, the URLs they fetch, the parts that could not be analysed, and the
+catastrophic shapes found anywhere in the tree. Each part is then judged on
+its own by the same rules a file or fetch tool meets.
+
+This crate knows nothing about policies. It reads the file system only to
+expand glob operands and to follow `cd` between commands.
+*/
+#![deny(missing_docs)]
+
+mod effects;
+mod glob;
+mod hazards;
+mod parse;
+mod syntax;
+mod tables;
+mod walk;
+mod words;
+mod wrappers;
+
+use std::path::PathBuf;
+
+/// Inputs that change how a command is analysed.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The directory the command starts in: relative operands, glob expansion
+    /// and `cd` are resolved against it. `None` disables glob expansion.
+    pub cwd: Option<PathBuf>,
+    /// The value of `~` and `$HOME`.
+    pub home: Option<PathBuf>,
+    /// Commands longer than this (bytes) are not parsed: one `Unknown`.
+    pub max_len: usize,
+    /// Nesting deeper than this (substitutions, `bash -c`, compound
+    /// commands) is not followed: one `Unknown`.
+    pub max_depth: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            cwd: None,
+            home: None,
+            max_len: 100 * 1024,
+            max_depth: 64,
+        }
+    }
+}
+
+/// What a command string will do, as far as it can be known without running it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    /// Every simple command, in source order, wrappers stripped.
+    pub commands: Vec<Command>,
+    /// Files read or written and URLs fetched, each linked to its command.
+    pub effects: Vec<Effect>,
+    /// Parts that could not be analysed; each makes the whole call at least `ask`.
+    pub unknowns: Vec<Unknown>,
+    /// Catastrophic shapes (DESIGN §5); each is a hard deny.
+    pub hazards: Vec<Hazard>,
+}
+
+/// One simple command after unquoting and wrapper stripping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// The argv that runs, after wrappers (`timeout 5`, `env X=1`, `nice`, ...)
+    /// are stripped, with quoting removed. A word that is not literal keeps
+    /// its source text (`$HOME`, `$(date)`), and its index is in `non_literal`.
+    pub argv: Vec<String>,
+    /// Indexes into `argv` of words that are not literal (expansions,
+    /// substitutions, unexpandable globs).
+    pub non_literal: Vec<usize>,
+    /// The wrappers that were stripped, outermost first, each as its own argv
+    /// (`["timeout", "5"]`, `["env", "-i"]`).
+    pub wrappers: Vec<Vec<String>>,
+    /// The directory this command runs in when `cd` changed it earlier in the
+    /// same script; `None` when it is the starting directory. A `cd` whose
+    /// target is not literal leaves the directory unknown: that is an `Unknown`.
+    pub cwd: Option<PathBuf>,
+    /// True when the command is a known reading or listing command (plan
+    /// mode's read-only test) and has no write effect and no output redirect.
+    pub read_only: bool,
+    /// The command's source text, for explanations.
+    pub text: String,
+}
+
+/// What an effect does to its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EffectKind {
+    /// The target file or directory is read.
+    Read,
+    /// The target file or directory is created, changed or removed.
+    Write,
+    /// The target URL is fetched (or pushed to).
+    Fetch,
+}
+
+/// Where an effect came from: the policy judges the two differently
+/// (DESIGN §1 principle 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A redirect (`> f`, `>> f`, `&> f`, `< f`, `<> f`): with no rule matching
+    /// it, the policy's default decides.
+    Redirect,
+    /// An operand of a known reader, writer or fetcher: with no rule matching
+    /// it, it takes the decision of its command.
+    Operand,
+}
+
+/// A file read or written, or a URL fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effect {
+    /// Read, write or fetch.
+    pub kind: EffectKind,
+    /// The path or URL as written, unquoted, with `~` left as written.
+    /// For a glob operand that expanded, one effect per match.
+    pub target: String,
+    /// The directory a relative `target` is relative to, when `cd` changed it;
+    /// `None` for the starting directory.
+    pub cwd: Option<PathBuf>,
+    /// Redirect or operand.
+    pub origin: Origin,
+    /// The command covers everything beneath a directory target
+    /// (`grep -r`, `rm -r`, `cp -r`, `tar -c`, `find`).
+    pub recursive: bool,
+    /// The command removes the target (`rm`, `rmdir`, `mv` source, `unlink`).
+    pub delete: bool,
+    /// False when the target is not a literal (`$F`, `$(..)`, a glob that
+    /// could not be expanded): the policy cannot know which file it is.
+    pub literal: bool,
+    /// Index into `Analysis::commands` of the command this effect belongs to;
+    /// `None` for a redirect on a compound command.
+    pub command: Option<usize>,
+}
+
+/// A part of the command that could not be analysed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unknown {
+    /// Names the part and why, e.g. "command name is not literal: `$cmd`".
+    pub reason: String,
+    /// The command it belongs to, if any.
+    pub command: Option<usize>,
+}
+
+/// A catastrophic command shape, found anywhere in the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// A stable name: `privilege` (sudo, su, doas), `mkfs`, `device-write`,
+    /// `fork-bomb`, `download-exec`, `power` (shutdown, reboot, ...),
+    /// `chmod-root`, `rm-root`.
+    pub kind: &'static str,
+    /// Why, naming the command.
+    pub reason: String,
+    /// The command it belongs to, if any.
+    pub command: Option<usize>,
+}
+
+/// Analyses a shell command string.
+///
+/// Never panics and never fails: what cannot be parsed or followed is
+/// reported as an `Unknown`, so that the caller asks rather than allows.
+pub fn analyze(script: &str, opts: &Options) -> Analysis {
+    if script.len() > opts.max_len {
+        let mut out = Analysis::default();
+        out.unknowns.push(Unknown {
+            reason: format!(
+                "command is {} bytes, over the {} byte limit",
+                script.len(),
+                opts.max_len
+            ),
+            command: None,
+        });
+        return out;
+    }
+    let mut walker = walk::Walker::new(opts);
+    walker.run(script);
+    walker.out
+}
+
+/// Analyses a command given as an argv array (Codex's `shell` tool), exactly
+/// as if its words had been quoted and joined.
+pub fn analyze_argv(argv: &[String], opts: &Options) -> Analysis {
+    analyze(&shell_words::join(argv), opts)
+}

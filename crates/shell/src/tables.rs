@@ -1,0 +1,1382 @@
+//! What well-known commands do with their arguments, as data.
+//!
+//! A new reader is one line in [`SPECS`]. Option arities matter: a value
+//! taken for an operand is a check missed, so an option whose arity is not
+//! listed is taken as a flag, and the word after it is checked as an operand.
+
+/// How a file named by an option or operand is touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    /// Written and removed or replaced (`rm`, `mv` source, `gzip`).
+    Delete,
+    /// A URL fetched or pushed to.
+    Fetch,
+    /// A directory written into (`tar -C`, `wget -P`, `unzip -d`).
+    WriteDir,
+}
+
+/// What a command's operands are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Operands {
+    /// Not files (`echo`, `true`).
+    None,
+    /// Every operand is accessed so.
+    All(Access),
+    /// The first operand is a pattern or program unless one of `program_opts`
+    /// gave it; the rest are read (`grep`, `awk`, `sed`, `jq`).
+    AfterProgram,
+    /// The first operand is a mode or owner unless `--reference` gave it; the
+    /// rest are written (`chmod`, `chown`).
+    AfterMode,
+    /// `[INPUT [OUTPUT]]` (`uniq`, `xxd`).
+    InOut,
+    /// Sources read, the last operand (or `-t DIR`) written (`cp`, `install`).
+    Copy,
+    /// Sources removed, the last operand (or `-t DIR`) written (`mv`).
+    Move,
+    /// Targets read, the last operand (or `-t DIR`) written (`ln`).
+    Link,
+    /// Interpreted by code in `effects` (`dd`, `tar`, `find`, `git`, `curl`, ...).
+    Custom,
+}
+
+/// What is known about one command.
+#[derive(Debug)]
+pub(crate) struct Spec {
+    pub names: &'static [&'static str],
+    /// Short options that take a value, as letters (`"nc"` for `head`).
+    pub short_args: &'static str,
+    /// Long options (without `--`) that take a value.
+    pub long_args: &'static [&'static str],
+    /// Options whose value is a file or URL, and how it is touched.
+    pub file_opts: &'static [(&'static str, Access)],
+    /// Options that give the program, so the first operand is a file
+    /// (`grep -e`, `awk -f`).
+    pub program_opts: &'static [&'static str],
+    /// Flags that make directory operands recursive.
+    pub recursive: &'static [&'static str],
+    /// Recursive whatever the flags (`rg`, `du`, `find`).
+    pub always_recursive: bool,
+    /// The operand taken when none is given (`rg` searches `.`), if any.
+    pub default_operand: Option<&'static str>,
+    pub operands: Operands,
+    /// A known reading or listing command (plan mode), when it writes nothing.
+    pub read_only: bool,
+}
+
+const fn spec(names: &'static [&'static str], operands: Operands, read_only: bool) -> Spec {
+    Spec {
+        names,
+        short_args: "",
+        long_args: &[],
+        file_opts: &[],
+        program_opts: &[],
+        recursive: &[],
+        always_recursive: false,
+        default_operand: None,
+        operands,
+        read_only,
+    }
+}
+
+use Access::{Delete, Fetch, Read, Write, WriteDir};
+use Operands::{AfterMode, AfterProgram, All, Custom, InOut, Link, Move};
+
+const GREP_LONG: &[&str] = &[
+    "regexp",
+    "file",
+    "max-count",
+    "after-context",
+    "before-context",
+    "context",
+    "label",
+    "include",
+    "exclude",
+    "exclude-dir",
+    "exclude-from",
+    "binary-files",
+    "devices",
+    "directories",
+    "group-separator",
+];
+const RG_LONG: &[&str] = &[
+    "regexp",
+    "file",
+    "glob",
+    "iglob",
+    "type",
+    "type-not",
+    "type-add",
+    "type-clear",
+    "max-count",
+    "after-context",
+    "before-context",
+    "context",
+    "replace",
+    "max-depth",
+    "encoding",
+    "ignore-file",
+    "pre",
+    "pre-glob",
+    "colors",
+    "sort",
+    "sortr",
+    "path-separator",
+    "max-filesize",
+    "threads",
+    "dfa-size-limit",
+    "regex-size-limit",
+    "context-separator",
+    "field-match-separator",
+    "field-context-separator",
+    "max-columns",
+    "engine",
+    "color",
+    "hostname-bin",
+    "hyperlink-format",
+    "generate",
+];
+
+/// The commands whose operands are known. Names are matched after the
+/// directory part of the command is removed (`/bin/cat` is `cat`).
+pub(crate) static SPECS: &[Spec] = &[
+    // Readers.
+    Spec {
+        short_args: "",
+        ..spec(
+            &[
+                "cat", "rev", "base32", "zcat", "bzcat", "xzcat", "zless", "zmore", "lzcat",
+                "zstdcat",
+            ],
+            All(Read),
+            true,
+        )
+    },
+    Spec {
+        short_args: "nc",
+        long_args: &["lines", "bytes"],
+        ..spec(&["head"], All(Read), true)
+    },
+    Spec {
+        short_args: "ncs",
+        long_args: &[
+            "lines",
+            "bytes",
+            "sleep-interval",
+            "pid",
+            "max-unchanged-stats",
+        ],
+        ..spec(&["tail"], All(Read), true)
+    },
+    Spec {
+        short_args: "bhjkpPtTxyz",
+        long_args: &[
+            "log-file",
+            "LOG-FILE",
+            "tag",
+            "pattern",
+            "prompt",
+            "tabs",
+            "jump-target",
+            "shift",
+        ],
+        file_opts: &[
+            ("-o", Write),
+            ("-O", Write),
+            ("--log-file", Write),
+            ("--LOG-FILE", Write),
+        ],
+        ..spec(&["less"], All(Read), true)
+    },
+    Spec {
+        short_args: "n",
+        long_args: &["lines"],
+        ..spec(&["more", "most"], All(Read), true)
+    },
+    Spec {
+        short_args: "bdfhilnsvw",
+        long_args: &[
+            "body-numbering",
+            "section-delimiter",
+            "footer-numbering",
+            "header-numbering",
+            "line-increment",
+            "join-blank-lines",
+            "number-format",
+            "number-separator",
+            "starting-line-number",
+            "number-width",
+        ],
+        ..spec(&["nl"], All(Read), true)
+    },
+    Spec {
+        short_args: "s",
+        long_args: &["separator"],
+        ..spec(&["tac"], All(Read), true)
+    },
+    Spec {
+        file_opts: &[("--files0-from", Read)],
+        ..spec(&["wc"], All(Read), true)
+    },
+    Spec {
+        short_args: "kotST",
+        long_args: &[
+            "key",
+            "output",
+            "field-separator",
+            "buffer-size",
+            "temporary-directory",
+            "parallel",
+            "batch-size",
+            "files0-from",
+            "compress-program",
+            "random-source",
+            "sort",
+        ],
+        file_opts: &[
+            ("-o", Write),
+            ("--output", Write),
+            ("--files0-from", Read),
+            ("--random-source", Read),
+        ],
+        ..spec(&["sort"], All(Read), true)
+    },
+    Spec {
+        short_args: "fsw",
+        long_args: &[
+            "skip-fields",
+            "skip-chars",
+            "check-chars",
+            "group",
+            "all-repeated",
+        ],
+        ..spec(&["uniq"], InOut, true)
+    },
+    Spec {
+        short_args: "bcdf",
+        long_args: &[
+            "bytes",
+            "characters",
+            "delimiter",
+            "fields",
+            "output-delimiter",
+        ],
+        ..spec(&["cut"], All(Read), true)
+    },
+    Spec {
+        short_args: "d",
+        long_args: &["delimiters"],
+        ..spec(&["paste"], All(Read), true)
+    },
+    Spec {
+        short_args: "tj12o",
+        long_args: &["check-order"],
+        ..spec(&["comm", "join"], All(Read), true)
+    },
+    Spec {
+        short_args: "w",
+        long_args: &["width"],
+        ..spec(
+            &["fold", "fmt", "column", "expand", "unexpand"],
+            All(Read),
+            true,
+        )
+    },
+    Spec {
+        short_args: "efmABCdD",
+        long_args: GREP_LONG,
+        file_opts: &[("-f", Read), ("--file", Read), ("--exclude-from", Read)],
+        program_opts: &["-e", "--regexp", "-f", "--file"],
+        recursive: &["-r", "-R", "--recursive", "--dereference-recursive"],
+        ..spec(&["grep", "egrep", "fgrep", "zgrep"], AfterProgram, true)
+    },
+    Spec {
+        short_args: "efgmtTABCjMrEd",
+        long_args: RG_LONG,
+        file_opts: &[("-f", Read), ("--file", Read), ("--ignore-file", Read)],
+        program_opts: &["-e", "--regexp", "-f", "--file", "--files", "--type-list"],
+        always_recursive: true,
+        default_operand: Some("."),
+        ..spec(&["rg"], AfterProgram, true)
+    },
+    Spec {
+        short_args: "ABCGgmp",
+        long_args: &[
+            "after",
+            "before",
+            "context",
+            "file-search-regex",
+            "max-count",
+            "path-to-ignore",
+            "ignore",
+            "ignore-dir",
+            "depth",
+            "pager",
+        ],
+        file_opts: &[("-p", Read), ("--path-to-ignore", Read)],
+        always_recursive: true,
+        default_operand: Some("."),
+        ..spec(&["ag"], AfterProgram, true)
+    },
+    Spec {
+        short_args: "fvFEil",
+        long_args: &[
+            "file",
+            "assign",
+            "field-separator",
+            "exec",
+            "include",
+            "load",
+            "source",
+        ],
+        file_opts: &[
+            ("-f", Read),
+            ("--file", Read),
+            ("-E", Read),
+            ("--exec", Read),
+            ("-i", Read),
+            ("--include", Read),
+        ],
+        program_opts: &["-f", "--file", "-E", "--exec", "--source"],
+        ..spec(
+            &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
+            AfterProgram,
+            true,
+        )
+    },
+    Spec {
+        short_args: "efl",
+        long_args: &["expression", "file", "line-length"],
+        file_opts: &[("-f", Read), ("--file", Read)],
+        program_opts: &["-e", "--expression", "-f", "--file"],
+        ..spec(&["sed", "gsed"], AfterProgram, true)
+    },
+    Spec {
+        short_args: "CUFILSxXDW",
+        long_args: &[
+            "context",
+            "unified",
+            "show-function-line",
+            "ignore-matching-lines",
+            "label",
+            "starting-file",
+            "exclude",
+            "exclude-from",
+            "ifdef",
+            "width",
+            "tabsize",
+            "line-format",
+            "from-file",
+            "to-file",
+            "color",
+            "palette",
+            "horizon-lines",
+            "old-line-format",
+            "new-line-format",
+            "unchanged-line-format",
+            "group-format",
+        ],
+        file_opts: &[
+            ("-X", Read),
+            ("--exclude-from", Read),
+            ("--from-file", Read),
+            ("--to-file", Read),
+        ],
+        recursive: &["-r", "--recursive"],
+        ..spec(&["diff", "colordiff"], All(Read), true)
+    },
+    Spec {
+        short_args: "in",
+        long_args: &["ignore-initial", "bytes"],
+        ..spec(&["cmp"], All(Read), true)
+    },
+    Spec {
+        short_args: "w",
+        long_args: &["wrap"],
+        ..spec(&["base64"], All(Read), true)
+    },
+    Spec {
+        short_args: "cglnosC",
+        long_args: &["cols", "groupsize", "len", "name", "seek"],
+        ..spec(&["xxd"], InOut, true)
+    },
+    Spec {
+        short_args: "AjNtwS",
+        long_args: &[
+            "address-radix",
+            "skip-bytes",
+            "read-bytes",
+            "format",
+            "width",
+            "strings",
+            "endian",
+        ],
+        ..spec(&["od", "hexdump", "hd"], All(Read), true)
+    },
+    Spec {
+        short_args: "ntesT",
+        long_args: &["bytes", "radix", "encoding", "target", "output-separator"],
+        ..spec(&["strings"], All(Read), true)
+    },
+    Spec {
+        short_args: "fmFeP",
+        long_args: &[
+            "files-from",
+            "magic-file",
+            "separator",
+            "exclude",
+            "parameter",
+        ],
+        file_opts: &[
+            ("-f", Read),
+            ("--files-from", Read),
+            ("-m", Read),
+            ("--magic-file", Read),
+        ],
+        ..spec(&["file"], All(Read), true)
+    },
+    Spec {
+        short_args: "c",
+        long_args: &["format", "printf"],
+        ..spec(&["stat"], All(Read), true)
+    },
+    Spec {
+        short_args: "",
+        long_args: &["tag"],
+        ..spec(
+            &[
+                "md5sum",
+                "sha1sum",
+                "sha224sum",
+                "sha256sum",
+                "sha384sum",
+                "sha512sum",
+                "b2sum",
+                "cksum",
+                "sum",
+                "shasum",
+            ],
+            All(Read),
+            true,
+        )
+    },
+    Spec {
+        short_args: "L",
+        long_args: &[
+            "indent",
+            "tab",
+            "from-file",
+            "arg",
+            "argjson",
+            "slurpfile",
+            "rawfile",
+            "args",
+            "jsonargs",
+        ],
+        program_opts: &["-f", "--from-file"],
+        file_opts: &[("-f", Read), ("--from-file", Read)],
+        ..spec(&["jq", "gojq", "jaq"], Custom, true)
+    },
+    Spec {
+        short_args: "opIP",
+        long_args: &[
+            "output-format",
+            "input-format",
+            "indent",
+            "from-file",
+            "expression",
+            "front-matter",
+            "split-exp",
+        ],
+        file_opts: &[("--from-file", Read)],
+        ..spec(&["yq"], Custom, true)
+    },
+    Spec {
+        short_args: "IwT",
+        long_args: &[
+            "ignore",
+            "hide",
+            "width",
+            "tabsize",
+            "format",
+            "sort",
+            "time-style",
+            "time",
+            "quoting-style",
+            "indicator-style",
+            "block-size",
+        ],
+        recursive: &["-R", "--recursive"],
+        ..spec(&["ls", "dir", "vdir", "exa", "eza", "lsd"], All(Read), true)
+    },
+    Spec {
+        short_args: "BdtX",
+        long_args: &[
+            "block-size",
+            "max-depth",
+            "threshold",
+            "exclude-from",
+            "exclude",
+            "files0-from",
+            "time-style",
+            "time",
+        ],
+        file_opts: &[
+            ("-X", Read),
+            ("--exclude-from", Read),
+            ("--files0-from", Read),
+        ],
+        always_recursive: true,
+        default_operand: Some("."),
+        ..spec(&["du", "ncdu", "dust"], All(Read), true)
+    },
+    Spec {
+        short_args: "LPIo",
+        long_args: &["filelimit", "timefmt", "charset", "sort"],
+        file_opts: &[("-o", Write)],
+        always_recursive: true,
+        default_operand: Some("."),
+        ..spec(&["tree"], All(Read), true)
+    },
+    Spec {
+        short_args: "",
+        ..spec(
+            &["readlink", "realpath", "test", "[", "[["],
+            Operands::None,
+            true,
+        )
+    },
+    Spec {
+        short_args: "",
+        ..spec(&["source", "."], Custom, false)
+    },
+    Spec {
+        short_args: "HLPDO",
+        ..spec(&["find"], Custom, true)
+    },
+    Spec {
+        short_args: "",
+        ..spec(&["fd", "fdfind"], Custom, true)
+    },
+    // Writers.
+    Spec {
+        recursive: &["-r", "-R", "--recursive"],
+        ..spec(&["rm"], All(Delete), false)
+    },
+    Spec {
+        ..spec(&["rmdir", "unlink"], All(Delete), false)
+    },
+    Spec {
+        short_args: "ns",
+        long_args: &["iterations", "size", "random-source"],
+        ..spec(&["shred"], All(Write), false)
+    },
+    Spec {
+        short_args: "tS",
+        long_args: &["target-directory", "suffix", "backup"],
+        ..spec(&["mv"], Move, false)
+    },
+    Spec {
+        short_args: "tS",
+        long_args: &[
+            "target-directory",
+            "suffix",
+            "backup",
+            "reflink",
+            "sparse",
+            "preserve",
+            "no-preserve",
+        ],
+        recursive: &["-r", "-R", "-a", "--recursive", "--archive"],
+        ..spec(&["cp"], Operands::Copy, false)
+    },
+    Spec {
+        short_args: "tSmogCZ",
+        long_args: &[
+            "target-directory",
+            "suffix",
+            "mode",
+            "owner",
+            "group",
+            "backup",
+            "strip-program",
+        ],
+        ..spec(&["install"], Operands::Copy, false)
+    },
+    Spec {
+        short_args: "tS",
+        long_args: &["target-directory", "suffix", "backup"],
+        ..spec(&["ln", "link"], Link, false)
+    },
+    Spec {
+        short_args: "rdt",
+        long_args: &["reference", "date", "time"],
+        file_opts: &[("-r", Read), ("--reference", Read)],
+        ..spec(&["touch"], All(Write), false)
+    },
+    Spec {
+        short_args: "m",
+        long_args: &["mode", "context"],
+        ..spec(&["mkdir", "mkfifo", "mknod"], All(Write), false)
+    },
+    Spec {
+        short_args: "sr",
+        long_args: &["size", "reference"],
+        file_opts: &[("-r", Read), ("--reference", Read)],
+        ..spec(&["truncate"], All(Write), false)
+    },
+    Spec {
+        short_args: "",
+        long_args: &["output-error"],
+        ..spec(&["tee"], All(Write), false)
+    },
+    Spec {
+        file_opts: &[("--reference", Read)],
+        recursive: &["-R", "--recursive"],
+        ..spec(
+            &["chmod", "chown", "chgrp", "chattr", "setfacl"],
+            AfterMode,
+            false,
+        )
+    },
+    Spec {
+        short_args: "S",
+        long_args: &["suffix"],
+        ..spec(
+            &[
+                "gzip",
+                "gunzip",
+                "bzip2",
+                "bunzip2",
+                "xz",
+                "unxz",
+                "lzma",
+                "unlzma",
+                "compress",
+                "uncompress",
+                "lz4",
+            ],
+            Custom,
+            false,
+        )
+    },
+    Spec {
+        short_args: "o",
+        long_args: &["output"],
+        file_opts: &[("-o", Write), ("--output", Write)],
+        ..spec(&["zstd", "unzstd"], Custom, false)
+    },
+    Spec {
+        ..spec(&["dd"], Custom, false)
+    },
+    Spec {
+        short_args: "iodpBFgrVYzD",
+        long_args: &[
+            "input",
+            "output",
+            "directory",
+            "strip",
+            "prefix",
+            "fuzz",
+            "get",
+            "reject-file",
+            "version-control",
+            "basename-prefix",
+            "suffix",
+            "ifdef",
+            "quoting-style",
+        ],
+        file_opts: &[
+            ("-i", Read),
+            ("--input", Read),
+            ("-o", Write),
+            ("--output", Write),
+            ("-r", Write),
+            ("--reject-file", Write),
+        ],
+        ..spec(&["patch"], Custom, false)
+    },
+    Spec {
+        short_args: "fCTXbIKNgLVH",
+        long_args: &[
+            "file",
+            "directory",
+            "files-from",
+            "exclude-from",
+            "blocking-factor",
+            "use-compress-program",
+            "starting-file",
+            "newer",
+            "newer-mtime",
+            "listed-incremental",
+            "tape-length",
+            "label",
+            "format",
+            "exclude",
+            "to-command",
+            "checkpoint-action",
+            "info-script",
+            "new-volume-script",
+            "transform",
+            "xform",
+            "owner",
+            "group",
+            "mode",
+            "mtime",
+            "strip-components",
+            "suffix",
+        ],
+        ..spec(&["tar", "bsdtar", "gtar"], Custom, false)
+    },
+    Spec {
+        short_args: "dxPOI",
+        ..spec(&["unzip"], Custom, false)
+    },
+    Spec {
+        short_args: "",
+        ..spec(&["zip"], Custom, false)
+    },
+    // Fetchers.
+    Spec {
+        short_args: "oTdFHXuAebcDKmwxrECyYzUQtP",
+        long_args: &[
+            "output",
+            "upload-file",
+            "data",
+            "data-binary",
+            "data-raw",
+            "data-urlencode",
+            "data-ascii",
+            "json",
+            "form",
+            "form-string",
+            "header",
+            "request",
+            "user",
+            "user-agent",
+            "referer",
+            "cookie",
+            "cookie-jar",
+            "dump-header",
+            "config",
+            "max-time",
+            "write-out",
+            "proxy",
+            "range",
+            "cert",
+            "key",
+            "cacert",
+            "capath",
+            "continue-at",
+            "speed-limit",
+            "speed-time",
+            "time-cond",
+            "proxy-user",
+            "quote",
+            "telnet-option",
+            "url",
+            "output-dir",
+            "retry",
+            "retry-delay",
+            "retry-max-time",
+            "connect-timeout",
+            "resolve",
+            "connect-to",
+            "interface",
+            "limit-rate",
+            "max-filesize",
+            "max-redirs",
+            "netrc-file",
+            "trace",
+            "trace-ascii",
+            "stderr",
+            "libcurl",
+            "etag-save",
+            "etag-compare",
+            "hsts",
+            "alt-svc",
+            "unix-socket",
+            "abstract-unix-socket",
+            "variable",
+            "oauth2-bearer",
+            "proto",
+            "proto-redir",
+            "ciphers",
+            "key-type",
+            "cert-type",
+            "pass",
+            "crlfile",
+            "pinnedpubkey",
+            "preproxy",
+            "proxy-header",
+            "aws-sigv4",
+            "create-file-mode",
+            "expect100-timeout",
+            "happy-eyeballs-timeout-ms",
+            "keepalive-time",
+            "local-port",
+            "mail-from",
+            "mail-rcpt",
+            "mail-auth",
+            "noproxy",
+            "parallel-max",
+            "socks4",
+            "socks4a",
+            "socks5",
+            "socks5-hostname",
+            "tls-max",
+            "tlsuser",
+            "tlspassword",
+            "ftp-port",
+            "krb",
+            "login-options",
+            "sasl-authzid",
+            "service-name",
+            "dns-servers",
+            "doh-url",
+            "ip-tos",
+            "vlan-priority",
+        ],
+        file_opts: &[
+            ("-o", Write),
+            ("--output", Write),
+            ("-T", Read),
+            ("--upload-file", Read),
+            ("-c", Write),
+            ("--cookie-jar", Write),
+            ("-D", Write),
+            ("--dump-header", Write),
+            ("-K", Read),
+            ("--config", Read),
+            ("-E", Read),
+            ("--cert", Read),
+            ("--key", Read),
+            ("--cacert", Read),
+            ("--netrc-file", Read),
+            ("--trace", Write),
+            ("--trace-ascii", Write),
+            ("--stderr", Write),
+            ("--libcurl", Write),
+            ("--etag-save", Write),
+            ("--etag-compare", Read),
+            ("--url", Fetch),
+            ("--output-dir", WriteDir),
+        ],
+        ..spec(&["curl"], Custom, false)
+    },
+    Spec {
+        short_args: "OoaPieUtTwQlARDIXBh",
+        long_args: &[
+            "output-document",
+            "output-file",
+            "append-output",
+            "directory-prefix",
+            "input-file",
+            "post-file",
+            "body-file",
+            "load-cookies",
+            "save-cookies",
+            "user",
+            "password",
+            "http-user",
+            "http-password",
+            "header",
+            "user-agent",
+            "tries",
+            "timeout",
+            "wait",
+            "level",
+            "accept",
+            "reject",
+            "domains",
+            "include-directories",
+            "exclude-directories",
+            "base",
+            "execute",
+            "ca-certificate",
+            "certificate",
+            "private-key",
+            "method",
+            "post-data",
+            "body-data",
+            "referer",
+            "config",
+            "quota",
+            "limit-rate",
+            "waitretry",
+            "bind-address",
+            "dns-timeout",
+            "connect-timeout",
+            "read-timeout",
+            "restrict-file-names",
+            "cut-dirs",
+            "default-page",
+            "adjust-extension",
+            "progress",
+            "accept-regex",
+            "reject-regex",
+            "regex-type",
+            "exclude-domains",
+            "warc-file",
+            "rejected-log",
+            "ca-directory",
+            "crl-file",
+            "ciphers",
+            "secure-protocol",
+            "local-encoding",
+            "remote-encoding",
+            "e-robots",
+        ],
+        file_opts: &[
+            ("-O", Write),
+            ("--output-document", Write),
+            ("-o", Write),
+            ("--output-file", Write),
+            ("-a", Write),
+            ("--append-output", Write),
+            ("-P", WriteDir),
+            ("--directory-prefix", WriteDir),
+            ("-i", Read),
+            ("--input-file", Read),
+            ("--post-file", Read),
+            ("--body-file", Read),
+            ("--load-cookies", Read),
+            ("--save-cookies", Write),
+            ("--ca-certificate", Read),
+            ("--certificate", Read),
+            ("--private-key", Read),
+            ("--config", Read),
+            ("--warc-file", Write),
+            ("--rejected-log", Write),
+        ],
+        ..spec(&["wget", "wget2"], Custom, false)
+    },
+    Spec {
+        short_args: "doixsjkU",
+        long_args: &[
+            "dir",
+            "out",
+            "input-file",
+            "max-connection-per-server",
+            "split",
+            "max-concurrent-downloads",
+            "min-split-size",
+            "user-agent",
+            "header",
+            "save-session",
+            "conf-path",
+            "log",
+            "checksum",
+            "referer",
+            "load-cookies",
+            "save-cookies",
+            "torrent-file",
+            "metalink-file",
+        ],
+        file_opts: &[
+            ("-d", WriteDir),
+            ("--dir", WriteDir),
+            ("-o", Write),
+            ("--out", Write),
+            ("-i", Read),
+            ("--input-file", Read),
+            ("--save-session", Write),
+            ("--conf-path", Read),
+            ("-l", Write),
+            ("--log", Write),
+            ("--load-cookies", Read),
+            ("--save-cookies", Write),
+            ("-T", Read),
+            ("--torrent-file", Read),
+            ("-M", Read),
+            ("--metalink-file", Read),
+        ],
+        ..spec(&["aria2c"], Custom, false)
+    },
+    Spec {
+        short_args: "oaApsv",
+        long_args: &[
+            "output",
+            "session",
+            "session-read-only",
+            "auth",
+            "auth-type",
+            "verify",
+            "cert",
+            "cert-key",
+            "cert-key-pass",
+            "proxy",
+            "timeout",
+            "style",
+            "print",
+            "pretty",
+            "format-options",
+            "boundary",
+            "max-redirects",
+            "max-headers",
+            "default-scheme",
+            "ssl",
+            "ciphers",
+            "history-print",
+            "unsorted",
+            "response-charset",
+            "response-mime",
+            "raw",
+        ],
+        file_opts: &[
+            ("-o", Write),
+            ("--output", Write),
+            ("--session", Write),
+            ("--session-read-only", Read),
+            ("--cert", Read),
+            ("--cert-key", Read),
+        ],
+        ..spec(&["http", "https", "xh", "xhs", "httpie"], Custom, false)
+    },
+    Spec {
+        short_args: "",
+        ..spec(&["git"], Custom, false)
+    },
+    // Commands with no file operands that only read or print.
+    Spec {
+        short_args: "",
+        ..spec(
+            &[
+                "echo",
+                "printf",
+                "pwd",
+                "true",
+                "false",
+                ":",
+                "which",
+                "type",
+                "whereis",
+                "whoami",
+                "id",
+                "uname",
+                "hostname",
+                "date",
+                "printenv",
+                "seq",
+                "expr",
+                "basename",
+                "dirname",
+                "sleep",
+                "cd",
+                "pushd",
+                "popd",
+                "dirs",
+                "ps",
+                "free",
+                "uptime",
+                "df",
+                "nproc",
+                "locale",
+                "tty",
+                "groups",
+                "arch",
+                "cal",
+                "jobs",
+                "help",
+                "lsb_release",
+                "getconf",
+                "tr",
+                "yes",
+                "wait",
+                "hash",
+                "history",
+                "command",
+                "env",
+                "numfmt",
+                "factor",
+                "lscpu",
+                "lsblk",
+                "whatis",
+                "apropos",
+                "man",
+                "info",
+                "tput",
+                "logname",
+                "users",
+                "who",
+                "w",
+                "last",
+                "stty",
+                "shopt",
+                "set",
+                "ulimit",
+                "umask",
+                "bc",
+                "dc",
+            ],
+            Operands::None,
+            true,
+        )
+    },
+];
+
+/// Looks a command name up.
+pub(crate) fn spec_for(name: &str) -> Option<&'static Spec> {
+    SPECS.iter().find(|s| s.names.contains(&name))
+}
+
+/// Wrappers: commands that run the rest of their arguments as a command.
+/// Each entry: name, short options taking a value, long options taking a
+/// value, and how many leading operands belong to the wrapper.
+pub(crate) static WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
+    ("timeout", "sk", &["signal", "kill-after"], 1),
+    ("nice", "n", &["adjustment"], 0),
+    ("nohup", "", &[], 0),
+    ("stdbuf", "ioe", &["input", "output", "error"], 0),
+    ("time", "fo", &["format", "output"], 0),
+    ("command", "", &[], 0),
+    ("builtin", "", &[], 0),
+    ("exec", "a", &[], 0),
+    ("setsid", "", &[], 0),
+    ("ionice", "cnp", &["class", "classdata", "pid"], 0),
+    ("chrt", "", &[], 1),
+    ("taskset", "", &["cpu-list"], 1),
+    ("caffeinate", "tw", &[], 0),
+    ("unbuffer", "", &[], 0),
+    (
+        "sudo",
+        "ugCDhpPrtTUR",
+        &[
+            "user",
+            "group",
+            "close-from",
+            "chdir",
+            "host",
+            "prompt",
+            "role",
+            "type",
+            "other-user",
+            "command-timeout",
+            "chroot",
+        ],
+        0,
+    ),
+    ("doas", "uC", &[], 0),
+    ("pkexec", "", &["user"], 0),
+    (
+        "run0",
+        "u",
+        &[
+            "user",
+            "property",
+            "description",
+            "slice",
+            "setenv",
+            "chdir",
+        ],
+        0,
+    ),
+];
+
+/// Commands that need privilege escalation: always a hard deny.
+pub(crate) const PRIVILEGE: &[&str] = &["sudo", "doas", "su", "pkexec", "run0", "runuser"];
+
+/// Shells: `-c SCRIPT` and their standard input are scripts analysed here.
+pub(crate) const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "rbash",
+];
+
+/// Other interpreters: their programs are not analysed, but one fetched
+/// from the network is download-and-execute.
+pub(crate) const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "lua",
+    "tclsh",
+    "pwsh",
+    "powershell",
+    "osascript",
+    "deno",
+    "bun",
+    "Rscript",
+    "julia",
+    "groovy",
+    "jshell",
+];
+
+/// Programs that fetch from the network.
+pub(crate) const FETCHERS: &[&str] = &[
+    "curl", "wget", "wget2", "fetch", "http", "https", "xh", "xhs", "aria2c", "lynx", "links",
+    "w3m", "nc", "ncat", "netcat", "socat", "scp", "sftp", "ftp", "tftp", "rsync", "httpie",
+];
+
+/// Variables whose value changes which program runs or injects code into
+/// one: assigning them makes every later command unknown.
+pub(crate) const EXEC_ENV: &[&str] = &[
+    "PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "BASH_ENV",
+    "ENV",
+    "ZDOTDIR",
+    "PROMPT_COMMAND",
+    "PS4",
+    "IFS",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "CDPATH",
+    "HOME",
+    "GLOBIGNORE",
+    "PAGER",
+    "MANPAGER",
+    "GIT_PAGER",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_PROXY_COMMAND",
+    "GIT_TEMPLATE_DIR",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "BROWSER",
+    "TERMINAL",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH",
+    "RUSTC_WRAPPER",
+    "RUSTC",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+    "MAKEFLAGS",
+    "CC",
+    "CXX",
+];
+
+/// `git` subcommands that only read, and the flags that make them write.
+pub(crate) const GIT_READ_ONLY: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "rev-parse",
+    "describe",
+    "ls-files",
+    "ls-tree",
+    "blame",
+    "shortlog",
+    "cat-file",
+    "rev-list",
+    "show-ref",
+    "grep",
+    "whatchanged",
+    "version",
+    "help",
+    "merge-base",
+    "name-rev",
+    "for-each-ref",
+    "count-objects",
+    "check-ignore",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "annotate",
+    "show-branch",
+    "var",
+    "cherry",
+];
+
+/// `git` subcommands that list with no operands (or list flags) and write
+/// with them.
+pub(crate) const GIT_LISTING: &[(&str, &[&str])] = &[
+    (
+        "branch",
+        &[
+            "-a",
+            "-r",
+            "-l",
+            "--list",
+            "-v",
+            "-vv",
+            "--all",
+            "--remotes",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--show-current",
+            "--points-at",
+            "--sort",
+            "--format",
+            "--column",
+            "--no-column",
+            "--color",
+            "--no-color",
+        ],
+    ),
+    (
+        "tag",
+        &[
+            "-l",
+            "--list",
+            "-n",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--sort",
+            "--format",
+            "--column",
+        ],
+    ),
+    ("remote", &["-v", "--verbose", "show", "get-url"]),
+    ("stash", &["list", "show"]),
+    ("reflog", &["show"]),
+    (
+        "config",
+        &[
+            "--get",
+            "--get-all",
+            "--get-regexp",
+            "--list",
+            "-l",
+            "--show-origin",
+            "--show-scope",
+            "get",
+        ],
+    ),
+    ("worktree", &["list"]),
+    ("submodule", &["status", "summary"]),
+];
+
+/// Paths a redirect may write without writing a file.
+pub(crate) const HARMLESS_DEVICES: &[&str] =
+    &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// Commands that switch the machine off.
+pub(crate) const POWER: &[&str] = &["shutdown", "reboot", "poweroff", "halt"];

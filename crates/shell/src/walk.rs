@@ -1,0 +1,1141 @@
+//! The walk over the syntax tree: every simple command, where it runs, what
+//! it touches, and the shapes that span commands (pipelines into shells,
+//! functions that fork themselves).
+//!
+//! INVARIANT: every recursion (subshells, substitutions, nested scripts,
+//! function bodies, commands run by other commands) goes through
+//! [`Walker::deeper`], which stops at `Options::max_depth`.
+
+use std::path::{Path, PathBuf};
+
+use crate::effects::{self, Derived, Nested};
+use crate::hazards;
+use crate::parse;
+use crate::syntax::{AndOrOp, List, Node, Part, RedirTarget, Redirect, Simple, SubKind, Word};
+use crate::tables::{self, Access};
+use crate::words::{self, Arg};
+use crate::wrappers::{self, Script, Step};
+use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unknown};
+
+/// Most glob matches followed for one word.
+const GLOB_LIMIT: usize = 10_000;
+
+/// The directory commands run in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwd {
+    /// Where the script started (`Options::cwd`).
+    Start,
+    /// Changed by `cd`: absolute when `Options::cwd` is set.
+    At(PathBuf),
+    /// Changed to a place that cannot be known.
+    Unknown,
+}
+
+/// Where a command's standard input comes from.
+#[derive(Debug, Clone)]
+enum Stdin {
+    /// The script's own standard input.
+    Inherit,
+    /// The previous stage of a pipeline: its output when that is a literal
+    /// (`echo 'ls' | sh`), and whether a network fetch feeds it.
+    Pipe { text: Option<String>, fetched: bool },
+}
+
+#[derive(Debug, Clone)]
+struct Scope {
+    cwd: Cwd,
+    oldpwd: Option<Cwd>,
+    dir_stack: Vec<Cwd>,
+    wrappers: Vec<Vec<String>>,
+    depth: usize,
+    stdin: Stdin,
+    /// Inside a multi-stage pipeline or a background job.
+    concurrent: bool,
+}
+
+struct FnInfo {
+    name: String,
+    changes_cwd: bool,
+}
+
+pub(crate) struct Walker<'o> {
+    opts: &'o Options,
+    pub out: Analysis,
+    functions: Vec<FnInfo>,
+    /// Functions whose bodies are being walked (to find self-calls).
+    defining: Vec<String>,
+    /// Files written by a network fetch earlier in the script.
+    fetched_files: Vec<String>,
+    /// The script file of the shell about to be emitted (`bash x.sh`).
+    script_file: Option<Arg>,
+    too_deep: bool,
+}
+
+impl<'o> Walker<'o> {
+    pub fn new(opts: &'o Options) -> Self {
+        Walker {
+            opts,
+            out: Analysis::default(),
+            functions: Vec::new(),
+            defining: Vec::new(),
+            fetched_files: Vec::new(),
+            script_file: None,
+            too_deep: false,
+        }
+    }
+
+    /// Analyses a whole script at the top level.
+    pub fn run(&mut self, script: &str) {
+        let mut scope = Scope {
+            cwd: Cwd::Start,
+            oldpwd: None,
+            dir_stack: Vec::new(),
+            wrappers: Vec::new(),
+            depth: 0,
+            stdin: Stdin::Inherit,
+            concurrent: false,
+        };
+        self.script(script, &mut scope, None);
+    }
+
+    fn unknown(&mut self, reason: String, command: Option<usize>) {
+        if !self
+            .out
+            .unknowns
+            .iter()
+            .any(|u| u.reason == reason && u.command == command)
+        {
+            self.out.unknowns.push(Unknown { reason, command });
+        }
+    }
+
+    fn hazard(&mut self, kind: &'static str, reason: String, command: Option<usize>) {
+        if !self.out.hazards.iter().any(|h| {
+            h.kind == kind && (h.reason == reason || (command.is_some() && h.command == command))
+        }) {
+            self.out.hazards.push(Hazard {
+                kind,
+                reason,
+                command,
+            });
+        }
+    }
+
+    /// One level deeper; false (and an `Unknown`, once) past `max_depth`.
+    fn deeper(&mut self, scope: &Scope) -> Option<Scope> {
+        if scope.depth >= self.opts.max_depth {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.unknown(
+                    format!("nesting deeper than {} levels", self.opts.max_depth),
+                    None,
+                );
+            }
+            return None;
+        }
+        let mut inner = scope.clone();
+        inner.depth += 1;
+        Some(inner)
+    }
+
+    fn script(&mut self, text: &str, scope: &mut Scope, command: Option<usize>) {
+        let parsed = parse::parse(text, scope.depth, self.opts.max_depth);
+        for e in parsed.errors {
+            if e.starts_with("nesting deeper") {
+                if self.too_deep {
+                    continue;
+                }
+                self.too_deep = true;
+            }
+            self.unknown(e, command);
+        }
+        self.list(&parsed.list, scope);
+    }
+
+    fn list(&mut self, list: &List, scope: &mut Scope) {
+        for item in &list.items {
+            if item.background {
+                let mut bg = scope.clone();
+                bg.concurrent = true;
+                self.node(&item.node, &mut bg);
+            } else {
+                self.node(&item.node, scope);
+            }
+        }
+    }
+
+    fn node(&mut self, node: &Node, scope: &mut Scope) {
+        match node {
+            Node::Simple(s) => self.simple(s, scope),
+            Node::Pipeline(stages) => self.pipeline(stages, scope),
+            Node::AndOr(first, rest) => {
+                let start = scope.cwd.clone();
+                self.node(first, scope);
+                for (op, next) in rest {
+                    match op {
+                        AndOrOp::And => self.node(next, scope),
+                        AndOrOp::Or => {
+                            let mut alt = scope.clone();
+                            if alt.cwd != start {
+                                // The right side runs when the left failed,
+                                // perhaps before its `cd` happened.
+                                alt.cwd = start.clone();
+                            }
+                            self.node(next, &mut alt);
+                            if !is_exit(next) && alt.cwd != scope.cwd {
+                                self.cwd_unknown(
+                                    scope,
+                                    "the directory depends on which side of `||` ran",
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            Node::Subshell(list) => {
+                if let Some(mut inner) = self.deeper(scope) {
+                    self.list(list, &mut inner);
+                }
+            }
+            Node::Compound {
+                words,
+                bodies,
+                plain,
+            } => {
+                for w in words {
+                    self.subs(w, scope);
+                }
+                let Some(mut inner) = self.deeper(scope) else {
+                    return;
+                };
+                let before = scope.cwd.clone();
+                for body in bodies {
+                    self.list(body, &mut inner);
+                }
+                if inner.cwd != before {
+                    if *plain {
+                        scope.cwd = inner.cwd;
+                        scope.oldpwd = inner.oldpwd;
+                        scope.dir_stack = inner.dir_stack;
+                    } else {
+                        self.cwd_unknown(scope, "`cd` inside a conditional or loop");
+                    }
+                }
+            }
+            Node::Function { name, body } => {
+                let Some(mut inner) = self.deeper(scope) else {
+                    return;
+                };
+                inner.stdin = Stdin::Inherit;
+                inner.concurrent = false;
+                self.defining.push(name.clone());
+                let before = inner.cwd.clone();
+                self.node(body, &mut inner);
+                self.defining.pop();
+                let changes_cwd = inner.cwd != before;
+                self.functions.retain(|f| f.name != *name);
+                self.functions.push(FnInfo {
+                    name: name.clone(),
+                    changes_cwd,
+                });
+            }
+            Node::Redirected(inner, redirects) => {
+                let start = self.out.commands.len();
+                self.node(inner, scope);
+                for r in redirects {
+                    self.redirect(r, scope, None);
+                }
+                // Input redirected into a loop or group that runs a shell
+                // is a script it reads.
+                let _ = start;
+            }
+            Node::Arith(words) => {
+                for w in words {
+                    self.subs(w, scope);
+                }
+            }
+        }
+    }
+
+    fn cwd_unknown(&mut self, scope: &mut Scope, why: &str) {
+        scope.cwd = Cwd::Unknown;
+        self.unknown(format!("working directory unknown: {why}"), None);
+    }
+
+    fn pipeline(&mut self, stages: &[Node], scope: &mut Scope) {
+        let multi = stages.len() > 1;
+        let mut fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
+        let mut upstream: Option<Option<String>> = None;
+        for stage in stages {
+            let mut s = scope.clone();
+            s.concurrent |= multi;
+            if let Some(text) = upstream.take() {
+                s.stdin = Stdin::Pipe { text, fetched };
+            }
+            let start = self.out.commands.len();
+            let output = literal_output(stage);
+            self.node(stage, &mut s);
+            if self.out.commands[start..].iter().any(is_fetcher) {
+                fetched = true;
+            }
+            upstream = Some(output);
+            if !multi {
+                // A single stage runs in this shell: `cd` applies.
+                *scope = Scope {
+                    stdin: scope.stdin.clone(),
+                    concurrent: scope.concurrent,
+                    ..s
+                };
+            }
+        }
+    }
+
+    /// Walks the substitutions inside a word (they run in subshells).
+    fn subs(&mut self, word: &Word, scope: &Scope) {
+        for sub in &word.subs {
+            let Some(mut inner) = self.deeper(scope) else {
+                return;
+            };
+            inner.stdin = Stdin::Inherit;
+            inner.concurrent = sub.kind != SubKind::Command;
+            self.list(&sub.list, &mut inner);
+            for r in &sub.redirects {
+                self.redirect(r, scope, None);
+            }
+        }
+    }
+
+    fn env(&self, scope: &Scope) -> (Option<PathBuf>, bool) {
+        match &scope.cwd {
+            Cwd::Start => (self.opts.cwd.clone(), true),
+            Cwd::At(p) if p.is_absolute() => (Some(p.clone()), true),
+            Cwd::At(p) => (self.opts.cwd.as_ref().map(|c| c.join(p)), true),
+            Cwd::Unknown => (None, false),
+        }
+    }
+
+    fn expand(&mut self, word: &Word, scope: &Scope, dir: Option<&Path>) -> Vec<Arg> {
+        let env = words::Env {
+            home: self.opts.home.as_deref(),
+            glob_dir: dir,
+            glob_limit: GLOB_LIMIT,
+        };
+        let (mut args, note) = words::expand(word, &env);
+        if let Some(note) = note {
+            self.unknown(note, None);
+        }
+        // A process substitution is a pipe, not a file of the tree.
+        if word.parts.len() == 1
+            && matches!(word.parts.first(), Some(Part::Dynamic))
+            && word.subs.len() == 1
+            && word.subs.iter().all(|s| s.kind != SubKind::Command)
+        {
+            for a in &mut args {
+                a.pattern = Some(String::from("<process substitution>"));
+            }
+        }
+        let _ = scope;
+        args
+    }
+
+    fn simple(&mut self, s: &Simple, scope: &mut Scope) {
+        let start = self.out.commands.len();
+        for a in &s.assigns {
+            for v in &a.value {
+                self.subs(v, scope);
+            }
+            if tables::EXEC_ENV.contains(&a.name.as_str()) {
+                self.unknown(
+                    format!("assignment to `{}` changes what later commands run", a.name),
+                    None,
+                );
+            }
+        }
+        let (dir, _) = self.env(scope);
+        let mut args = Vec::new();
+        for w in &s.words {
+            self.subs(w, scope);
+            args.extend(self.expand(w, scope, dir.as_deref()));
+        }
+        for r in &s.redirects {
+            self.redirect_subs(r, scope);
+        }
+        let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
+        if args.is_empty() {
+            for r in &s.redirects {
+                self.redirect(r, scope, None);
+            }
+            return;
+        }
+        self.run_argv(args, Vec::new(), s, scope, sub_fetched, None);
+    }
+
+    /// Strips wrappers from `argv` and analyses what runs.
+    fn run_argv(
+        &mut self,
+        mut argv: Vec<Arg>,
+        mut wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        mut cmd_cwd: Option<Arg>,
+    ) {
+        let mut xargs: Option<Option<String>> = None;
+        let mut privilege = None;
+        loop {
+            let Some(first) = argv.first() else { return };
+            if !first.literal {
+                break;
+            }
+            let name = base_name(&first.text).to_string();
+            if tables::PRIVILEGE.contains(&name.as_str()) && privilege.is_none() {
+                privilege = Some(name.clone());
+            }
+            match wrappers::step(&name, &argv) {
+                Step::Wrapper {
+                    wrapper,
+                    rest,
+                    cwd,
+                    env,
+                    unknown,
+                    xargs: x,
+                } => {
+                    for var in env {
+                        if tables::EXEC_ENV.contains(&var.as_str()) {
+                            self.unknown(
+                                format!("`{name}` sets `{var}`, which changes what runs"),
+                                None,
+                            );
+                        }
+                    }
+                    if let Some(u) = unknown {
+                        self.unknown(u, None);
+                    }
+                    if cwd.is_some() {
+                        cmd_cwd = cwd;
+                    }
+                    if x.is_some() {
+                        xargs = x;
+                    }
+                    wrappers.push(wrapper);
+                    argv = rest;
+                }
+                Step::Shell { wrapper, script } => {
+                    if let Some(p) = privilege.take() {
+                        self.hazard(
+                            "privilege",
+                            format!("`{p}` runs a command with other privileges"),
+                            None,
+                        );
+                    }
+                    let mut w = wrappers.clone();
+                    w.push(wrapper);
+                    if self.shell(&name, script, w, s, scope, sub_fetched, &argv) {
+                        return;
+                    }
+                    break;
+                }
+                Step::None => break,
+            }
+        }
+        self.emit(
+            argv,
+            wrappers,
+            s,
+            scope,
+            sub_fetched,
+            cmd_cwd,
+            xargs,
+            privilege,
+        );
+    }
+
+    /// A shell given a script. Returns true when the script was followed
+    /// (no command is emitted for the shell itself).
+    #[allow(clippy::too_many_arguments)]
+    fn shell(
+        &mut self,
+        name: &str,
+        script: Script,
+        wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        argv: &[Arg],
+    ) -> bool {
+        match script {
+            Script::Text { text, literal } => {
+                if !literal {
+                    let next = Some(self.out.commands.len());
+                    self.unknown(
+                        format!("`{name}` runs a script that is not literal: `{text}`"),
+                        next,
+                    );
+                    return false;
+                }
+                if sub_fetched {
+                    self.hazard(
+                        "download-exec",
+                        format!("`{name}` runs a script fetched from the network"),
+                        None,
+                    );
+                }
+                self.nested(&text, wrappers, scope);
+                for r in &s.redirects {
+                    self.redirect(r, scope, None);
+                }
+                true
+            }
+            Script::File(file) => {
+                self.script_file = Some(file);
+                false
+            }
+            Script::Stdin => {
+                let from_redirect =
+                    s.redirects
+                        .iter()
+                        .rev()
+                        .find_map(|r| match (&r.op[..], &r.target) {
+                            (_, RedirTarget::Heredoc { body, dynamic, .. }) => {
+                                Some((Some(body.clone()), *dynamic))
+                            }
+                            (_, RedirTarget::HereString(w)) => {
+                                let literal =
+                                    !w.parts.iter().any(|p| !matches!(p, Part::Lit { .. }));
+                                let text: String = w
+                                    .parts
+                                    .iter()
+                                    .filter_map(|p| match p {
+                                        Part::Lit { text, .. } => Some(text.as_str()),
+                                        _ => None,
+                                    })
+                                    .collect();
+                                Some((Some(text), !literal))
+                            }
+                            ("<", _) => Some((None, false)),
+                            _ => None,
+                        });
+                match from_redirect {
+                    Some((Some(text), dynamic)) => {
+                        if dynamic {
+                            self.unknown(
+                                format!("`{name}` runs a here-document with expansions"),
+                                None,
+                            );
+                        }
+                        self.nested(&text, wrappers, scope);
+                        for r in &s.redirects {
+                            self.redirect(r, scope, None);
+                        }
+                        true
+                    }
+                    Some((None, _)) => false,
+                    None => match scope.stdin.clone() {
+                        Stdin::Pipe { text, fetched } => {
+                            if fetched && text.is_some() {
+                                self.hazard(
+                                    "download-exec",
+                                    format!("`{name}` runs a script piped from a network fetch"),
+                                    None,
+                                );
+                            }
+                            let next = Some(self.out.commands.len());
+                            match text {
+                                Some(text) => {
+                                    self.nested(&text, wrappers, scope);
+                                    true
+                                }
+                                None => {
+                                    self.unknown(
+                                        format!("`{}` reads its script from a pipe", display(argv)),
+                                        next,
+                                    );
+                                    false
+                                }
+                            }
+                        }
+                        Stdin::Inherit => {
+                            let next = Some(self.out.commands.len());
+                            self.unknown(
+                                format!("`{}` reads commands from standard input", display(argv)),
+                                next,
+                            );
+                            false
+                        }
+                    },
+                }
+            }
+        }
+    }
+
+    fn nested(&mut self, text: &str, wrappers: Vec<Vec<String>>, scope: &mut Scope) {
+        let Some(mut inner) = self.deeper(scope) else {
+            return;
+        };
+        inner.wrappers = wrappers;
+        inner.stdin = Stdin::Inherit;
+        self.script(text, &mut inner, None);
+    }
+
+    fn is_fetched(&self, path: &str) -> bool {
+        let p = path.trim_start_matches("./");
+        self.fetched_files
+            .iter()
+            .any(|f| f.trim_start_matches("./") == p)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        argv: Vec<Arg>,
+        wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        cmd_cwd: Option<Arg>,
+        xargs: Option<Option<String>>,
+        privilege: Option<String>,
+    ) {
+        let idx = self.out.commands.len();
+        let mut all_wrappers = scope.wrappers.clone();
+        all_wrappers.extend(wrappers.iter().cloned());
+        let name = argv
+            .first()
+            .map(|a| base_name(&a.text).to_string())
+            .unwrap_or_default();
+        let literal_name = argv.first().is_some_and(|a| a.literal);
+        self.out.commands.push(Command {
+            argv: argv.iter().map(|a| a.text.clone()).collect(),
+            non_literal: argv
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !a.literal)
+                .map(|(i, _)| i)
+                .collect(),
+            wrappers: all_wrappers.clone(),
+            cwd: match &scope.cwd {
+                Cwd::At(p) => Some(p.clone()),
+                _ => None,
+            },
+            read_only: false,
+            text: s.text.clone(),
+        });
+        if let Some(p) = privilege {
+            self.hazard(
+                "privilege",
+                format!("`{p}` runs a command with other privileges"),
+                Some(idx),
+            );
+        }
+        if !literal_name {
+            let t = argv.first().map(|a| a.text.clone()).unwrap_or_default();
+            self.unknown(format!("command name is not literal: `{t}`"), Some(idx));
+        }
+        if self.defining.contains(&name) && scope.concurrent {
+            self.hazard(
+                "fork-bomb",
+                format!("function `{name}` starts copies of itself"),
+                Some(idx),
+            );
+        }
+        if let Some(f) = self.functions.iter().find(|f| f.name == name) {
+            if f.changes_cwd {
+                self.cwd_unknown(scope, &format!("function `{name}` changes it"));
+            }
+        }
+        if name == "alias"
+            && argv
+                .iter()
+                .skip(1)
+                .any(|a| a.text.contains('=') || !a.literal)
+        {
+            self.unknown(
+                "`alias` defines a command that is not analysed".into(),
+                Some(idx),
+            );
+        }
+        if literal_name && self.is_fetched(&argv[0].text) {
+            self.hazard(
+                "download-exec",
+                format!("`{}` runs a file fetched from the network", argv[0].text),
+                Some(idx),
+            );
+        }
+        if tables::INTERPRETERS.contains(&name.as_str())
+            || tables::SHELLS.contains(&name.as_str())
+            || matches!(name.as_str(), "source" | "." | "eval")
+        {
+            let stdin_fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
+            let runs_fetched_file = argv
+                .iter()
+                .skip(1)
+                .any(|a| a.literal && self.is_fetched(&a.text));
+            if sub_fetched
+                || runs_fetched_file
+                || (stdin_fetched && reads_program_from_stdin(&argv))
+            {
+                self.hazard(
+                    "download-exec",
+                    format!("`{name}` runs a program fetched from the network"),
+                    Some(idx),
+                );
+            }
+        }
+        let mut derive_args: Vec<Arg> = argv.get(1..).unwrap_or_default().to_vec();
+        if matches!(xargs, Some(None)) {
+            derive_args.push(Arg::dynamic("(xargs input)"));
+        }
+        let mut d = if literal_name {
+            effects::derive(&name, &derive_args)
+        } else {
+            Derived::default()
+        };
+        d.found
+            .retain(|f| f.arg.pattern.as_deref() != Some("<process substitution>"));
+        if matches!(name.as_str(), "cd" | "pushd" | "popd") {
+            self.change_dir(&name, &argv, scope, idx);
+        }
+        let (found_haz, unknowns) = hazards::command(
+            &name,
+            &argv,
+            &d,
+            &hazards::Ctx {
+                cwd: self.env(scope).0.as_deref(),
+                home: self.opts.home.as_deref(),
+            },
+        );
+        for (kind, reason) in found_haz {
+            self.hazard(kind, reason, Some(idx));
+        }
+        if !d.unknowns.is_empty() {
+            d.read_only = false;
+        }
+        for u in unknowns.into_iter().chain(d.unknowns.drain(..)) {
+            self.unknown(u, Some(idx));
+        }
+        let effect_cwd = self.effect_cwd(scope, cmd_cwd.as_ref().or(d.cwd.as_ref()));
+        if let Some(file) = self.script_file.take() {
+            if file.pattern.as_deref() != Some("<process substitution>") {
+                d.found.push(effects::Found {
+                    access: Access::Read,
+                    arg: file,
+                    recursive: false,
+                });
+            }
+        }
+        let mut writes = false;
+        let fetcher = tables::FETCHERS.contains(&name.as_str());
+        for f in &d.found {
+            let (kind, delete, recursive) = match f.access {
+                Access::Read => (EffectKind::Read, false, f.recursive),
+                Access::Write => (EffectKind::Write, false, f.recursive),
+                Access::Delete => (EffectKind::Write, true, f.recursive),
+                Access::WriteDir => (EffectKind::Write, false, true),
+                Access::Fetch => (EffectKind::Fetch, false, false),
+            };
+            if kind == EffectKind::Write {
+                writes = true;
+                if fetcher && f.arg.literal {
+                    self.fetched_files.push(f.arg.text.clone());
+                }
+            }
+            self.effect(
+                kind,
+                &f.arg,
+                Origin::Operand,
+                recursive,
+                delete,
+                Some(idx),
+                &effect_cwd,
+            );
+        }
+        for n in std::mem::take(&mut d.nested) {
+            match n {
+                Nested::Argv {
+                    argv: inner,
+                    wrapper,
+                } => {
+                    let Some(mut inner_scope) = self.deeper(scope) else {
+                        continue;
+                    };
+                    let mut w = wrappers.clone();
+                    w.push(wrapper);
+                    self.run_argv(inner, w, s, &mut inner_scope, false, None);
+                }
+                Nested::Script {
+                    text,
+                    literal,
+                    wrapper,
+                } => {
+                    let mut w = all_wrappers.clone();
+                    w.push(wrapper);
+                    if literal {
+                        self.nested(&text, w, scope);
+                    } else {
+                        self.unknown(
+                            format!("`{name}` runs a script that is not literal: `{text}`"),
+                            Some(idx),
+                        );
+                    }
+                }
+            }
+        }
+        for r in &s.redirects {
+            if self.redirect(r, scope, Some(idx)) {
+                writes = true;
+            }
+        }
+        if let Some(c) = self.out.commands.get_mut(idx) {
+            c.read_only = literal_name && d.read_only && !writes;
+        }
+    }
+
+    fn effect_cwd(&self, scope: &Scope, extra: Option<&Arg>) -> Option<Option<PathBuf>> {
+        let base = match &scope.cwd {
+            Cwd::Start => None,
+            Cwd::At(p) => Some(p.clone()),
+            Cwd::Unknown => return None,
+        };
+        match extra {
+            None => Some(base),
+            Some(a) if !a.literal => None,
+            Some(a) => {
+                let p = self.dir_path(&a.text, base.as_deref());
+                Some(Some(p))
+            }
+        }
+    }
+
+    /// `text` (a directory as written) made absolute against `base` or
+    /// the starting directory, lexically.
+    fn dir_path(&self, text: &str, base: Option<&Path>) -> PathBuf {
+        let joined = if let Some(rest) = text
+            .strip_prefix('~')
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+        {
+            match &self.opts.home {
+                Some(h) => h.join(rest.trim_start_matches('/')),
+                None => PathBuf::from(text),
+            }
+        } else if Path::new(text).is_absolute() {
+            PathBuf::from(text)
+        } else {
+            match base
+                .map(Path::to_path_buf)
+                .or_else(|| self.opts.cwd.clone())
+            {
+                Some(b) => b.join(text),
+                None => PathBuf::from(text),
+            }
+        };
+        hazards::normalize(&joined)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn effect(
+        &mut self,
+        kind: EffectKind,
+        arg: &Arg,
+        origin: Origin,
+        recursive: bool,
+        delete: bool,
+        command: Option<usize>,
+        cwd: &Option<Option<PathBuf>>,
+    ) {
+        let relative = !(arg.text.starts_with('/') || arg.text.starts_with('~'));
+        let cwd_known = cwd.is_some();
+        let literal = arg.literal && (kind == EffectKind::Fetch || !relative || cwd_known);
+        if kind == EffectKind::Write {
+            if let Some((k, reason)) = hazards::device_write(&arg.text) {
+                self.hazard(k, reason, command);
+            }
+        }
+        self.out.effects.push(Effect {
+            kind,
+            target: arg.text.clone(),
+            cwd: cwd.clone().flatten(),
+            origin,
+            recursive,
+            delete,
+            literal,
+            command,
+        });
+    }
+
+    fn redirect_subs(&mut self, r: &Redirect, scope: &Scope) {
+        match &r.target {
+            RedirTarget::Word(w) | RedirTarget::HereString(w) => self.subs(w, scope),
+            RedirTarget::Heredoc { subs, .. } => {
+                let w = Word {
+                    subs: subs.clone(),
+                    ..Word::default()
+                };
+                self.subs(&w, scope);
+            }
+        }
+    }
+
+    /// The effect of a redirect; true when it writes a file.
+    fn redirect(&mut self, r: &Redirect, scope: &Scope, command: Option<usize>) -> bool {
+        if command.is_none() {
+            self.redirect_subs(r, scope);
+        }
+        let RedirTarget::Word(w) = &r.target else {
+            return false;
+        };
+        let op = r.op.as_str();
+        let (dir, _) = self.env(scope);
+        let args = self.expand(w, scope, dir.as_deref());
+        let Some(arg) = args.first() else {
+            return false;
+        };
+        if args.len() > 1 {
+            self.unknown(
+                format!("redirect target `{}` expands to several words", w.text),
+                command,
+            );
+        }
+        let dup = matches!(op, ">&" | "<&")
+            && (arg.text == "-"
+                || arg.text.chars().all(|c| c.is_ascii_digit())
+                || arg.text.ends_with('-'));
+        if dup || op.is_empty() {
+            return false;
+        }
+        let kind = match op {
+            "<" | "<&" => EffectKind::Read,
+            _ => EffectKind::Write,
+        };
+        let cwd = self.effect_cwd(scope, None);
+        if let Some(rest) = arg
+            .text
+            .strip_prefix("/dev/tcp/")
+            .or_else(|| arg.text.strip_prefix("/dev/udp/"))
+        {
+            let proto = if arg.text.starts_with("/dev/tcp/") {
+                "tcp"
+            } else {
+                "udp"
+            };
+            let url = match rest.split_once('/') {
+                Some((host, port)) => format!("{proto}://{host}:{port}"),
+                None => format!("{proto}://{rest}"),
+            };
+            self.effect(
+                EffectKind::Fetch,
+                &Arg {
+                    text: url,
+                    ..arg.clone()
+                },
+                Origin::Redirect,
+                false,
+                false,
+                command,
+                &cwd,
+            );
+            return false;
+        }
+        if arg.literal
+            && (tables::HARMLESS_DEVICES.contains(&arg.text.as_str())
+                || arg
+                    .text
+                    .strip_prefix("/dev/fd/")
+                    .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+        {
+            return false;
+        }
+        if op == "<>" {
+            self.effect(
+                EffectKind::Read,
+                arg,
+                Origin::Redirect,
+                false,
+                false,
+                command,
+                &cwd,
+            );
+        }
+        self.effect(kind, arg, Origin::Redirect, false, false, command, &cwd);
+        kind == EffectKind::Write
+    }
+
+    fn change_dir(&mut self, name: &str, argv: &[Arg], scope: &mut Scope, idx: usize) {
+        let operands: Vec<&Arg> = argv
+            .iter()
+            .skip(1)
+            .filter(|a| {
+                !(a.literal
+                    && a.text.starts_with('-')
+                    && a.text.len() > 1
+                    && !a.text[1..].starts_with(|c: char| c.is_ascii_digit()))
+            })
+            .collect();
+        let target = match (name, operands.first()) {
+            ("popd", _) => match scope.dir_stack.pop() {
+                Some(d) => d,
+                None => Cwd::Unknown,
+            },
+            ("cd", None) => match &self.opts.home {
+                Some(h) => Cwd::At(h.clone()),
+                None => Cwd::Unknown,
+            },
+            (_, None) => match scope.dir_stack.pop() {
+                Some(d) => {
+                    scope.dir_stack.push(scope.cwd.clone());
+                    d
+                }
+                None => Cwd::Unknown,
+            },
+            (_, Some(a)) if a.literal && a.text == "-" => {
+                scope.oldpwd.clone().unwrap_or(Cwd::Unknown)
+            }
+            (_, Some(a)) if a.literal && !a.text.starts_with('+') => {
+                let base = match &scope.cwd {
+                    Cwd::At(p) => Some(p.clone()),
+                    Cwd::Start => None,
+                    Cwd::Unknown => {
+                        if !Path::new(&a.text).is_absolute() && !a.text.starts_with('~') {
+                            scope.oldpwd = Some(scope.cwd.clone());
+                            return;
+                        }
+                        None
+                    }
+                };
+                Cwd::At(self.dir_path(&a.text, base.as_deref()))
+            }
+            (_, Some(a)) => {
+                let t = a.text.clone();
+                self.unknown(
+                    format!("`{name}` to a directory that is not literal: `{t}`"),
+                    Some(idx),
+                );
+                scope.oldpwd = Some(scope.cwd.clone());
+                scope.cwd = Cwd::Unknown;
+                return;
+            }
+        };
+        if name == "pushd" && !operands.is_empty() {
+            scope.dir_stack.push(scope.cwd.clone());
+        }
+        if target == Cwd::Unknown && scope.cwd != Cwd::Unknown {
+            self.unknown(
+                format!("`{name}` leaves the working directory unknown"),
+                Some(idx),
+            );
+        }
+        scope.oldpwd = Some(scope.cwd.clone());
+        scope.cwd = target;
+    }
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn display(argv: &[Arg]) -> String {
+    argv.iter()
+        .map(|a| a.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_fetcher(c: &Command) -> bool {
+    c.argv
+        .first()
+        .is_some_and(|a| tables::FETCHERS.contains(&base_name(a)))
+}
+
+fn is_exit(node: &Node) -> bool {
+    match node {
+        Node::Simple(s) => s
+            .words
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "exit" | "return")),
+        Node::Compound { bodies, .. } => bodies
+            .last()
+            .and_then(|b| b.items.last())
+            .is_some_and(|i| is_exit(&i.node)),
+        _ => false,
+    }
+}
+
+/// An interpreter with no program argument reads its program from stdin.
+fn reads_program_from_stdin(argv: &[Arg]) -> bool {
+    let mut args = argv.iter().skip(1);
+    while let Some(a) = args.next() {
+        let t = a.text.as_str();
+        if t == "-" {
+            return true;
+        }
+        if !a.literal || !t.starts_with('-') {
+            return false;
+        }
+        if matches!(
+            t,
+            "-c" | "-e" | "-E" | "-m" | "-p" | "-r" | "--eval" | "--print" | "-Command" | "-File"
+        ) {
+            return false;
+        }
+        if matches!(t, "-W" | "-X" | "-I" | "-M" | "-o" | "-O") {
+            args.next();
+        }
+    }
+    true
+}
+
+/// What a pipeline stage writes to its standard output, when that is a
+/// literal (`echo 'ls'`, `cat <<'EOF'`), for a shell that reads it.
+fn literal_output(node: &Node) -> Option<String> {
+    let Node::Simple(s) = node else { return None };
+    let words: Vec<String> = s
+        .words
+        .iter()
+        .map(|w| {
+            let mut out = String::new();
+            for p in &w.parts {
+                match p {
+                    Part::Lit { text, .. } => out.push_str(text),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    match words.first().map(String::as_str) {
+        Some("echo") => {
+            let rest: Vec<&String> = words.iter().skip(1).collect();
+            if rest.first().is_some_and(|w| w.starts_with('-')) {
+                return None;
+            }
+            Some(
+                rest.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    + "\n",
+            )
+        }
+        Some("printf") if words.len() == 2 && !words[1].contains(['%', '\\']) => {
+            Some(words[1].clone())
+        }
+        Some("cat") if words.len() == 1 => s.redirects.iter().rev().find_map(|r| match &r.target {
+            RedirTarget::Heredoc {
+                body,
+                dynamic: false,
+                ..
+            } => Some(body.clone()),
+            RedirTarget::HereString(w) => {
+                let mut out = String::new();
+                for p in &w.parts {
+                    match p {
+                        Part::Lit { text, .. } => out.push_str(text),
+                        _ => return None,
+                    }
+                }
+                Some(out + "\n")
+            }
+            _ => None,
+        }),
+        _ => None,
+    }
+}

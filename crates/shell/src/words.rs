@@ -1,0 +1,342 @@
+//! From a parsed word to the arguments a command receives: quote removal,
+//! tilde and `$HOME`, brace expansion and globbing, and which results are
+//! not literal.
+
+use std::path::Path;
+
+use crate::glob;
+use crate::syntax::{Part, Word};
+
+/// More words than this from one brace expression are not followed.
+const BRACE_LIMIT: usize = 1024;
+
+/// One argument as the command will receive it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Arg {
+    /// The unquoted value; for a non-literal word, its source text.
+    pub text: String,
+    /// False when the value is only known when the command runs.
+    pub literal: bool,
+    /// The glob pattern this argument was expanded from, unquoted.
+    pub pattern: Option<String>,
+    /// The argument stands for everything beneath it (`find DIR -exec .. {}`).
+    pub beneath: bool,
+}
+
+impl Arg {
+    /// A literal argument.
+    pub fn lit(text: impl Into<String>) -> Arg {
+        Arg {
+            text: text.into(),
+            literal: true,
+            pattern: None,
+            beneath: false,
+        }
+    }
+
+    /// An argument whose value is not known.
+    pub fn dynamic(text: impl Into<String>) -> Arg {
+        Arg {
+            literal: false,
+            ..Arg::lit(text)
+        }
+    }
+}
+
+/// What expansion needs to know about the environment.
+pub(crate) struct Env<'a> {
+    pub home: Option<&'a Path>,
+    /// The directory globs are expanded in; `None` when unknown or disabled.
+    pub glob_dir: Option<&'a Path>,
+    pub glob_limit: usize,
+}
+
+/// A character and whether it was quoted.
+type QChar = (char, bool);
+
+/// Expands a word; also returns why a part could not be followed, if so.
+pub(crate) fn expand(word: &Word, env: &Env<'_>) -> (Vec<Arg>, Option<String>) {
+    let Some(chars) = literal_chars(word, env.home) else {
+        return (vec![Arg::dynamic(word.text.clone())], None);
+    };
+    // Tilde: `~` and `~/..` are the home directory (kept as written: the
+    // policy resolves it); `~user`, `~+`, `~-` are not known here.
+    let tilde_end = chars
+        .iter()
+        .position(|&(c, q)| c == '/' && !q)
+        .unwrap_or(chars.len());
+    if matches!(chars.first(), Some(('~', false))) && tilde_end > 1 {
+        return (vec![Arg::dynamic(word.text.clone())], None);
+    }
+    let variants = match brace_expand(&chars) {
+        Some(v) => v,
+        None => {
+            return (
+                vec![Arg::dynamic(word.text.clone())],
+                Some(format!("brace expansion of `{}` is too large", word.text)),
+            );
+        }
+    };
+    let mut out = Vec::new();
+    let mut note = None;
+    for variant in variants {
+        let text: String = variant.iter().map(|&(c, _)| c).collect();
+        if !has_glob(&variant) {
+            out.push(Arg::lit(text));
+            continue;
+        }
+        let Some(dir) = env.glob_dir else {
+            out.push(Arg {
+                pattern: Some(text.clone()),
+                ..Arg::dynamic(text)
+            });
+            continue;
+        };
+        match glob::expand(&variant, dir, env.home, env.glob_limit) {
+            Ok(matches) if matches.is_empty() => out.push(Arg {
+                pattern: Some(text.clone()),
+                ..Arg::lit(text)
+            }),
+            Ok(matches) => out.extend(matches.into_iter().map(|m| Arg {
+                pattern: Some(text.clone()),
+                ..Arg::lit(m)
+            })),
+            Err(e) => {
+                note = Some(format!("glob `{text}`: {e}"));
+                out.push(Arg {
+                    pattern: Some(text.clone()),
+                    ..Arg::dynamic(text)
+                });
+            }
+        }
+    }
+    (out, note)
+}
+
+/// The word's characters with their quoting, when every part is known.
+fn literal_chars(word: &Word, home: Option<&Path>) -> Option<Vec<QChar>> {
+    if word.parts.is_empty() {
+        return if word.text.is_empty() {
+            Some(Vec::new())
+        } else {
+            None
+        };
+    }
+    let mut chars = Vec::new();
+    for part in &word.parts {
+        match part {
+            Part::Lit { text, quoted } => chars.extend(text.chars().map(|c| (c, *quoted))),
+            Part::Param(name) if name == "HOME" => {
+                let home = home?.to_str()?;
+                chars.extend(home.chars().map(|c| (c, true)));
+            }
+            Part::Param(_) | Part::Dynamic => return None,
+        }
+    }
+    Some(chars)
+}
+
+/// Unquoted `*`, `?`, or `[` with a closing `]`.
+pub(crate) fn has_glob(chars: &[QChar]) -> bool {
+    chars.iter().enumerate().any(|(i, &(c, q))| {
+        !q && (c == '*'
+            || c == '?'
+            || (c == '['
+                && chars
+                    .get(i + 1..)
+                    .is_some_and(|rest| rest.iter().skip(1).any(|&(c, q)| c == ']' && !q))))
+    })
+}
+
+/// Bash brace expansion (`{a,b}`, `{1..3}`, `{a..c}`), outermost first;
+/// `None` past [`BRACE_LIMIT`] results.
+fn brace_expand(chars: &[QChar]) -> Option<Vec<Vec<QChar>>> {
+    let mut done = Vec::new();
+    let mut todo = vec![chars.to_vec()];
+    let mut steps = 0usize;
+    while let Some(item) = todo.pop() {
+        steps += 1;
+        if steps > BRACE_LIMIT * 4 || done.len() + todo.len() > BRACE_LIMIT {
+            return None;
+        }
+        match find_brace(&item) {
+            None => done.push(item),
+            Some((open, close, alternatives)) => {
+                if done.len() + todo.len() + alternatives.len() > BRACE_LIMIT {
+                    return None;
+                }
+                for alt in alternatives.into_iter().rev() {
+                    let mut next = item[..open].to_vec();
+                    next.extend(alt);
+                    next.extend_from_slice(&item[close + 1..]);
+                    todo.push(next);
+                }
+            }
+        }
+    }
+    Some(done)
+}
+
+/// The first brace expression in `chars`: its bounds and alternatives.
+fn find_brace(chars: &[QChar]) -> Option<(usize, usize, Vec<Vec<QChar>>)> {
+    let mut start = 0;
+    while let Some(rel) = chars[start..].iter().position(|&(c, q)| c == '{' && !q) {
+        let open = start + rel;
+        // `${` is a parameter, never a brace expression.
+        let after_dollar = open > 0 && chars[open - 1] == ('$', false);
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (i, &(c, q)) in chars.iter().enumerate().skip(open) {
+            if q {
+                continue;
+            }
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                ',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+        let close = close?;
+        if !after_dollar {
+            if !commas.is_empty() {
+                let mut alts = Vec::new();
+                let mut from = open + 1;
+                for &comma in &commas {
+                    alts.push(chars[from..comma].to_vec());
+                    from = comma + 1;
+                }
+                alts.push(chars[from..close].to_vec());
+                return Some((open, close, alts));
+            }
+            if let Some(seq) = sequence(&chars[open + 1..close]) {
+                return Some((open, close, seq));
+            }
+        }
+        start = open + 1;
+    }
+    None
+}
+
+/// `1..5`, `a..e`, `1..10..2`.
+fn sequence(inner: &[QChar]) -> Option<Vec<Vec<QChar>>> {
+    if inner.iter().any(|&(_, q)| q) {
+        return None;
+    }
+    let text: String = inner.iter().map(|&(c, _)| c).collect();
+    let mut pieces = text.split("..");
+    let (a, b) = (pieces.next()?, pieces.next()?);
+    let step: i64 = match pieces.next() {
+        Some(s) => s.parse().ok()?,
+        None => 1,
+    };
+    if pieces.next().is_some() {
+        return None;
+    }
+    let step = step.unsigned_abs().max(1);
+    let as_chars = |s: String| s.chars().map(|c| (c, true)).collect::<Vec<QChar>>();
+    if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
+        let count = x.abs_diff(y) / step + 1;
+        if count > BRACE_LIMIT as u64 {
+            return Some(vec![Vec::new(); BRACE_LIMIT + 1]);
+        }
+        let mut out = Vec::new();
+        let mut v = x;
+        for _ in 0..count {
+            out.push(as_chars(v.to_string()));
+            v = if x <= y {
+                v.saturating_add(step as i64)
+            } else {
+                v.saturating_sub(step as i64)
+            };
+        }
+        return Some(out);
+    }
+    let (mut ca, mut cb) = (a.chars(), b.chars());
+    if let (Some(x), None, Some(y), None) = (ca.next(), ca.next(), cb.next(), cb.next()) {
+        if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() {
+            let (x, y) = (x as u32, y as u32);
+            let mut out = Vec::new();
+            let mut v = x;
+            loop {
+                out.push(as_chars(
+                    char::from_u32(v).map(String::from).unwrap_or_default(),
+                ));
+                if v == y {
+                    break;
+                }
+                let next = if x <= y {
+                    v.checked_add(step as u32)
+                } else {
+                    v.checked_sub(step as u32)
+                };
+                match next {
+                    Some(n) if (x <= y && n <= y) || (x > y && n >= y) => v = n,
+                    _ => break,
+                }
+            }
+            return Some(out);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(s: &str) -> Vec<QChar> {
+        s.chars().map(|c| (c, false)).collect()
+    }
+
+    fn strings(v: Vec<Vec<QChar>>) -> Vec<String> {
+        v.into_iter()
+            .map(|w| w.into_iter().map(|(c, _)| c).collect())
+            .collect()
+    }
+
+    #[test]
+    fn braces() {
+        assert_eq!(
+            strings(brace_expand(&lit("a{b,c}d")).unwrap()),
+            ["abd", "acd"]
+        );
+        assert_eq!(
+            strings(brace_expand(&lit("f{,.bak}")).unwrap()),
+            ["f", "f.bak"]
+        );
+        assert_eq!(
+            strings(brace_expand(&lit("{1..3}")).unwrap()),
+            ["1", "2", "3"]
+        );
+        assert_eq!(
+            strings(brace_expand(&lit("{a..c}")).unwrap()),
+            ["a", "b", "c"]
+        );
+        assert_eq!(strings(brace_expand(&lit("{/,x}")).unwrap()), ["/", "x"]);
+        assert_eq!(strings(brace_expand(&lit("{a}")).unwrap()), ["{a}"]);
+        assert_eq!(strings(brace_expand(&lit("${x}")).unwrap()), ["${x}"]);
+        assert!(brace_expand(&lit("{1..100000}")).is_none());
+        assert!(
+            brace_expand(&lit(
+                "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+            ))
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn globs() {
+        assert!(has_glob(&lit("*.txt")));
+        assert!(has_glob(&lit("[ab].c")));
+        assert!(!has_glob(&lit("[ab")));
+        assert!(!has_glob(&[('*', true)]));
+    }
+}

@@ -1,0 +1,464 @@
+//! Commands that run other commands: wrappers (`timeout 5 cmd`, `env X=1
+//! cmd`, `xargs cmd`, `sudo cmd`) and shells given a script (`bash -c`,
+//! `eval`, `su -c`, `watch`).
+
+use crate::tables;
+use crate::words::Arg;
+
+/// Where a shell's script comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Script {
+    /// Given as an argument (`-c SCRIPT`, `eval ARGS`).
+    Text { text: String, literal: bool },
+    /// Read from standard input (`bash`, `bash -s`, `sh -`).
+    Stdin,
+    /// Read from a file (`bash script.sh`).
+    File(Arg),
+}
+
+/// What one step of unwrapping found.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// A wrapper around the command in `rest`.
+    Wrapper {
+        wrapper: Vec<String>,
+        rest: Vec<Arg>,
+        /// `env -C DIR`.
+        cwd: Option<Arg>,
+        /// Variables `env` sets (`env PATH=.. cmd`).
+        env: Vec<String>,
+        /// Why part of the wrapper cannot be followed.
+        unknown: Option<String>,
+        /// `xargs`: the command gets more operands from its input; the
+        /// word that marks where they go (`-I {}`), if any.
+        xargs: Option<Option<String>>,
+    },
+    /// A shell that runs `script`.
+    Shell {
+        wrapper: Vec<String>,
+        script: Script,
+    },
+    /// Not a wrapper (or a wrapper with nothing to run).
+    None,
+}
+
+fn texts(args: &[Arg]) -> Vec<String> {
+    args.iter().map(|a| a.text.clone()).collect()
+}
+
+/// Looks at `argv` (name first) and returns what it wraps, if anything.
+pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
+    if let Some(&(_, short, long, leading)) = tables::WRAPPERS.iter().find(|(n, ..)| *n == name) {
+        return simple_wrapper(name, argv, short, long, leading);
+    }
+    match name {
+        "env" => env(argv),
+        "xargs" => xargs(argv),
+        "busybox" => match argv.get(1) {
+            Some(_) => Step::Wrapper {
+                wrapper: vec![argv[0].text.clone()],
+                rest: argv[1..].to_vec(),
+                cwd: None,
+                env: Vec::new(),
+                unknown: None,
+                xargs: None,
+            },
+            None => Step::None,
+        },
+        "eval" => {
+            let args = &argv[1..];
+            if args.is_empty() {
+                return Step::None;
+            }
+            Step::Shell {
+                wrapper: vec![argv[0].text.clone()],
+                script: joined(args),
+            }
+        }
+        "trap" => match argv.get(1) {
+            Some(a) if !(a.literal && (a.text.starts_with('-') || a.text.is_empty())) => {
+                Step::Shell {
+                    wrapper: vec![argv[0].text.clone()],
+                    script: Script::Text {
+                        text: a.text.clone(),
+                        literal: a.literal,
+                    },
+                }
+            }
+            _ => Step::None,
+        },
+        "su" => su(argv),
+        "watch" => watch(argv),
+        _ if tables::SHELLS.contains(&name) => shell(argv),
+        _ => Step::None,
+    }
+}
+
+fn joined(args: &[Arg]) -> Script {
+    Script::Text {
+        text: args
+            .iter()
+            .map(|a| a.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        literal: args.iter().all(|a| a.literal),
+    }
+}
+
+fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading: usize) -> Step {
+    let mut i = 1;
+    while let Some(a) = argv.get(i) {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        i += 1;
+        if t == "--" {
+            break;
+        }
+        if name == "command" && (t.contains('v') || t.contains('V')) {
+            // `command -v x` looks a name up; it runs nothing.
+            return Step::None;
+        }
+        if let Some(l) = t.strip_prefix("--") {
+            if !l.contains('=') && long.contains(&l) {
+                i += 1;
+            }
+            continue;
+        }
+        let cluster: Vec<char> = t.chars().skip(1).collect();
+        if let Some(pos) = cluster.iter().position(|c| short.contains(*c)) {
+            if pos + 1 == cluster.len() {
+                i += 1;
+            }
+        }
+    }
+    // `nice -5 cmd` and `chrt 10 cmd`-style leading operands.
+    let end = (i + leading).min(argv.len());
+    if end >= argv.len() {
+        return Step::None;
+    }
+    Step::Wrapper {
+        wrapper: texts(&argv[..end]),
+        rest: argv[end..].to_vec(),
+        cwd: None,
+        env: Vec::new(),
+        unknown: None,
+        xargs: None,
+    }
+}
+
+fn env(argv: &[Arg]) -> Step {
+    let mut i = 1;
+    let mut cwd = None;
+    let mut vars = Vec::new();
+    let mut unknown = None;
+    let mut prefix: Vec<Arg> = Vec::new();
+    while let Some(a) = argv.get(i) {
+        let t = a.text.as_str();
+        if !a.literal {
+            break;
+        }
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        let value_of = |i: usize, attached: &str| -> (Option<Arg>, usize) {
+            if attached.is_empty() {
+                (argv.get(i + 1).cloned(), 2)
+            } else {
+                (
+                    Some(Arg {
+                        text: attached.to_string(),
+                        ..a.clone()
+                    }),
+                    1,
+                )
+            }
+        };
+        if let Some(rest) = t
+            .strip_prefix("--chdir")
+            .map(|r| r.trim_start_matches('='))
+            .or_else(|| t.strip_prefix("-C"))
+        {
+            let (v, n) = value_of(i, rest);
+            cwd = v;
+            i += n;
+        } else if let Some(rest) = t
+            .strip_prefix("--unset")
+            .map(|r| r.trim_start_matches('='))
+            .or_else(|| t.strip_prefix("-u"))
+        {
+            let (_, n) = value_of(i, rest);
+            i += n;
+        } else if let Some(rest) = t
+            .strip_prefix("--split-string")
+            .map(|r| r.trim_start_matches('='))
+            .or_else(|| t.strip_prefix("-S"))
+        {
+            let (v, n) = value_of(i, rest);
+            i += n;
+            match v {
+                Some(v) if v.literal => match shell_words::split(&v.text) {
+                    Ok(words) => prefix.extend(words.into_iter().map(Arg::lit)),
+                    Err(_) => unknown = Some(format!("`env -S {}` cannot be split", v.text)),
+                },
+                Some(v) => unknown = Some(format!("`env -S` string is not literal: `{}`", v.text)),
+                None => {}
+            }
+        } else if t.starts_with("-P") {
+            let (_, n) = value_of(i, t.trim_start_matches("-P"));
+            i += n;
+            unknown = Some("`env -P` changes where programs are found".into());
+        } else if t.starts_with('-') && t != "-" {
+            i += 1;
+        } else if let Some((name, _)) = t.split_once('=') {
+            vars.push(name.to_string());
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    // Assignments may also follow `-S`-split words and options.
+    while let Some(a) = argv.get(i) {
+        match a.text.split_once('=') {
+            Some((name, _)) if a.literal && crate::parse::is_name(name) => {
+                vars.push(name.to_string());
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    let mut rest = prefix;
+    rest.extend(argv.get(i..).unwrap_or_default().iter().cloned());
+    if rest.is_empty() {
+        return Step::None;
+    }
+    Step::Wrapper {
+        wrapper: texts(&argv[..i.min(argv.len())]),
+        rest,
+        cwd,
+        env: vars,
+        unknown,
+        xargs: None,
+    }
+}
+
+fn xargs(argv: &[Arg]) -> Step {
+    let mut i = 1;
+    let mut replace = None;
+    let mut unknown = None;
+    while let Some(a) = argv.get(i) {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') {
+            break;
+        }
+        i += 1;
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let takes = [
+                "arg-file",
+                "delimiter",
+                "eof",
+                "replace",
+                "max-lines",
+                "max-args",
+                "max-procs",
+                "max-chars",
+                "process-slot-var",
+            ];
+            let value = match value {
+                Some(v) => Some(v),
+                None if takes.contains(&name) && name != "replace" && name != "eof" => {
+                    i += 1;
+                    argv.get(i - 1).map(|a| a.text.clone())
+                }
+                None => None,
+            };
+            if name == "replace" {
+                replace = Some(value.unwrap_or_else(|| "{}".into()));
+            }
+            if name == "arg-file" {
+                unknown = Some("`xargs` reads its arguments from a file".into());
+            }
+            continue;
+        }
+        let c = t.chars().nth(1).unwrap_or(' ');
+        let attached: String = t.chars().skip(2).collect();
+        match c {
+            'I' | 'a' | 'd' | 'E' | 'L' | 'n' | 'P' | 's' => {
+                let value = if attached.is_empty() {
+                    i += 1;
+                    argv.get(i - 1).map(|a| a.text.clone())
+                } else {
+                    Some(attached)
+                };
+                if c == 'I' {
+                    replace = value;
+                } else if c == 'a' {
+                    unknown = Some("`xargs` reads its arguments from a file".into());
+                }
+            }
+            'i' => {
+                replace = Some(if attached.is_empty() {
+                    "{}".into()
+                } else {
+                    attached
+                })
+            }
+            _ => {}
+        }
+    }
+    let mut rest: Vec<Arg> = argv.get(i..).unwrap_or_default().to_vec();
+    if rest.is_empty() {
+        rest.push(Arg::lit("echo"));
+    }
+    if let Some(r) = &replace {
+        for a in rest.iter_mut().skip(1) {
+            if a.text.contains(r.as_str()) {
+                a.literal = false;
+            }
+        }
+    }
+    Step::Wrapper {
+        wrapper: texts(&argv[..i.min(argv.len())]),
+        rest,
+        cwd: None,
+        env: Vec::new(),
+        unknown,
+        xargs: Some(replace),
+    }
+}
+
+fn shell(argv: &[Arg]) -> Step {
+    let mut i = 1;
+    let mut has_c = false;
+    let mut stdin = false;
+    while let Some(a) = argv.get(i) {
+        let t = a.text.as_str();
+        if !a.literal || !(t.starts_with('-') || t.starts_with('+')) || t == "-" {
+            break;
+        }
+        i += 1;
+        if t == "--" {
+            break;
+        }
+        match t {
+            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 1,
+            _ if t.starts_with("--") => {}
+            _ => {
+                if t.starts_with('-') && t.contains('c') {
+                    has_c = true;
+                }
+                if t.starts_with('-') && t.contains('s') {
+                    stdin = true;
+                }
+            }
+        }
+    }
+    if has_c {
+        return match argv.get(i) {
+            Some(script) => Step::Shell {
+                wrapper: texts(&argv[..i]),
+                script: Script::Text {
+                    text: script.text.clone(),
+                    literal: script.literal,
+                },
+            },
+            None => Step::None,
+        };
+    }
+    match argv.get(i) {
+        Some(a) if !(stdin || a.literal && a.text == "-") => Step::Shell {
+            wrapper: texts(&argv[..i]),
+            script: Script::File(a.clone()),
+        },
+        _ => Step::Shell {
+            wrapper: texts(&argv[..i.min(argv.len())]),
+            script: Script::Stdin,
+        },
+    }
+}
+
+fn su(argv: &[Arg]) -> Step {
+    let mut i = 1;
+    while let Some(a) = argv.get(i) {
+        let t = a.text.as_str();
+        i += 1;
+        if matches!(t, "-c" | "--command" | "--session-command") {
+            return match argv.get(i) {
+                Some(s) => Step::Shell {
+                    wrapper: texts(&argv[..i]),
+                    script: Script::Text {
+                        text: s.text.clone(),
+                        literal: s.literal,
+                    },
+                },
+                None => Step::None,
+            };
+        }
+        if let Some(s) = t.strip_prefix("--command=") {
+            return Step::Shell {
+                wrapper: texts(&argv[..i - 1]),
+                script: Script::Text {
+                    text: s.to_string(),
+                    literal: a.literal,
+                },
+            };
+        }
+        if matches!(
+            t,
+            "-s" | "--shell"
+                | "-g"
+                | "--group"
+                | "-G"
+                | "--supp-group"
+                | "-w"
+                | "--whitelist-environment"
+        ) {
+            i += 1;
+        }
+    }
+    Step::None
+}
+
+fn watch(argv: &[Arg]) -> Step {
+    let mut i = 1;
+    let mut exec = false;
+    while let Some(a) = argv.get(i) {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') {
+            break;
+        }
+        i += 1;
+        match t {
+            "-n" | "--interval" | "-q" | "--equexit" => i += 1,
+            "-x" | "--exec" => exec = true,
+            _ => {}
+        }
+    }
+    let rest = argv.get(i..).unwrap_or_default();
+    if rest.is_empty() {
+        return Step::None;
+    }
+    if exec {
+        return Step::Wrapper {
+            wrapper: texts(&argv[..i]),
+            rest: rest.to_vec(),
+            cwd: None,
+            env: Vec::new(),
+            unknown: None,
+            xargs: None,
+        };
+    }
+    Step::Shell {
+        wrapper: texts(&argv[..i]),
+        script: joined(rest),
+    }
+}

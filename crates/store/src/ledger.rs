@@ -1,0 +1,399 @@
+//! Appending to and reading the ledger.
+
+use std::path::Path;
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use crate::chain::{self, Fields};
+use crate::error::{Error, Result};
+use crate::types::{Appended, Head, Record, Row, RowFilter, RowKind, Totals};
+use crate::{Store, time};
+
+/// The ledger's columns in the order [`RawRow::read`] expects.
+pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
+     input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
+     prev_hash, hash";
+
+impl Store {
+    /// Appends a request row for one call and returns its seq and hash.
+    ///
+    /// The head is read and moved in the same `BEGIN IMMEDIATE`
+    /// transaction as the insert, so appends from concurrent processes
+    /// chain one after another, with seqs 1, 2, 3, ... and no gaps.
+    pub fn append(&self, record: &Record) -> Result<Appended> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(self.db())?;
+        let appended = append_row(&tx, &self.path, RowKind::Request, record)?;
+        tx.commit().map_err(self.db())?;
+        Ok(appended)
+    }
+
+    /// Ledger rows, oldest first unless the filter says otherwise.
+    pub fn rows(&self, filter: &RowFilter) -> Result<Vec<Row>> {
+        let mut sql = format!("SELECT {ROW_COLUMNS} FROM ledger WHERE seq > ?1");
+        let mut args: Vec<Value> = vec![Value::Integer(to_i64(filter.after_seq.unwrap_or(0)))];
+        for (column, value) in [
+            ("session", &filter.session),
+            ("call_id", &filter.call_id),
+            ("approval_id", &filter.approval_id),
+        ] {
+            if let Some(value) = value {
+                args.push(Value::Text(value.clone()));
+                sql.push_str(&format!(" AND {column} = ?{}", args.len()));
+            }
+        }
+        sql.push_str(if filter.newest_first {
+            " ORDER BY seq DESC"
+        } else {
+            " ORDER BY seq ASC"
+        });
+        if let Some(limit) = filter.limit {
+            args.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+            sql.push_str(&format!(" LIMIT ?{}", args.len()));
+        }
+
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&sql).map_err(self.db())?;
+        let raw = stmt
+            .query_map(rusqlite::params_from_iter(args), RawRow::read)
+            .map_err(self.db())?
+            .collect::<rusqlite::Result<Vec<RawRow>>>()
+            .map_err(self.db())?;
+        raw.into_iter()
+            .map(|r| {
+                r.into_row().map_err(|detail| Error::Corrupt {
+                    path: self.path.clone(),
+                    detail,
+                })
+            })
+            .collect()
+    }
+
+    /// Counts over the whole ledger; see [`Totals`] for what each means.
+    pub fn totals(&self) -> Result<Totals> {
+        self.count(None)
+    }
+
+    /// Counts over one session's rows.
+    pub fn session_totals(&self, session: &str) -> Result<Totals> {
+        self.count(Some(session))
+    }
+
+    /// The last seq and hash, as the `head` table holds them.
+    pub fn head(&self) -> Result<Head> {
+        let conn = self.conn();
+        read_head(&conn, &self.path)
+    }
+
+    fn count(&self, session: Option<&str>) -> Result<Totals> {
+        // A waiting request is resolved by the one resolution row with its
+        // approval id (unique by index `ledger_resolution`).
+        let sql = "SELECT
+                COUNT(*) FILTER (WHERE kind = 'request'),
+                COUNT(*) FILTER (WHERE kind = 'request' AND decision = 'ask'),
+                COUNT(*) FILTER (WHERE outcome = 'executed'),
+                COUNT(*) FILTER (WHERE outcome = 'blocked'),
+                COUNT(*) FILTER (WHERE outcome = 'failed'),
+                COUNT(*) FILTER (WHERE kind = 'request' AND outcome = 'waiting'
+                    AND (approval_id IS NULL OR NOT EXISTS (
+                        SELECT 1 FROM ledger r
+                        WHERE r.kind = 'resolution' AND r.approval_id = l.approval_id)))
+            FROM ledger l
+            WHERE ?1 IS NULL OR l.session = ?1";
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(sql).map_err(self.db())?;
+        stmt.query_row([session], |r| {
+            let n = |i| r.get::<_, i64>(i).map(|v| u64::try_from(v).unwrap_or(0));
+            Ok(Totals {
+                requests: n(0)?,
+                prompts: n(1)?,
+                executions: n(2)?,
+                blocked: n(3)?,
+                failed: n(4)?,
+                waiting: n(5)?,
+            })
+        })
+        .map_err(self.db())
+    }
+}
+
+/// Appends one row. The caller holds a `BEGIN IMMEDIATE` transaction on
+/// `conn` and commits it, together with whatever else belongs to the same
+/// step (an approval's new status).
+pub(crate) fn append_row(
+    conn: &Connection,
+    path: &Path,
+    kind: RowKind,
+    record: &Record,
+) -> Result<Appended> {
+    let db = |e| Error::sqlite(path, e);
+    let head = read_head(conn, path)?;
+    let seq = head.seq + 1;
+    let time = time::now();
+    // Stored as a SQLite integer, so hash what will be read back.
+    let duration_us = record.duration_us.min(i64::MAX as u64);
+    let hash = chain::row_hash(
+        &head.hash,
+        &Fields {
+            seq,
+            kind: kind.as_str(),
+            time: &time,
+            session: &record.session,
+            client: record.client.as_deref(),
+            call_id: &record.call_id,
+            tool: &record.tool,
+            digest: &record.digest,
+            input: &record.input,
+            decision: record.decision.as_str(),
+            rule: record.rule.as_deref(),
+            hard: record.hard,
+            reason: &record.reason,
+            approval: record.approval.map(|a| a.as_str()),
+            note: record.note.as_deref(),
+            outcome: record.outcome.as_str(),
+            duration_us,
+            approval_id: record.approval_id.as_deref(),
+        },
+    );
+    conn.prepare_cached(&format!(
+        "INSERT INTO ledger ({ROW_COLUMNS}) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+    ))
+    .and_then(|mut stmt| {
+        stmt.execute(params![
+            to_i64(seq),
+            kind.as_str(),
+            time,
+            record.session,
+            record.client,
+            record.call_id,
+            record.tool,
+            record.digest,
+            record.input,
+            record.decision.as_str(),
+            record.rule,
+            record.hard,
+            record.reason,
+            record.approval.map(|a| a.as_str()),
+            record.note,
+            record.outcome.as_str(),
+            to_i64(duration_us),
+            record.approval_id,
+            head.hash,
+            hash,
+        ])
+    })
+    .map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::ConstraintViolation) => Error::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!(
+                "ledger row {seq} cannot be written ({e}); the head does not match the rows, \
+                 run `toolgate audit verify`"
+            ),
+        },
+        _ => db(e),
+    })?;
+    conn.prepare_cached("UPDATE head SET seq = ?1, hash = ?2 WHERE id = 1")
+        .and_then(|mut stmt| stmt.execute(params![to_i64(seq), hash]))
+        .map_err(db)?;
+    Ok(Appended { seq, hash })
+}
+
+pub(crate) fn read_head(conn: &Connection, path: &Path) -> Result<Head> {
+    let head = conn
+        .prepare_cached("SELECT seq, hash FROM head WHERE id = 1")
+        .and_then(|mut stmt| {
+            stmt.query_row([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                .optional()
+        })
+        .map_err(|e| Error::sqlite(path, e))?;
+    match head {
+        Some((seq, hash)) if seq >= 0 => Ok(Head {
+            seq: seq.unsigned_abs(),
+            hash,
+        }),
+        Some((seq, _)) => Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("the ledger head has seq {seq}"),
+        }),
+        None => Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            detail: "the ledger head is missing".to_owned(),
+        }),
+    }
+}
+
+pub(crate) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A ledger row as stored, read without trusting the types: a tampered row
+/// must still be readable so that `verify` can name it.
+#[derive(Clone)]
+pub(crate) struct RawRow {
+    pub seq: i64,
+    pub kind: String,
+    pub time: String,
+    pub session: String,
+    pub client: Option<String>,
+    pub call_id: String,
+    pub tool: String,
+    pub digest: String,
+    pub input: String,
+    pub decision: String,
+    pub rule: Option<String>,
+    pub hard: i64,
+    pub reason: String,
+    pub approval: Option<String>,
+    pub note: Option<String>,
+    pub outcome: String,
+    pub duration_us: i64,
+    pub approval_id: Option<String>,
+    pub prev_hash: String,
+    pub hash: String,
+    /// Some column held a value of the wrong type (which the store never
+    /// writes), so the row cannot hash to its stored hash.
+    pub malformed: bool,
+}
+
+impl RawRow {
+    /// Reads the columns of [`ROW_COLUMNS`].
+    pub fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+        let mut malformed = false;
+        let mut text = |i: usize| -> rusqlite::Result<Option<String>> {
+            Ok(match r.get::<_, Value>(i)? {
+                Value::Text(s) => Some(s),
+                Value::Null => None,
+                _ => {
+                    malformed = true;
+                    Some(String::new())
+                }
+            })
+        };
+        let seq = r.get::<_, i64>(0)?;
+        let kind = text(1)?.unwrap_or_default();
+        let time = text(2)?.unwrap_or_default();
+        let session = text(3)?.unwrap_or_default();
+        let client = text(4)?;
+        let call_id = text(5)?.unwrap_or_default();
+        let tool = text(6)?.unwrap_or_default();
+        let digest = text(7)?.unwrap_or_default();
+        let input = text(8)?.unwrap_or_default();
+        let decision = text(9)?.unwrap_or_default();
+        let rule = text(10)?;
+        let reason = text(12)?.unwrap_or_default();
+        let approval = text(13)?;
+        let note = text(14)?;
+        let outcome = text(15)?.unwrap_or_default();
+        let approval_id = text(17)?;
+        let prev_hash = text(18)?.unwrap_or_default();
+        let hash = text(19)?.unwrap_or_default();
+        let mut int = |i: usize| -> rusqlite::Result<i64> {
+            Ok(match r.get::<_, Value>(i)? {
+                Value::Integer(n) => n,
+                _ => {
+                    malformed = true;
+                    0
+                }
+            })
+        };
+        let hard = int(11)?;
+        let duration_us = int(16)?;
+        Ok(RawRow {
+            seq,
+            kind,
+            time,
+            session,
+            client,
+            call_id,
+            tool,
+            digest,
+            input,
+            decision,
+            rule,
+            hard,
+            reason,
+            approval,
+            note,
+            outcome,
+            duration_us,
+            approval_id,
+            prev_hash,
+            hash,
+            malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,
+        })
+    }
+
+    /// The hash the row's stored content gives, with its stored previous
+    /// hash, as if it stood at `seq`. `None` when the row is malformed.
+    pub fn hash_at(&self, seq: i64) -> Option<String> {
+        if self.malformed {
+            return None;
+        }
+        let seq = u64::try_from(seq).ok()?;
+        Some(chain::row_hash(
+            &self.prev_hash,
+            &Fields {
+                seq,
+                kind: &self.kind,
+                time: &self.time,
+                session: &self.session,
+                client: self.client.as_deref(),
+                call_id: &self.call_id,
+                tool: &self.tool,
+                digest: &self.digest,
+                input: &self.input,
+                decision: &self.decision,
+                rule: self.rule.as_deref(),
+                hard: self.hard == 1,
+                reason: &self.reason,
+                approval: self.approval.as_deref(),
+                note: self.note.as_deref(),
+                outcome: &self.outcome,
+                duration_us: self.duration_us.unsigned_abs(),
+                approval_id: self.approval_id.as_deref(),
+            },
+        ))
+    }
+
+    /// Whether the row's content matches its own hash.
+    pub fn self_consistent(&self) -> bool {
+        self.hash_at(self.seq).is_some_and(|h| h == self.hash)
+    }
+
+    /// The typed row, or what in it is not a value the store writes.
+    pub fn into_row(self) -> std::result::Result<Row, String> {
+        let seq = self.seq;
+        let bad = |e: crate::error::UnknownValue| format!("ledger row {seq}: {e}");
+        if self.malformed {
+            return Err(format!("ledger row {seq}: a column holds a value of the wrong type"));
+        }
+        Ok(Row {
+            seq: u64::try_from(self.seq).map_err(|_| format!("ledger row {seq}: negative seq"))?,
+            kind: self.kind.parse().map_err(bad)?,
+            time: self.time,
+            record: Record {
+                session: self.session,
+                client: self.client,
+                call_id: self.call_id,
+                tool: self.tool,
+                digest: self.digest,
+                input: self.input,
+                decision: self.decision.parse().map_err(bad)?,
+                rule: self.rule,
+                hard: self.hard == 1,
+                reason: self.reason,
+                approval: self.approval.map(|a| a.parse()).transpose().map_err(bad)?,
+                note: self.note,
+                outcome: self.outcome.parse().map_err(bad)?,
+                duration_us: self.duration_us.unsigned_abs(),
+                approval_id: self.approval_id,
+            },
+            prev_hash: self.prev_hash,
+            hash: self.hash,
+        })
+    }
+}

@@ -1,0 +1,88 @@
+//! The database schema and its versions.
+
+/// `PRAGMA application_id` of toolgate's database (ASCII `tgdb`): how a
+/// toolgate file is told apart from any other SQLite file.
+pub const APPLICATION_ID: i32 = 0x7467_6462;
+
+/// `PRAGMA user_version` written by this build. A file with a higher
+/// version is refused rather than read with the wrong schema.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
+/// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
+/// sets `user_version`, so a crash leaves the old version intact.
+pub(crate) const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = r#"
+-- One row per submitted call (kind 'request'), plus one per call that
+-- waited for an approval and was later declined or executed
+-- (kind 'resolution'). Rows are never updated or deleted: each row's hash
+-- covers the previous row's hash.
+CREATE TABLE ledger (
+    seq         INTEGER PRIMARY KEY,
+    kind        TEXT    NOT NULL,
+    time        TEXT    NOT NULL,
+    session     TEXT    NOT NULL,
+    client      TEXT,
+    call_id     TEXT    NOT NULL,
+    tool        TEXT    NOT NULL,
+    digest      TEXT    NOT NULL,
+    input       TEXT    NOT NULL,
+    decision    TEXT    NOT NULL,
+    rule        TEXT,
+    hard        INTEGER NOT NULL,
+    reason      TEXT    NOT NULL,
+    approval    TEXT,
+    note        TEXT,
+    outcome     TEXT    NOT NULL,
+    duration_us INTEGER NOT NULL,
+    approval_id TEXT,
+    prev_hash   TEXT    NOT NULL,
+    hash        TEXT    NOT NULL
+);
+CREATE INDEX ledger_session ON ledger (session, seq);
+CREATE INDEX ledger_call ON ledger (call_id);
+-- At most one resolution per approval, whichever process writes it.
+CREATE UNIQUE INDEX ledger_resolution ON ledger (approval_id) WHERE kind = 'resolution';
+
+-- The last row's seq and hash, updated in the same transaction as each
+-- append: deleting the newest rows leaves the head pointing past them.
+CREATE TABLE head (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    seq  INTEGER NOT NULL,
+    hash TEXT    NOT NULL
+);
+INSERT INTO head (id, seq, hash)
+VALUES (1, 0, '0000000000000000000000000000000000000000000000000000000000000000');
+
+CREATE TABLE approvals (
+    id               TEXT    PRIMARY KEY,
+    created          TEXT    NOT NULL,
+    session          TEXT    NOT NULL,
+    client           TEXT,
+    call_id          TEXT    NOT NULL,
+    tool             TEXT    NOT NULL,
+    snapshot         TEXT    NOT NULL,
+    digest           TEXT    NOT NULL,
+    reason           TEXT    NOT NULL,
+    rule             TEXT,
+    remember_allowed INTEGER NOT NULL,
+    status           TEXT    NOT NULL CHECK (status IN
+                         ('pending', 'approved', 'declined', 'executing', 'done')),
+    answer           TEXT,
+    note             TEXT,
+    answered_by      TEXT,
+    answered         TEXT,
+    claimed          TEXT,
+    outcome          TEXT,
+    finished         TEXT
+) WITHOUT ROWID;
+CREATE INDEX approvals_status ON approvals (status, created);
+
+CREATE TABLE grants (
+    session TEXT NOT NULL,
+    rule    TEXT NOT NULL,
+    granted TEXT NOT NULL,
+    PRIMARY KEY (session, rule)
+) WITHOUT ROWID;
+"#;

@@ -1,0 +1,72 @@
+//! The other processes of the multi-process tests. The parent runs this
+//! binary again with `--exact children::child` and a role in the
+//! environment; without one, as in a normal test run, `child` does nothing.
+
+use std::path::PathBuf;
+
+use toolgate_store::Store;
+
+use crate::support::{ARG_ENV, DB_ENV, ROLE_ENV, executed, waiting};
+
+#[test]
+fn child() {
+    let Some(role) = std::env::var_os(ROLE_ENV) else {
+        return;
+    };
+    let db = PathBuf::from(std::env::var_os(DB_ENV).expect("child needs a database"));
+    let arg = std::env::var(ARG_ENV).unwrap_or_default();
+    match role.to_str().expect("role is UTF-8") {
+        "append" => append(&db, &arg),
+        "crash-loop" => crash_loop(&db, &arg),
+        "claim" => claim(&db, &arg),
+        "open-default" => open_default(),
+        other => panic!("unknown child role `{other}`"),
+    }
+}
+
+/// Appends `count` rows as session `name`; arg is `name:count`.
+fn append(db: &PathBuf, arg: &str) {
+    let (name, count) = arg.split_once(':').expect("name:count");
+    let count: usize = count.parse().expect("count");
+    let store = Store::open(db).expect("child opens the store");
+    for i in 0..count {
+        store
+            .append(&executed(name, &format!("{name}-{i}")))
+            .expect("child appends");
+    }
+}
+
+/// Appends forever, queueing an approval every tenth call, until killed.
+/// Says `ready` once it has done some of both.
+fn crash_loop(db: &PathBuf, name: &str) {
+    let store = Store::open(db).expect("child opens the store");
+    for i in 0u64.. {
+        let call = format!("{name}-{i}");
+        if i % 10 == 0 {
+            let (record, pending) = waiting(name, &call);
+            store.append_waiting(&record, &pending).expect("child queues");
+        } else {
+            store.append(&executed(name, &call)).expect("child appends");
+        }
+        if i == 100 {
+            println!("CHILD ready");
+        }
+    }
+}
+
+/// Tries to claim approval `arg`; prints whether it won.
+fn claim(db: &PathBuf, id: &str) {
+    let store = Store::open(db).expect("child opens the store");
+    let won = store.claim_for_execution(id).expect("claim").is_some();
+    println!("CHILD claimed={won}");
+}
+
+/// Opens the default store (the parent sets TOOLGATE_STATE_DIR) and
+/// appends one row; prints the database path.
+fn open_default() {
+    let store = Store::open_default().expect("open the default store");
+    store
+        .append(&executed("default", "c1"))
+        .expect("append to the default store");
+    println!("CHILD path={}", store.path().display());
+}

@@ -1,0 +1,42 @@
+//! Session grants stay in their session.
+
+use toolgate_store::Store;
+
+use crate::support::{db_in, fresh};
+
+#[test]
+fn a_grant_holds_in_its_session_only() {
+    let (_dir, store) = fresh();
+    assert!(store.grant("s1", "edits").unwrap());
+    assert!(store.has_grant("s1", "edits").unwrap());
+    assert!(!store.has_grant("s2", "edits").unwrap());
+    assert!(!store.has_grant("s1", "other").unwrap());
+    assert!(store.grants("s2").unwrap().is_empty());
+}
+
+#[test]
+fn granting_twice_is_harmless() {
+    let (_dir, store) = fresh();
+    assert!(store.grant("s1", "edits").unwrap());
+    assert!(!store.grant("s1", "edits").unwrap());
+    assert_eq!(store.grants("s1").unwrap().len(), 1);
+}
+
+#[test]
+fn grants_are_listed_by_rule() {
+    let (_dir, store) = fresh();
+    store.grant("s1", "web").unwrap();
+    store.grant("s1", "edits").unwrap();
+    store.grant("s2", "shell").unwrap();
+    let rules: Vec<String> = store.grants("s1").unwrap().into_iter().map(|g| g.rule).collect();
+    assert_eq!(rules, ["edits", "web"]);
+    assert!(store.grants("s1").unwrap().iter().all(|g| g.granted.ends_with('Z')));
+}
+
+#[test]
+fn grants_are_seen_by_other_processes_connections() {
+    let (dir, store) = fresh();
+    store.grant("s1", "edits").unwrap();
+    let other = Store::open(db_in(&dir)).unwrap();
+    assert!(other.has_grant("s1", "edits").unwrap());
+}

@@ -1,0 +1,13 @@
+//! Integration tests: real SQLite files in temporary directories, and real
+//! processes where the scenario is about processes (the test binary runs
+//! itself again in a child role, see `children`).
+
+mod approvals;
+mod children;
+mod concurrency;
+mod crash;
+mod files;
+mod grants;
+mod ledger;
+mod support;
+mod tamper;

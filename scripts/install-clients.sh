@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs the pinned Claude Code and Gemini CLI releases that the hook tests
+# run against, into a cache folder outside the repository.
+#
+#   scripts/install-clients.sh            # installs (or finds) both, prints their paths
+#
+# TOOLGATE_CLIENTS_DIR sets the cache folder (default ~/.cache/toolgate-clients).
+# Each release gets its own npm prefix, so a bump never mixes two versions, and
+# `bin/claude` / `bin/gemini` point at the pinned ones. A second run with the
+# same pins does nothing but print the paths. Needs only node and npm.
+set -euo pipefail
+
+CLAUDE_VERSION=2.1.332
+GEMINI_VERSION=0.61.0
+
+dir="${TOOLGATE_CLIENTS_DIR:-$HOME/.cache/toolgate-clients}"
+
+command -v npm >/dev/null || { echo "install-clients: npm not found" >&2; exit 1; }
+mkdir -p "$dir/bin"
+dir="$(cd "$dir" && pwd)"
+
+# install NAME PACKAGE VERSION BIN: installs PACKAGE@VERSION under
+# $dir/NAME-VERSION unless that exact version is already there, then links
+# $dir/bin/BIN to its executable.
+install() {
+    local name=$1 package=$2 version=$3 bin=$4
+    local prefix="$dir/$name-$version"
+    local manifest="$prefix/node_modules/$package/package.json"
+    local exe="$prefix/node_modules/.bin/$bin"
+    local have=""
+    if [[ -f $manifest && -x $exe ]]; then
+        have=$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)
+    fi
+    if [[ $have != "$version" ]]; then
+        echo "install-clients: installing $package@$version into $prefix" >&2
+        rm -rf "$prefix"
+        mkdir -p "$prefix"
+        # A package.json of its own keeps npm from walking up to a parent project.
+        printf '{"private":true}\n' >"$prefix/package.json"
+        npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
+            "$package@$version" >&2
+        # The version check must pass now, or the install is broken.
+        have=$(node -p 'require(process.argv[1]).version' "$manifest")
+        [[ $have == "$version" && -x $exe ]] || {
+            echo "install-clients: $package@$version did not install an executable $exe" >&2
+            exit 1
+        }
+    fi
+    ln -sfn "$exe" "$dir/bin/$bin"
+    # Fails loudly when the package's native part is missing or cannot run here.
+    "$dir/bin/$bin" --version >/dev/null
+    echo "$dir/bin/$bin"
+}
+
+install claude-code @anthropic-ai/claude-code "$CLAUDE_VERSION" claude
+install gemini-cli @google/gemini-cli "$GEMINI_VERSION" gemini
