@@ -5,7 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::agent;
 use crate::check;
+use crate::demo;
+use crate::hook;
+use crate::state;
 
 /// A permission gate for AI-agent tool calls.
 ///
@@ -38,6 +42,43 @@ pub enum Command {
     Explain(CheckArgs),
     /// Run the policy file's [[test]] cases; exit 1 when one fails.
     Test(TestArgs),
+    /// Claude Code and Gemini CLI hooks: answer one tool call (`hook claude`,
+    /// `hook gemini`), or register the hook in a client's settings (`hook
+    /// install`).
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
+    /// Turn another agent's permission settings into a toolgate.toml.
+    #[command(subcommand)]
+    Import(hook::ImportCommand),
+    /// Run an agent under the gate: the model proposes tool calls, the gate
+    /// decides each one, and the final answer is printed on standard output
+    /// (the per-call trace on standard error). Offline with a scripted model
+    /// by default; `--live --api openai|anthropic --model NAME` for a real
+    /// one. Exit status: 0 on a final answer, 3 when the call budget or
+    /// too many refusals stopped the run, 1 when the model's API failed, 2
+    /// for bad usage or configuration.
+    Agent(agent::AgentArgs),
+    /// The guided offline demo: the same requests replayed under each
+    /// answer a host can give (approve, decline, no answer) and each
+    /// special case, in a temporary workspace. Any flag runs just that
+    /// configuration.
+    Demo(demo::DemoArgs),
+    /// The queue of calls waiting for a person: list, approve (a waiting
+    /// call of toolgate's own tools then runs, once), decline.
+    Approvals {
+        #[command(subcommand)]
+        command: Option<state::ApprovalsCommand>,
+        #[command(flatten)]
+        db: state::DbArgs,
+    },
+    /// The tamper-evident ledger: `show` its rows and totals, `verify` its
+    /// hash chain (exit 1 naming the first bad row).
+    Audit {
+        #[command(subcommand)]
+        command: Option<state::AuditCommand>,
+        #[command(flatten)]
+        db: state::DbArgs,
+    },
 }
 
 /// Where the policy comes from and how it is applied.
@@ -87,5 +128,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(a) => check::check(a, false),
         Command::Explain(a) => check::check(a, true),
         Command::Test(a) => check::test(a),
+        Command::Hook(c) => hook::hook(c),
+        Command::Import(c) => hook::import(c),
+        Command::Agent(a) => agent::agent(a),
+        Command::Demo(a) => demo::demo(a),
+        Command::Approvals { command, db } => state::approvals(
+            command.unwrap_or(state::ApprovalsCommand::List { all: false }),
+            &db,
+        ),
+        Command::Audit { command, db } => {
+            state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)
+        }
     }
 }

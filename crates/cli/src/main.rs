@@ -4,8 +4,12 @@
 //! to exit codes: 0 when it did its job, 1 when a check it ran failed, 2 for
 //! bad usage, an unreadable policy or an unreadable call.
 
+mod agent;
 mod check;
 mod cli;
+mod demo;
+mod hook;
+mod state;
 
 use std::process::ExitCode;
 

@@ -1,17 +1,28 @@
 /*!
-The hook protocols through which Claude Code and Gemini CLI ask toolgate about a
-tool call before running it.
+The hooks through which Claude Code and Gemini CLI ask toolgate about a tool
+call before running it, and the commands that set them up.
 
 Both clients run a configured command before each tool call, write one JSON
 object describing the call to its standard input, and read the answer from its
-standard output and exit status. This crate knows those two wire formats and
-nothing else: it parses the input into [`ClaudeInput`] or [`GeminiInput`], and
-renders an answer that has already been decided into a [`HookReply`] (the bytes
-to print and the exit status to return). Deciding belongs to
-`toolgate-policy`; reading stdin and exiting belongs to the binary.
+standard output and exit status. This crate:
+
+- knows those two wire formats: it parses the input into [`ClaudeInput`] or
+  [`GeminiInput`], and renders an answer into a [`HookReply`] (the bytes to
+  print and the exit status to return);
+- runs one hook call end to end ([`claude_hook`], [`gemini_hook`]): the
+  policy from `toolgate-policy` decides, the approval queue of
+  `toolgate-store` answers an ask when configured, and the ledger records
+  the call, tagged with its client and session;
+- registers the hook in a client's settings file ([`install`]);
+- turns Claude Code's own `permissions` settings into a `toolgate.toml`
+  ([`import`]).
+
+Reading standard input and exiting belong to the binary, which prints the
+[`HookReply`] it is given.
 
 `PROTOCOL.md` beside this crate records what the real clients send and which
-answers they honour, with the versions it was observed on.
+answers they honour, with the versions it was observed on, and what
+`toolgate hook` answers and records in each case.
 
 # Example: answer Claude Code
 
@@ -45,14 +56,39 @@ assert_eq!(reply.stdout, r#"{"decision":"allow"}"#);
 # Ok::<(), toolgate_hook::InputError>(())
 ```
 
+# Example: run the Claude Code hook
+
+```
+use toolgate_hook::{HookOptions, claude_hook};
+
+let dir = tempfile::tempdir().unwrap();
+let project = dir.path().canonicalize().unwrap();
+std::fs::write(project.join("toolgate.toml"), "deny = [\"Bash(rm *)\"]\n").unwrap();
+let opts = HookOptions {
+    policy: Some(project.join("toolgate.toml")),
+    state_dir: Some(project.join("state")),
+    ..HookOptions::default()
+};
+let stdin = serde_json::json!({
+    "session_id": "s1", "cwd": project, "permission_mode": "default",
+    "hook_event_name": "PreToolUse", "tool_name": "Bash",
+    "tool_input": {"command": "rm -rf build"}, "tool_use_id": "toolu_01",
+});
+let reply = claude_hook(stdin.to_string().as_bytes(), &opts);
+assert_eq!(reply.exit_code, 0);
+assert!(reply.stdout.contains(r#""permissionDecision":"deny""#));
+```
+
 # When something goes wrong
 
 A hook that crashes, times out or prints something unexpected does not stop
 either client from running the tool: both fall back to their own permission
-handling (see `PROTOCOL.md`). So the binary must always end with a reply from
-this crate, and when it cannot decide it answers with [`claude::failure`] or
+handling (see `PROTOCOL.md`). So [`claude_hook`] and [`gemini_hook`] always
+end with a reply: when they cannot decide (unreadable input, an unreadable
+policy, even a panic) they answer with [`claude::failure`] or
 [`gemini::failure`], which block the call in the one way each client honours
-whatever else happens.
+whatever else happens. A ledger that cannot be written does not change the
+answer; it is reported on standard error.
 */
 #![deny(missing_docs)]
 
@@ -60,10 +96,15 @@ pub mod claude;
 mod error;
 mod fields;
 pub mod gemini;
+pub mod import;
+pub mod install;
+mod ordered;
+mod run;
 
 pub use claude::{ClaudeInput, ClaudePermissionMode};
 pub use error::InputError;
 pub use gemini::GeminiInput;
+pub use run::{Approver, DEFAULT_WAIT, HookOptions, claude_hook, gemini_hook};
 
 use std::fmt;
 

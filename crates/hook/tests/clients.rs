@@ -567,6 +567,22 @@ fn gemini_runs_the_call_when_the_hook_times_out() {
 }
 
 #[test]
+fn gemini_refuses_its_file_tools_on_env_files_before_the_hook() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path(".env"), "KEY=value\n").expect("write .env");
+    let hook = sandbox.capture_hook("hook", &gemini::reply(Permission::Allow, ""));
+    sandbox.write_gemini_settings(&gemini_hook_settings(&hook.command));
+    let api = FakeGemini::start(vec![Turn::tool("read_file", json!({"file_path": ".env"}))]);
+    let run = run_gemini(&sandbox, &api, "Read the file.", &[]);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(hook.raw_inputs().is_empty(), "the hook ran");
+    let responses = api.function_responses();
+    assert_eq!(responses.len(), 1);
+    let error = responses[0].error().unwrap_or_default();
+    assert!(error.starts_with("Path not in workspace"), "{error}");
+}
+
+#[test]
 fn gemini_hook_inputs_match_the_fixtures() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.path("hello.txt"), "hello\n").expect("write hello.txt");

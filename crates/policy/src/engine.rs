@@ -186,11 +186,16 @@ impl Policy {
             .map(|a| a.decision)
             .max()
             .unwrap_or(self.default);
-        // The action shown as the reason: a hard limit first, then the
-        // first action with the winning decision.
+        // The action shown as the reason: a catastrophic command first (its
+        // reason names the whole shape: `rm -rf /*` rather than one of the
+        // paths it removes), then any other hard limit, then the first
+        // action with the winning decision.
         let rep = actions
             .iter()
-            .find(|a| a.decision == decision && a.hard)
+            .find(|a| {
+                a.decision == decision && a.hard && a.rule.as_deref() == Some("hard:catastrophic")
+            })
+            .or_else(|| actions.iter().find(|a| a.decision == decision && a.hard))
             .or_else(|| actions.iter().find(|a| a.decision == decision));
         let (reason, rule, hard) = match rep {
             Some(a) => (

@@ -40,6 +40,16 @@ fn bench(c: &mut Criterion) {
     c.bench_function("10 KB script", |b| {
         b.iter(|| analyze(black_box(&big), &opts))
     });
+    // The parser alone, for comparison: what the analysis adds to it.
+    let mut parser = tree_sitter::Parser::new();
+    if parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .is_ok()
+    {
+        c.bench_function("10 KB script, parse only", |b| {
+            b.iter(|| parser.parse(black_box(&big), None))
+        });
+    }
 }
 
 criterion_group!(benches, bench);

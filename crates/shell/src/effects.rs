@@ -259,9 +259,7 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
     }
     if o.operands.is_empty() && !matches!(spec.operands, Operands::AfterProgram) {
         if let Some(default) = spec.default_operand {
-            d.add(Access::Read, &Arg::lit(default), true);
-        } else if recursive && name == "ls" {
-            d.add(Access::Read, &Arg::lit("."), true);
+            d.add(Access::Read, &Arg::lit(default), recursive);
         }
     }
     if name == "sort" && o.has(&["--compress-program"]) {
@@ -665,8 +663,10 @@ fn find(args: &[Arg], d: &mut Derived) {
     if roots.is_empty() {
         roots.push(Arg::lit("."));
     }
+    // Finding names reads directories, not the files in them; what `-exec`
+    // or `-delete` does to everything beneath is added below.
     for r in &roots {
-        d.add(Access::Read, r, true);
+        d.add(Access::Read, r, false);
     }
     let with_value = [
         "-name",
@@ -806,15 +806,17 @@ fn fd(args: &[Arg], d: &mut Derived) {
         roots.push(Arg::lit("."));
     }
     for r in &roots {
-        d.add(Access::Read, r, true);
+        d.add(Access::Read, r, false);
     }
     if let Some(exec) = exec {
         let mut argv = Vec::new();
+        let mut placed = false;
         for a in exec {
             if a.literal && a.text == ";" {
                 break;
             }
             if a.literal && a.text.starts_with('{') && a.text.ends_with('}') {
+                placed = true;
                 for r in &roots {
                     argv.push(Arg {
                         beneath: true,
@@ -824,6 +826,13 @@ fn fd(args: &[Arg], d: &mut Derived) {
             } else {
                 argv.push(a.clone());
             }
+        }
+        // With no placeholder, fd appends each path found.
+        if !placed && !argv.is_empty() {
+            argv.extend(roots.iter().map(|r| Arg {
+                beneath: true,
+                ..r.clone()
+            }));
         }
         if !argv.is_empty() {
             d.nested.push(Nested::Argv {
@@ -1455,6 +1464,11 @@ fn git(args: &[Arg], d: &mut Derived) {
             }
         }
         _ => {
+            if sub == "config"
+                && let Some(file) = git_config_written(rest)
+            {
+                d.add(Access::Write, &file, false);
+            }
             if tables::GIT_READ_ONLY.contains(&sub) {
                 d.read_only = true;
             } else if let Some((_, allowed)) = tables::GIT_LISTING.iter().find(|(s, _)| *s == sub) {
@@ -1493,6 +1507,57 @@ fn git(args: &[Arg], d: &mut Derived) {
             }
         }
     }
+}
+
+/// The file `git config ARGS` writes, when it sets, unsets, renames or
+/// edits something: configuration can make git run programs (`core.pager`,
+/// `core.hooksPath`, `alias.x = !cmd`), so the write meets the rules for
+/// that file (`.git/config` is protected). `None` when it only reads.
+fn git_config_written(args: &[Arg]) -> Option<Arg> {
+    let mut file = Arg::lit(".git/config");
+    let mut writes = false;
+    let mut gets = false;
+    let mut operands = Vec::new();
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') {
+            operands.push(a);
+            continue;
+        }
+        match t {
+            "--global" => file = Arg::lit("~/.gitconfig"),
+            "--system" => file = Arg::lit("/etc/gitconfig"),
+            "--local" => file = Arg::lit(".git/config"),
+            "--worktree" => file = Arg::lit(".git/config.worktree"),
+            "-f" | "--file" => {
+                if let Some(f) = iter.next() {
+                    file = f.clone();
+                }
+            }
+            "--blob" | "--type" | "--default" | "--comment" | "--value" => {
+                iter.next();
+            }
+            "--add" | "--replace-all" | "--unset" | "--unset-all" | "--rename-section"
+            | "--remove-section" | "-e" | "--edit" => writes = true,
+            "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "-l" | "--list"
+            | "--get-color" | "--get-colorbool" => gets = true,
+            _ => {
+                if let Some(f) = t.strip_prefix("--file=") {
+                    file = Arg {
+                        text: f.to_string(),
+                        ..a.clone()
+                    };
+                }
+            }
+        }
+    }
+    let verb = operands.first().map(|a| a.text.as_str());
+    writes |= matches!(
+        verb,
+        Some("set" | "unset" | "rename-section" | "remove-section" | "edit")
+    ) || (!gets && !matches!(verb, Some("get" | "list")) && operands.len() >= 2);
+    writes.then_some(file)
 }
 
 #[cfg(test)]

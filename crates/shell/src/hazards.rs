@@ -102,6 +102,46 @@ pub(crate) fn command(
     (found, unknowns)
 }
 
+/// The directories whose whole content an `rm -r` or `rm -f` of a glob
+/// such as `*` or `dir/.*` removes (`.` for `rm -rf *`). Each match is an
+/// operand of its own, but the policy also needs the directory: emptying a
+/// workspace root is as catastrophic as removing it, and no single match
+/// shows that.
+pub(crate) fn emptied_dirs(name: &str, argv: &[Arg]) -> Vec<Arg> {
+    let mut out: Vec<Arg> = Vec::new();
+    if name != "rm" {
+        return out;
+    }
+    let args = argv.get(1..).unwrap_or_default();
+    let flags = short_flags(args);
+    let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+    let recursive = flags.contains(&'r') || flags.contains(&'R') || texts.contains(&"--recursive");
+    let force = flags.contains(&'f') || texts.contains(&"--force");
+    if !(recursive || force) {
+        return out;
+    }
+    for a in operands(args) {
+        let Some(pattern) = a.pattern.as_deref() else {
+            continue;
+        };
+        let dir = match pattern.rsplit_once('/') {
+            Some((dir, last)) if is_everything(last) => {
+                if dir.is_empty() {
+                    "/"
+                } else {
+                    dir
+                }
+            }
+            None if is_everything(pattern) => ".",
+            _ => continue,
+        };
+        if !out.iter().any(|d| d.text == dir) {
+            out.push(Arg::lit(dir));
+        }
+    }
+    out
+}
+
 /// A write to a block or memory device, whatever wrote it.
 pub(crate) fn device_write(target: &str) -> Option<Found> {
     let dev = target.strip_prefix("/dev/")?;

@@ -147,6 +147,22 @@ fn tolerated_error(node: TsNode<'_>, src: &str) -> bool {
         && src.get(node.start_byte() - 1..node.start_byte()) == Some("<")
 }
 
+/// A node's children with their field names, in one pass (asking for the
+/// field of the i-th child is linear in i).
+fn fields<'t>(node: TsNode<'t>) -> Vec<(TsNode<'t>, Option<&'static str>)> {
+    let mut out = Vec::with_capacity(node.child_count());
+    let mut cursor = node.walk();
+    if cursor.goto_first_child() {
+        loop {
+            out.push((cursor.node(), cursor.field_name()));
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
 fn is_statement(kind: &str) -> bool {
     matches!(
         kind,
@@ -245,6 +261,20 @@ impl<'s> Conv<'s> {
                 background: false,
             });
         } else if kind == "ERROR" {
+            let text = self.text(child);
+            if text.starts_with('{')
+                && !text[1..].starts_with(char::is_whitespace)
+                && !text[1..].is_empty()
+            {
+                // `{rm,-rf,~}` is a brace-expanded word in bash, not a group:
+                // read it as the words of a command.
+                if self.enter(true) {
+                    let parsed = parse(&format!("command {text}"), self.depth, self.max_depth);
+                    list.items.extend(parsed.list.items);
+                    self.leave(true);
+                }
+                return;
+            }
             // Keep what can be recognised inside an unparsable region: its
             // commands are still checked, and the caller reports the error.
             let mut cursor = child.walk();
@@ -463,12 +493,7 @@ impl<'s> Conv<'s> {
         if !self.enter(true) {
             return;
         }
-        let mut cursor = node.walk();
-        let children: Vec<TsNode<'_>> = node.children(&mut cursor).collect();
-        for (i, child) in children.into_iter().enumerate() {
-            let field = u32::try_from(i)
-                .ok()
-                .and_then(|i| node.field_name_for_child(i));
+        for (child, field) in fields(node) {
             if matches!(
                 field,
                 Some("value" | "initializer" | "condition" | "update")
@@ -583,12 +608,7 @@ impl<'s> Conv<'s> {
         let mut dynamic = false;
         let mut subs = Vec::new();
         let mut pending_op: Option<AndOrOp> = None;
-        let mut cursor = node.walk();
-        let children: Vec<TsNode<'_>> = node.children(&mut cursor).collect();
-        for (i, child) in children.into_iter().enumerate() {
-            let field = u32::try_from(i)
-                .ok()
-                .and_then(|i| node.field_name_for_child(i));
+        for (child, field) in fields(node) {
             match (child.kind(), field) {
                 ("<<-", _) => op = "<<-".into(),
                 ("heredoc_start", _) => {
@@ -708,13 +728,8 @@ impl<'s> Conv<'s> {
             text: self.text(node).to_string(),
             ..Simple::default()
         };
-        let mut cursor = node.walk();
-        let children: Vec<TsNode<'_>> = node.children(&mut cursor).collect();
         let mut pos = node.start_byte();
-        for (i, child) in children.into_iter().enumerate() {
-            let field = u32::try_from(i)
-                .ok()
-                .and_then(|i| node.field_name_for_child(i));
+        for (child, field) in fields(node) {
             let gap = self.gap_words(pos, child.start_byte());
             simple.words.extend(gap);
             pos = pos.max(child.end_byte());
@@ -748,6 +763,9 @@ impl<'s> Conv<'s> {
     /// Words in source text that no node covers.
     fn gap_words(&mut self, start: usize, end: usize) -> Vec<Word> {
         let text = self.src.get(start..end).unwrap_or("");
+        if text.bytes().all(|b| b.is_ascii_whitespace()) {
+            return Vec::new();
+        }
         let text = text.replace("\\\n", " ");
         text.split_whitespace()
             .map(|w| {
@@ -1165,6 +1183,10 @@ fn push_lit(word: &mut Word, text: &str, quoted: bool) {
 /// Unquoted text: a backslash quotes the next character, and a backslash
 /// before a newline disappears.
 fn push_unquoted(word: &mut Word, text: &str) {
+    if !text.contains('\\') {
+        push_lit(word, text, false);
+        return;
+    }
     let mut chars = text.chars();
     let mut plain = String::new();
     while let Some(c) = chars.next() {

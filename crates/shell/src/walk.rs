@@ -6,6 +6,7 @@
 //! function bodies, commands run by other commands) goes through
 //! [`Walker::deeper`], which stops at `Options::max_depth`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::effects::{self, Derived, Nested};
@@ -19,6 +20,14 @@ use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unkn
 
 /// Most glob matches followed for one word.
 const GLOB_LIMIT: usize = 10_000;
+
+/// Most words that brace and glob expansion may add in one analysis, so
+/// that expansion stays proportional to the input.
+const EXPANSION_BUDGET: usize = 50_000;
+
+/// Longest working directory followed (Linux's `PATH_MAX`); a longer one is
+/// unknown, which also keeps a script of many `cd`s linear.
+const MAX_CWD_LEN: usize = 4096;
 
 /// The directory commands run in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,19 +62,19 @@ struct Scope {
     concurrent: bool,
 }
 
-struct FnInfo {
-    name: String,
-    changes_cwd: bool,
-}
-
 pub(crate) struct Walker<'o> {
     opts: &'o Options,
     pub out: Analysis,
-    functions: Vec<FnInfo>,
+    /// Functions defined so far, and whether calling one changes directory.
+    functions: HashMap<String, bool>,
     /// Functions whose bodies are being walked (to find self-calls).
     defining: Vec<String>,
     /// Files written by a network fetch earlier in the script.
-    fetched_files: Vec<String>,
+    fetched_files: HashSet<String>,
+    /// Unknowns and hazards already reported, to report each once.
+    seen: HashSet<(String, Option<usize>)>,
+    /// Words added by expansion so far, against [`EXPANSION_BUDGET`].
+    expanded: usize,
     /// The script file of the shell about to be emitted (`bash x.sh`).
     script_file: Option<Arg>,
     too_deep: bool,
@@ -76,9 +85,11 @@ impl<'o> Walker<'o> {
         Walker {
             opts,
             out: Analysis::default(),
-            functions: Vec::new(),
+            functions: HashMap::new(),
             defining: Vec::new(),
-            fetched_files: Vec::new(),
+            fetched_files: HashSet::new(),
+            seen: HashSet::new(),
+            expanded: 0,
             script_file: None,
             too_deep: false,
         }
@@ -99,26 +110,26 @@ impl<'o> Walker<'o> {
     }
 
     fn unknown(&mut self, reason: String, command: Option<usize>) {
-        if !self
-            .out
-            .unknowns
-            .iter()
-            .any(|u| u.reason == reason && u.command == command)
-        {
+        if self.seen.insert((reason.clone(), command)) {
             self.out.unknowns.push(Unknown { reason, command });
         }
     }
 
     fn hazard(&mut self, kind: &'static str, reason: String, command: Option<usize>) {
-        if !self.out.hazards.iter().any(|h| {
-            h.kind == kind && (h.reason == reason || (command.is_some() && h.command == command))
-        }) {
-            self.out.hazards.push(Hazard {
-                kind,
-                reason,
-                command,
-            });
+        // One hazard of a kind per command, and one per reason.
+        let by_reason = (format!("hazard {kind} {reason}"), None);
+        let by_command = (format!("hazard {kind}"), command);
+        if self.seen.contains(&by_reason) || (command.is_some() && self.seen.contains(&by_command))
+        {
+            return;
         }
+        self.seen.insert(by_reason);
+        self.seen.insert(by_command);
+        self.out.hazards.push(Hazard {
+            kind,
+            reason,
+            command,
+        });
     }
 
     /// One level deeper; false (and an `Unknown`, once) past `max_depth`.
@@ -233,11 +244,7 @@ impl<'o> Walker<'o> {
                 self.node(body, &mut inner);
                 self.defining.pop();
                 let changes_cwd = inner.cwd != before;
-                self.functions.retain(|f| f.name != *name);
-                self.functions.push(FnInfo {
-                    name: name.clone(),
-                    changes_cwd,
-                });
+                self.functions.insert(name.clone(), changes_cwd);
             }
             Node::Redirected(inner, redirects) => {
                 let start = self.out.commands.len();
@@ -315,14 +322,25 @@ impl<'o> Walker<'o> {
     }
 
     fn expand(&mut self, word: &Word, scope: &Scope, dir: Option<&Path>) -> Vec<Arg> {
+        let remaining = EXPANSION_BUDGET.saturating_sub(self.expanded);
         let env = words::Env {
             home: self.opts.home.as_deref(),
-            glob_dir: dir,
-            glob_limit: GLOB_LIMIT,
+            glob_dir: dir.filter(|_| remaining > 0),
+            glob_limit: GLOB_LIMIT.min(remaining),
         };
         let (mut args, note) = words::expand(word, &env);
         if let Some(note) = note {
             self.unknown(note, None);
+        }
+        if args.len() > 1 {
+            self.expanded += args.len();
+            if self.expanded > EXPANSION_BUDGET {
+                self.unknown(
+                    format!("expansion of `{}` adds too many words", word.text),
+                    None,
+                );
+                args = vec![Arg::dynamic(word.text.clone())];
+            }
         }
         // A process substitution is a pipe, not a file of the tree.
         if word.parts.len() == 1
@@ -578,10 +596,7 @@ impl<'o> Walker<'o> {
     }
 
     fn is_fetched(&self, path: &str) -> bool {
-        let p = path.trim_start_matches("./");
-        self.fetched_files
-            .iter()
-            .any(|f| f.trim_start_matches("./") == p)
+        !self.fetched_files.is_empty() && self.fetched_files.contains(path.trim_start_matches("./"))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -638,8 +653,8 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
-        if let Some(f) = self.functions.iter().find(|f| f.name == name) {
-            if f.changes_cwd {
+        if let Some(&changes_cwd) = self.functions.get(&name) {
+            if changes_cwd {
                 self.cwd_unknown(scope, &format!("function `{name}` changes it"));
             }
         }
@@ -692,6 +707,15 @@ impl<'o> Walker<'o> {
         };
         d.found
             .retain(|f| f.arg.pattern.as_deref() != Some("<process substitution>"));
+        if literal_name {
+            for dir in hazards::emptied_dirs(&name, &argv) {
+                d.found.push(effects::Found {
+                    access: Access::Delete,
+                    arg: dir,
+                    recursive: true,
+                });
+            }
+        }
         if matches!(name.as_str(), "cd" | "pushd" | "popd") {
             self.change_dir(&name, &argv, scope, idx);
         }
@@ -736,7 +760,8 @@ impl<'o> Walker<'o> {
             if kind == EffectKind::Write {
                 writes = true;
                 if fetcher && f.arg.literal {
-                    self.fetched_files.push(f.arg.text.clone());
+                    self.fetched_files
+                        .insert(f.arg.text.trim_start_matches("./").to_string());
                 }
             }
             self.effect(
@@ -1014,6 +1039,16 @@ impl<'o> Walker<'o> {
                 return;
             }
         };
+        if let Cwd::At(p) = &target {
+            if p.as_os_str().len() > MAX_CWD_LEN {
+                self.unknown(
+                    format!("`{name}` leads to a path longer than {MAX_CWD_LEN} bytes"),
+                    Some(idx),
+                );
+                scope.cwd = Cwd::Unknown;
+                return;
+            }
+        }
         if name == "pushd" && !operands.is_empty() {
             scope.dir_stack.push(scope.cwd.clone());
         }

@@ -56,6 +56,9 @@ type QChar = (char, bool);
 
 /// Expands a word; also returns why a part could not be followed, if so.
 pub(crate) fn expand(word: &Word, env: &Env<'_>) -> (Vec<Arg>, Option<String>) {
+    if let Some(text) = plain_text(word) {
+        return (vec![Arg::lit(text)], None);
+    }
     let Some(chars) = literal_chars(word, env.home) else {
         return (vec![Arg::dynamic(word.text.clone())], None);
     };
@@ -111,6 +114,23 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>) -> (Vec<Arg>, Option<String>) {
         }
     }
     (out, note)
+}
+
+/// The word's value when it is literal text with nothing to expand (the
+/// common case, taken without building per-character quoting).
+fn plain_text(word: &Word) -> Option<String> {
+    let mut out = String::new();
+    for part in &word.parts {
+        match part {
+            Part::Lit { text, quoted: true } => out.push_str(text),
+            Part::Lit {
+                text,
+                quoted: false,
+            } if !text.contains(['{', '*', '?', '[', '~']) => out.push_str(text),
+            _ => return None,
+        }
+    }
+    (!word.parts.is_empty()).then_some(out)
 }
 
 /// The word's characters with their quoting, when every part is known.

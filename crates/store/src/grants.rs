@@ -21,7 +21,10 @@ impl Store {
     pub fn has_grant(&self, session: &str, rule: &str) -> Result<bool> {
         let conn = self.conn();
         conn.prepare_cached("SELECT 1 FROM grants WHERE session = ?1 AND rule = ?2")
-            .and_then(|mut stmt| stmt.query_row(params![session, rule], |_| Ok(())).optional())
+            .and_then(|mut stmt| {
+                stmt.query_row(params![session, rule], |_| Ok(()))
+                    .optional()
+            })
             .map(|found| found.is_some())
             .map_err(self.db())
     }

@@ -7,13 +7,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::chain::{self, Fields};
 use crate::error::{Error, Result};
+use crate::stored::{ROW_COLUMNS, RawRow};
 use crate::types::{Appended, Head, Record, Row, RowFilter, RowKind, Totals};
 use crate::{Store, time};
-
-/// The ledger's columns in the order [`RawRow::read`] expects.
-pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
-     input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
-     prev_hash, hash";
 
 impl Store {
     /// Appends a request row for one call and returns its seq and hash.
@@ -100,12 +96,18 @@ impl Store {
                 COUNT(*) FILTER (WHERE kind = 'request' AND outcome = 'waiting'
                     AND (approval_id IS NULL OR NOT EXISTS (
                         SELECT 1 FROM ledger r
-                        WHERE r.kind = 'resolution' AND r.approval_id = l.approval_id)))
-            FROM ledger l
-            WHERE ?1 IS NULL OR l.session = ?1";
+                        WHERE r.kind = 'resolution' AND r.approval_id = l.approval_id))),
+                COUNT(*) FILTER (WHERE outcome = 'passed')
+            FROM ledger l";
+        // Two statements rather than `?1 IS NULL OR ...`, which would keep
+        // SQLite from using the session index.
+        let (sql, args) = match session {
+            Some(session) => (format!("{sql} WHERE l.session = ?1"), vec![session]),
+            None => (sql.to_owned(), vec![]),
+        };
         let conn = self.conn();
-        let mut stmt = conn.prepare_cached(sql).map_err(self.db())?;
-        stmt.query_row([session], |r| {
+        let mut stmt = conn.prepare_cached(&sql).map_err(self.db())?;
+        stmt.query_row(rusqlite::params_from_iter(args), |r| {
             let n = |i| r.get::<_, i64>(i).map(|v| u64::try_from(v).unwrap_or(0));
             Ok(Totals {
                 requests: n(0)?,
@@ -114,6 +116,7 @@ impl Store {
                 blocked: n(3)?,
                 failed: n(4)?,
                 waiting: n(5)?,
+                passed: n(6)?,
             })
         })
         .map_err(self.db())
@@ -228,172 +231,4 @@ pub(crate) fn read_head(conn: &Connection, path: &Path) -> Result<Head> {
 
 pub(crate) fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-/// A ledger row as stored, read without trusting the types: a tampered row
-/// must still be readable so that `verify` can name it.
-#[derive(Clone)]
-pub(crate) struct RawRow {
-    pub seq: i64,
-    pub kind: String,
-    pub time: String,
-    pub session: String,
-    pub client: Option<String>,
-    pub call_id: String,
-    pub tool: String,
-    pub digest: String,
-    pub input: String,
-    pub decision: String,
-    pub rule: Option<String>,
-    pub hard: i64,
-    pub reason: String,
-    pub approval: Option<String>,
-    pub note: Option<String>,
-    pub outcome: String,
-    pub duration_us: i64,
-    pub approval_id: Option<String>,
-    pub prev_hash: String,
-    pub hash: String,
-    /// Some column held a value of the wrong type (which the store never
-    /// writes), so the row cannot hash to its stored hash.
-    pub malformed: bool,
-}
-
-impl RawRow {
-    /// Reads the columns of [`ROW_COLUMNS`].
-    pub fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
-        let mut malformed = false;
-        let mut text = |i: usize| -> rusqlite::Result<Option<String>> {
-            Ok(match r.get::<_, Value>(i)? {
-                Value::Text(s) => Some(s),
-                Value::Null => None,
-                _ => {
-                    malformed = true;
-                    Some(String::new())
-                }
-            })
-        };
-        let seq = r.get::<_, i64>(0)?;
-        let kind = text(1)?.unwrap_or_default();
-        let time = text(2)?.unwrap_or_default();
-        let session = text(3)?.unwrap_or_default();
-        let client = text(4)?;
-        let call_id = text(5)?.unwrap_or_default();
-        let tool = text(6)?.unwrap_or_default();
-        let digest = text(7)?.unwrap_or_default();
-        let input = text(8)?.unwrap_or_default();
-        let decision = text(9)?.unwrap_or_default();
-        let rule = text(10)?;
-        let reason = text(12)?.unwrap_or_default();
-        let approval = text(13)?;
-        let note = text(14)?;
-        let outcome = text(15)?.unwrap_or_default();
-        let approval_id = text(17)?;
-        let prev_hash = text(18)?.unwrap_or_default();
-        let hash = text(19)?.unwrap_or_default();
-        let mut int = |i: usize| -> rusqlite::Result<i64> {
-            Ok(match r.get::<_, Value>(i)? {
-                Value::Integer(n) => n,
-                _ => {
-                    malformed = true;
-                    0
-                }
-            })
-        };
-        let hard = int(11)?;
-        let duration_us = int(16)?;
-        Ok(RawRow {
-            seq,
-            kind,
-            time,
-            session,
-            client,
-            call_id,
-            tool,
-            digest,
-            input,
-            decision,
-            rule,
-            hard,
-            reason,
-            approval,
-            note,
-            outcome,
-            duration_us,
-            approval_id,
-            prev_hash,
-            hash,
-            malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,
-        })
-    }
-
-    /// The hash the row's stored content gives, with its stored previous
-    /// hash, as if it stood at `seq`. `None` when the row is malformed.
-    pub fn hash_at(&self, seq: i64) -> Option<String> {
-        if self.malformed {
-            return None;
-        }
-        let seq = u64::try_from(seq).ok()?;
-        Some(chain::row_hash(
-            &self.prev_hash,
-            &Fields {
-                seq,
-                kind: &self.kind,
-                time: &self.time,
-                session: &self.session,
-                client: self.client.as_deref(),
-                call_id: &self.call_id,
-                tool: &self.tool,
-                digest: &self.digest,
-                input: &self.input,
-                decision: &self.decision,
-                rule: self.rule.as_deref(),
-                hard: self.hard == 1,
-                reason: &self.reason,
-                approval: self.approval.as_deref(),
-                note: self.note.as_deref(),
-                outcome: &self.outcome,
-                duration_us: self.duration_us.unsigned_abs(),
-                approval_id: self.approval_id.as_deref(),
-            },
-        ))
-    }
-
-    /// Whether the row's content matches its own hash.
-    pub fn self_consistent(&self) -> bool {
-        self.hash_at(self.seq).is_some_and(|h| h == self.hash)
-    }
-
-    /// The typed row, or what in it is not a value the store writes.
-    pub fn into_row(self) -> std::result::Result<Row, String> {
-        let seq = self.seq;
-        let bad = |e: crate::error::UnknownValue| format!("ledger row {seq}: {e}");
-        if self.malformed {
-            return Err(format!("ledger row {seq}: a column holds a value of the wrong type"));
-        }
-        Ok(Row {
-            seq: u64::try_from(self.seq).map_err(|_| format!("ledger row {seq}: negative seq"))?,
-            kind: self.kind.parse().map_err(bad)?,
-            time: self.time,
-            record: Record {
-                session: self.session,
-                client: self.client,
-                call_id: self.call_id,
-                tool: self.tool,
-                digest: self.digest,
-                input: self.input,
-                decision: self.decision.parse().map_err(bad)?,
-                rule: self.rule,
-                hard: self.hard == 1,
-                reason: self.reason,
-                approval: self.approval.map(|a| a.parse()).transpose().map_err(bad)?,
-                note: self.note,
-                outcome: self.outcome.parse().map_err(bad)?,
-                duration_us: self.duration_us.unsigned_abs(),
-                approval_id: self.approval_id,
-            },
-            prev_hash: self.prev_hash,
-            hash: self.hash,
-        })
-    }
 }

@@ -139,6 +139,7 @@ mod ledger;
 mod open;
 mod paths;
 mod schema;
+mod stored;
 mod time;
 mod types;
 mod verify;
@@ -201,7 +202,9 @@ impl Store {
     /// left a transaction open (dropping a transaction rolls it back), so a
     /// poisoned lock is still a usable connection.
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Wraps a SQLite error with this database's path.

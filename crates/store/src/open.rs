@@ -1,13 +1,16 @@
 //! Opening the database without harming anything that is not ours.
 //!
 //! The order matters. The file's first 100 bytes (the SQLite header) are
-//! read with plain file I/O first: a file that is not SQLite, that is
-//! truncated, or that carries another application's id is refused before
-//! SQLite touches it. A SQLite file without an application id is looked at
-//! through a read-only connection (so SQLite cannot roll back a journal or
-//! checkpoint into it), and refused if it holds any table. Only then is a
-//! read-write connection opened and the schema created or migrated, and
-//! only then is the journal switched to WAL (which rewrites the header).
+//! read with plain file I/O first: a file that is not SQLite, or that
+//! carries another application's id or a newer schema version, is refused
+//! before SQLite touches it. A SQLite file without an application id is
+//! looked at through a read-only connection (so SQLite cannot roll back a
+//! journal or checkpoint into it), and refused if it holds any table. Only
+//! then is a read-write connection opened, not allowed to checkpoint on
+//! close until the schema is known to be current (or has been created or
+//! migrated), and only then is the journal switched to WAL (which rewrites
+//! the header). Damage such as truncation is found by SQLite on the first
+//! read, which writes nothing.
 
 use std::fs::File;
 use std::io::Read;
@@ -35,12 +38,27 @@ const HEADER_LEN: usize = 100;
 struct Header {
     application_id: i32,
     user_version: i64,
+    /// Why the file looks truncated, if it does. Only an explanation: a
+    /// checkpoint in another process writes page 1 (with the new page
+    /// count) before the pages that extend the file, so the raw file can
+    /// look short for a moment. SQLite, which knows about the WAL, decides.
+    truncated: Option<String>,
 }
 
 /// Opens (creating when missing) a toolgate database at `path`.
 pub(crate) fn open(path: &Path) -> Result<Connection> {
     create_if_missing(path)?;
-    match read_header(path)? {
+    let header = read_header(path)?;
+    let truncated = header.as_ref().and_then(|h| h.truncated.clone());
+    // SQLite says "malformed"; the header can say how.
+    let explain = |e| match (e, &truncated) {
+        (Error::Corrupt { path, .. }, Some(detail)) => Error::Corrupt {
+            path,
+            detail: detail.clone(),
+        },
+        (e, _) => e,
+    };
+    match header {
         // Refused before SQLite could recover or checkpoint into a file
         // whose format this build may not know.
         Some(header)
@@ -54,19 +72,29 @@ pub(crate) fn open(path: &Path) -> Result<Connection> {
         }
         // No application id: an empty database (ours, being created) or
         // another application's that does not set one.
-        Some(_) => probe_unmarked(path)?,
+        Some(_) => probe_unmarked(path).map_err(explain)?,
         // An empty file: a new database.
         None => {}
     }
 
+    open_read_write(path).map_err(explain)
+}
+
+fn open_read_write(path: &Path) -> Result<Connection> {
+    let db = |e| Error::sqlite(path, e);
     let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
-    .map_err(|e| Error::sqlite(path, e))?;
-    configure(&conn).map_err(|e| Error::sqlite(path, e))?;
+    .map_err(db)?;
+    // The header can be older than the WAL beside it (a newer schema
+    // version not yet checkpointed). Until the file is known to be ours
+    // and current, closing must not checkpoint the WAL into it.
+    set_checkpoint_on_close(&conn, false).map_err(db)?;
+    configure(&conn).map_err(db)?;
     ensure_schema(path, &mut conn)?;
     ensure_wal(path, &conn)?;
+    set_checkpoint_on_close(&conn, true).map_err(db)?;
     Ok(conn)
 }
 
@@ -88,6 +116,11 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(())
+}
+
+fn set_checkpoint_on_close(conn: &Connection, on: bool) -> rusqlite::Result<()> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, !on)
+        .map(|_| ())
 }
 
 /// Creates the file, owner-only, so that SQLite (which would use the
@@ -149,22 +182,24 @@ fn read_header(path: &Path) -> Result<Option<Header>> {
     if !(512..=65_536).contains(&page_size) || !page_size.is_power_of_two() {
         return Err(corrupt(format!("its header gives page size {page_size}")));
     }
-    if len % page_size != 0 {
-        return Err(corrupt(format!(
-            "it is truncated: {len} bytes is not a whole number of {page_size}-byte pages"
-        )));
-    }
     // The page count in the header is only meaningful when the "version
     // valid for" number matches the change counter (SQLite file format 1.3).
     let page_count = u64::from(be32(28));
-    if page_count != 0 && be32(24) == be32(92) && len < page_count * page_size {
-        return Err(corrupt(format!(
+    let truncated = if page_count != 0 && be32(24) == be32(92) && len < page_count * page_size {
+        Some(format!(
             "it is truncated: its header gives {page_count} pages of {page_size} bytes, the file has {len} bytes"
-        )));
-    }
+        ))
+    } else if len % page_size != 0 {
+        Some(format!(
+            "it is truncated: {len} bytes is not a whole number of {page_size}-byte pages"
+        ))
+    } else {
+        None
+    };
     Ok(Some(Header {
         user_version: i64::from(be32(60)),
         application_id: i32::from_be_bytes([h[68], h[69], h[70], h[71]]),
+        truncated,
     }))
 }
 
@@ -177,8 +212,7 @@ fn probe_unmarked(path: &Path) -> Result<()> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(db)?;
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-        .map_err(db)?;
+    set_checkpoint_on_close(&conn, false).map_err(db)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(db)?;
     let (application_id, user_version, objects) = inspect(&conn).map_err(db)?;
     if application_id == APPLICATION_ID {
@@ -307,7 +341,11 @@ fn foreign_tables(path: &Path, objects: &[String], user_version: i64) -> Error {
         format!("it has user version {user_version} but no toolgate application id")
     } else {
         let names: Vec<String> = objects.iter().take(8).map(|n| format!("`{n}`")).collect();
-        let more = if objects.len() > names.len() { ", ..." } else { "" };
+        let more = if objects.len() > names.len() {
+            ", ..."
+        } else {
+            ""
+        };
         format!(
             "it holds another application's schema ({}{more}) and no toolgate application id",
             names.join(", ")

@@ -23,10 +23,7 @@ pub const DB_FILE_NAME: &str = "toolgate.db";
 ///
 /// [`Store::open_default`]: crate::Store::open_default
 pub fn state_dir() -> Result<PathBuf> {
-    resolve(
-        std::env::var_os(STATE_DIR_ENV),
-        std::env::var_os("HOME"),
-    )
+    resolve(std::env::var_os(STATE_DIR_ENV), std::env::var_os("HOME"))
 }
 
 /// The database file inside [`state_dir`].
@@ -35,7 +32,10 @@ pub fn default_db_path() -> Result<PathBuf> {
 }
 
 fn resolve(explicit: Option<OsString>, home: Option<OsString>) -> Result<PathBuf> {
-    let dir = match (explicit.filter(|v| !v.is_empty()), home.filter(|v| !v.is_empty())) {
+    let dir = match (
+        explicit.filter(|v| !v.is_empty()),
+        home.filter(|v| !v.is_empty()),
+    ) {
         (Some(dir), _) => PathBuf::from(dir),
         (None, Some(home)) => Path::new(&home).join(".local/state/toolgate"),
         (None, None) => return Err(Error::NoStateDir),

@@ -40,8 +40,8 @@ CREATE TABLE ledger (
     prev_hash   TEXT    NOT NULL,
     hash        TEXT    NOT NULL
 );
+-- Every index costs a page write per append: only what the hot paths read.
 CREATE INDEX ledger_session ON ledger (session, seq);
-CREATE INDEX ledger_call ON ledger (call_id);
 -- At most one resolution per approval, whichever process writes it.
 CREATE UNIQUE INDEX ledger_resolution ON ledger (approval_id) WHERE kind = 'resolution';
 
@@ -86,3 +86,18 @@ CREATE TABLE grants (
     PRIMARY KEY (session, rule)
 ) WITHOUT ROWID;
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_migration_per_version() {
+        assert_eq!(MIGRATIONS.len() as i64, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn the_empty_head_is_the_genesis_hash() {
+        assert!(V1.contains(&format!("VALUES (1, 0, '{}')", crate::GENESIS_HASH)));
+    }
+}

@@ -72,6 +72,10 @@ string_enum! {
         Blocked => "blocked",
         /// Asked, and no answer yet: not executed (yet).
         Waiting => "waiting",
+        /// Allowed and handed back to the host, which runs the call itself
+        /// (a Claude Code or Gemini CLI hook): toolgate does not see how it
+        /// ends.
+        Passed => "passed",
     }
 }
 
@@ -233,9 +237,17 @@ pub struct Head {
 /// - `waiting` counts request rows with outcome `waiting` and no
 ///   resolution yet.
 ///
+/// - `passed` counts rows whose call was allowed and handed back to the
+///   host that runs it (hooks).
+///
 /// Each call therefore counts once in exactly one of `executions`,
-/// `failed`, `blocked` or `waiting`, and their sum is `requests` (the store
-/// allows at most one resolution per approval).
+/// `failed`, `blocked`, `waiting` or `passed`, and their sum is `requests`: the
+/// store writes at most one resolution per approval, and
+/// [`Store::append_waiting`] links the request row to its approval. (A
+/// request row appended without the approval id stays `waiting` forever,
+/// and its resolution counts without a request.)
+///
+/// [`Store::append_waiting`]: crate::Store::append_waiting
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Totals {
     /// Calls submitted.
@@ -250,6 +262,8 @@ pub struct Totals {
     pub waiting: u64,
     /// Calls that ran and whose tool reported an error.
     pub failed: u64,
+    /// Calls allowed and handed back to a host that runs them itself.
+    pub passed: u64,
 }
 
 /// Which ledger rows [`Store::rows`] returns.

@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension};
 use crate::Store;
 use crate::chain::GENESIS_HASH;
 use crate::error::{Error, Result};
-use crate::ledger::{ROW_COLUMNS, RawRow};
+use crate::stored::{ROW_COLUMNS, RawRow};
 use crate::types::Head;
 
 /// What [`Store::verify`] found.
@@ -65,11 +65,22 @@ impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seq = self.seq;
         match self.kind {
-            ProblemKind::Edited => write!(f, "row {seq} was edited: its content does not match the chain"),
+            ProblemKind::Edited => write!(
+                f,
+                "row {seq} was edited: its content does not match the chain"
+            ),
             ProblemKind::Deleted => write!(f, "row {seq} was deleted"),
-            ProblemKind::Inserted => write!(f, "row {seq} was inserted: the chain does not lead through it"),
-            ProblemKind::Reordered => write!(f, "row {seq} holds content that belongs elsewhere in the chain"),
-            ProblemKind::HeadMismatch => write!(f, "the head (row {seq}) does not match the last row's hash"),
+            ProblemKind::Inserted => write!(
+                f,
+                "row {seq} was inserted: the chain does not lead through it"
+            ),
+            ProblemKind::Reordered => write!(
+                f,
+                "row {seq} holds content that belongs elsewhere in the chain"
+            ),
+            ProblemKind::HeadMismatch => {
+                write!(f, "the head (row {seq}) does not match the last row's hash")
+            }
         }
     }
 }

@@ -3,9 +3,7 @@
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use toolgate_store::{
-    Answer, ApprovalStatus, Error, Outcome, RowFilter, RowKind, Store,
-};
+use toolgate_store::{Answer, ApprovalStatus, Error, Outcome, RowFilter, RowKind, Store};
 
 use crate::support::{db_in, executed, fresh, waiting};
 
@@ -22,7 +20,11 @@ fn ids_are_short_hex_and_unique() {
         let (_, p) = waiting("s", &format!("c{i}"));
         let id = store.create_pending(&p).unwrap();
         assert_eq!(id.len(), 8, "{id}");
-        assert!(id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()), "{id}");
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+            "{id}"
+        );
         assert!(ids.insert(id.clone()), "duplicate id {id}");
     }
     assert_eq!(store.list_pending().unwrap().len(), 2000);
@@ -37,14 +39,26 @@ fn a_queued_call_keeps_its_snapshot_and_digest() {
     assert_eq!(got.id, queued.id);
     assert_eq!(got.status, ApprovalStatus::Pending);
     assert_eq!(
-        (&got.session, &got.call_id, &got.tool, &got.snapshot_json, &got.digest),
+        (
+            &got.session,
+            &got.call_id,
+            &got.tool,
+            &got.snapshot_json,
+            &got.digest
+        ),
         (&p.session, &p.call_id, &p.tool, &p.snapshot_json, &p.digest)
     );
-    assert_eq!((&got.reason, &got.rule, got.remember_allowed), (&p.reason, &p.rule, false));
+    assert_eq!(
+        (&got.reason, &got.rule, got.remember_allowed),
+        (&p.reason, &p.rule, false)
+    );
     assert_eq!((got.answer, got.outcome), (None, None));
     let rows = store.rows(&RowFilter::default()).unwrap();
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].record.approval_id.as_deref(), Some(queued.id.as_str()));
+    assert_eq!(
+        rows[0].record.approval_id.as_deref(),
+        Some(queued.id.as_str())
+    );
     assert_eq!(rows[0].record.outcome, Outcome::Waiting);
 }
 
@@ -53,7 +67,16 @@ fn only_a_waiting_record_can_be_queued() {
     let (_dir, store) = fresh();
     let (_, p) = waiting("s", "c1");
     let err = store.append_waiting(&executed("s", "c1"), &p).unwrap_err();
-    assert!(matches!(err, Error::WrongOutcome { outcome: Outcome::Executed, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::WrongOutcome {
+                outcome: Outcome::Executed,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(store.list_pending().unwrap().is_empty());
     assert_eq!(store.head().unwrap().seq, 0);
 }
@@ -62,7 +85,9 @@ fn only_a_waiting_record_can_be_queued() {
 fn an_approval_is_answered_once() {
     let (_dir, store) = fresh();
     let id = queued(&store, "c1");
-    let answered = store.answer(&id, Answer::Approve, Some("fine"), "cli:alice").unwrap();
+    let answered = store
+        .answer(&id, Answer::Approve, Some("fine"), "cli:alice")
+        .unwrap();
     assert_eq!(answered.approval.status, ApprovalStatus::Approved);
     assert_eq!(answered.approval.answer, Some(Answer::Approve));
     assert_eq!(answered.approval.note.as_deref(), Some("fine"));
@@ -87,10 +112,19 @@ fn an_unknown_id_is_an_error_everywhere() {
     queued(&store, "c1");
     assert_eq!(store.approval("deadbeef").unwrap(), None);
     let unknown = |e: Error| matches!(&e, Error::UnknownApproval { id } if id == "deadbeef");
-    assert!(unknown(store.answer("deadbeef", Answer::Approve, None, "t").unwrap_err()));
+    assert!(unknown(
+        store
+            .answer("deadbeef", Answer::Approve, None, "t")
+            .unwrap_err()
+    ));
     assert!(unknown(store.claim_for_execution("deadbeef").unwrap_err()));
-    assert!(unknown(store.finish("deadbeef", Outcome::Executed, 1).unwrap_err()));
-    let msg = store.answer("deadbeef", Answer::Approve, None, "t").unwrap_err().to_string();
+    assert!(unknown(
+        store.finish("deadbeef", Outcome::Executed, 1).unwrap_err()
+    ));
+    let msg = store
+        .answer("deadbeef", Answer::Approve, None, "t")
+        .unwrap_err()
+        .to_string();
     assert_eq!(msg, "no approval with id `deadbeef`");
 }
 
@@ -98,10 +132,14 @@ fn an_unknown_id_is_an_error_everywhere() {
 fn a_decline_ends_the_call_in_the_ledger() {
     let (_dir, store) = fresh();
     let id = queued(&store, "c1");
-    let answered = store.answer(&id, Answer::Decline, Some("too risky"), "web").unwrap();
+    let answered = store
+        .answer(&id, Answer::Decline, Some("too risky"), "web")
+        .unwrap();
     assert_eq!(answered.approval.status, ApprovalStatus::Declined);
     assert_eq!(answered.approval.outcome, Some(Outcome::Blocked));
-    let resolution = answered.resolution.expect("a decline appends its resolution");
+    let resolution = answered
+        .resolution
+        .expect("a decline appends its resolution");
     assert_eq!(resolution.seq, 2);
 
     let rows = store.rows(&RowFilter::default()).unwrap();
@@ -118,20 +156,47 @@ fn a_decline_ends_the_call_in_the_ledger() {
 fn a_call_is_claimed_once_and_only_after_approval() {
     let (_dir, store) = fresh();
     let id = queued(&store, "c1");
-    assert_eq!(store.claim_for_execution(&id).unwrap(), None, "not approved yet");
+    assert_eq!(
+        store.claim_for_execution(&id).unwrap(),
+        None,
+        "not approved yet"
+    );
     store.answer(&id, Answer::Approve, None, "t").unwrap();
-    let claimed = store.claim_for_execution(&id).unwrap().expect("first claim wins");
+    let claimed = store
+        .claim_for_execution(&id)
+        .unwrap()
+        .expect("first claim wins");
     assert_eq!(claimed.status, ApprovalStatus::Executing);
-    assert_eq!(store.claim_for_execution(&id).unwrap(), None, "second claim loses");
+    assert_eq!(
+        store.claim_for_execution(&id).unwrap(),
+        None,
+        "second claim loses"
+    );
 
     let appended = store.finish(&id, Outcome::Executed, 77).unwrap();
     assert_eq!(appended.seq, 2);
     let done = store.approval(&id).unwrap().unwrap();
-    assert_eq!((done.status, done.outcome), (ApprovalStatus::Done, Some(Outcome::Executed)));
+    assert_eq!(
+        (done.status, done.outcome),
+        (ApprovalStatus::Done, Some(Outcome::Executed))
+    );
     assert!(done.finished.is_some());
-    assert_eq!(store.claim_for_execution(&id).unwrap(), None, "done is final");
+    assert_eq!(
+        store.claim_for_execution(&id).unwrap(),
+        None,
+        "done is final"
+    );
     let err = store.finish(&id, Outcome::Executed, 1).unwrap_err();
-    assert!(matches!(err, Error::NotExecuting { status: ApprovalStatus::Done, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::NotExecuting {
+                status: ApprovalStatus::Done,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -139,11 +204,29 @@ fn finish_needs_a_claimed_call_and_a_final_outcome() {
     let (_dir, store) = fresh();
     let id = queued(&store, "c1");
     let err = store.finish(&id, Outcome::Executed, 1).unwrap_err();
-    assert!(matches!(err, Error::NotExecuting { status: ApprovalStatus::Pending, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::NotExecuting {
+                status: ApprovalStatus::Pending,
+                ..
+            }
+        ),
+        "{err}"
+    );
     store.answer(&id, Answer::Approve, None, "t").unwrap();
     store.claim_for_execution(&id).unwrap().unwrap();
     let err = store.finish(&id, Outcome::Waiting, 1).unwrap_err();
-    assert!(matches!(err, Error::WrongOutcome { outcome: Outcome::Waiting, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::WrongOutcome {
+                outcome: Outcome::Waiting,
+                ..
+            }
+        ),
+        "{err}"
+    );
     // A snapshot whose digest no longer matches is not run: blocked.
     store.finish(&id, Outcome::Blocked, 0).unwrap();
     assert_eq!(store.totals().unwrap().blocked, 1);
@@ -167,7 +250,10 @@ fn claim_races_between_threads_have_one_winner() {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| usize::from(h.join().unwrap())).sum()
+        handles
+            .into_iter()
+            .map(|h| usize::from(h.join().unwrap()))
+            .sum()
     });
     assert_eq!(winners, 1);
 }
@@ -184,7 +270,11 @@ fn answer_races_between_threads_have_one_winner() {
                 let (store, id, barrier) = (store.clone(), id.clone(), barrier.clone());
                 s.spawn(move || {
                     barrier.wait();
-                    let answer = if i % 2 == 0 { Answer::Approve } else { Answer::Decline };
+                    let answer = if i % 2 == 0 {
+                        Answer::Approve
+                    } else {
+                        Answer::Decline
+                    };
                     store.answer(&id, answer, None, &format!("t{i}"))
                 })
             })
@@ -192,10 +282,12 @@ fn answer_races_between_threads_have_one_winner() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1);
-    assert!(results
-        .iter()
-        .filter_map(|r| r.as_ref().err())
-        .all(|e| matches!(e, Error::AlreadyAnswered { .. })));
+    assert!(
+        results
+            .iter()
+            .filter_map(|r| r.as_ref().err())
+            .all(|e| matches!(e, Error::AlreadyAnswered { .. }))
+    );
     // At most one resolution, whichever answer won.
     assert!(store.rows(&RowFilter::default()).unwrap().len() <= 2);
     assert!(store.verify().unwrap().is_intact());
@@ -206,7 +298,9 @@ fn approve_for_the_session_grants_the_rule_where_allowed() {
     let (_dir, store) = fresh();
     let (r, mut p) = waiting("s1", "c1");
     let not_remembered = store.append_waiting(&r, &p).unwrap().id;
-    let err = store.answer(&not_remembered, Answer::Session, None, "t").unwrap_err();
+    let err = store
+        .answer(&not_remembered, Answer::Session, None, "t")
+        .unwrap_err();
     assert!(matches!(err, Error::SessionNotAllowed { .. }), "{err}");
     assert_eq!(
         store.approval(&not_remembered).unwrap().unwrap().status,
@@ -218,7 +312,9 @@ fn approve_for_the_session_grants_the_rule_where_allowed() {
     p.remember_allowed = true;
     p.rule = Some("edits".to_owned());
     let remembered = store.append_waiting(&r, &p).unwrap().id;
-    let answered = store.answer(&remembered, Answer::Session, None, "t").unwrap();
+    let answered = store
+        .answer(&remembered, Answer::Session, None, "t")
+        .unwrap();
     assert_eq!(answered.approval.status, ApprovalStatus::Approved);
     assert_eq!(answered.approval.answer, Some(Answer::Session));
     assert!(store.has_grant("s1", "edits").unwrap());
@@ -245,9 +341,16 @@ fn list_pending_shows_only_unanswered_oldest_first() {
     std::thread::sleep(Duration::from_millis(3));
     let c = queued(&store, "c");
     store.answer(&b, Answer::Decline, None, "t").unwrap();
-    let pending: Vec<String> = store.list_pending().unwrap().into_iter().map(|p| p.id).collect();
+    let pending: Vec<String> = store
+        .list_pending()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
     assert_eq!(pending, [a.clone(), c.clone()]);
-    let declined = store.list_approvals(Some(ApprovalStatus::Declined)).unwrap();
+    let declined = store
+        .list_approvals(Some(ApprovalStatus::Declined))
+        .unwrap();
     assert_eq!(declined.len(), 1);
     assert_eq!(declined[0].id, b);
     assert_eq!(store.list_approvals(None).unwrap().len(), 3);
@@ -262,7 +365,10 @@ fn a_waiting_caller_sees_the_answer_by_polling() {
         let (path, id) = (path.clone(), id.clone());
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(100));
-            Store::open(&path).unwrap().answer(&id, Answer::Approve, None, "web").unwrap();
+            Store::open(&path)
+                .unwrap()
+                .answer(&id, Answer::Approve, None, "web")
+                .unwrap();
         })
     };
     let poller = Store::open(&path).unwrap();

@@ -22,6 +22,10 @@ fn child() {
         "open-default" => open_default(),
         other => panic!("unknown child role `{other}`"),
     }
+    // Exit before the harness prints its summary: the parent may have
+    // stopped reading, and writing to a closed pipe would fail the child.
+    std::io::Write::flush(&mut std::io::stdout()).expect("flush");
+    std::process::exit(0);
 }
 
 /// Appends `count` rows as session `name`; arg is `name:count`.
@@ -44,7 +48,9 @@ fn crash_loop(db: &PathBuf, name: &str) {
         let call = format!("{name}-{i}");
         if i % 10 == 0 {
             let (record, pending) = waiting(name, &call);
-            store.append_waiting(&record, &pending).expect("child queues");
+            store
+                .append_waiting(&record, &pending)
+                .expect("child queues");
         } else {
             store.append(&executed(name, &call)).expect("child appends");
         }

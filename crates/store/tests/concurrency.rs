@@ -21,16 +21,23 @@ fn eight_processes_appending_500_each_make_one_chain_of_4000() {
     let store = Store::open(&path).unwrap();
     let rows = store.rows(&RowFilter::default()).unwrap();
     assert_eq!(rows.len(), 4000);
-    assert!(rows.iter().map(|r| r.seq).eq(1..=4000), "seqs are 1..=4000 without gaps");
+    assert!(
+        rows.iter().map(|r| r.seq).eq(1..=4000),
+        "seqs are 1..=4000 without gaps"
+    );
     for i in 0..8 {
         let session = format!("p{i}");
-        let mine: Vec<_> = rows.iter().filter(|r| r.record.session == session).collect();
+        let mine: Vec<_> = rows
+            .iter()
+            .filter(|r| r.record.session == session)
+            .collect();
         assert_eq!(mine.len(), 500, "{session}");
         // Each process's own rows are in the order it appended them.
-        assert!(mine
-            .iter()
-            .map(|r| r.record.call_id.clone())
-            .eq((0..500).map(|n| format!("{session}-{n}"))));
+        assert!(
+            mine.iter()
+                .map(|r| r.record.call_id.clone())
+                .eq((0..500).map(|n| format!("{session}-{n}")))
+        );
     }
     let report = store.verify().unwrap();
     assert!(report.is_intact(), "{:?}", report.problem);
@@ -47,7 +54,9 @@ fn threads_sharing_one_store_chain_correctly() {
             let store = store.clone();
             s.spawn(move || {
                 for i in 0..250 {
-                    store.append(&executed(&format!("t{t}"), &format!("{i}"))).unwrap();
+                    store
+                        .append(&executed(&format!("t{t}"), &format!("{i}")))
+                        .unwrap();
                 }
             });
         }
@@ -64,7 +73,9 @@ fn claim_races_between_processes_have_one_winner() {
     let id = store.append_waiting(&r, &p).unwrap().id;
     store.answer(&id, Answer::Approve, None, "t").unwrap();
 
-    let mut children: Vec<_> = (0..4).map(|_| spawn_child("claim", &db_in(&dir), &id)).collect();
+    let mut children: Vec<_> = (0..4)
+        .map(|_| spawn_child("claim", &db_in(&dir), &id))
+        .collect();
     let answers: Vec<String> = children
         .iter_mut()
         .map(|c| ChildLines::of(c).next_line().expect("child answers"))
@@ -72,6 +83,37 @@ fn claim_races_between_processes_have_one_winner() {
     for child in children {
         wait_ok(child, "claiming child");
     }
-    assert_eq!(answers.iter().filter(|a| *a == "claimed=true").count(), 1, "{answers:?}");
-    assert_eq!(answers.iter().filter(|a| *a == "claimed=false").count(), 3, "{answers:?}");
+    assert_eq!(
+        answers.iter().filter(|a| *a == "claimed=true").count(),
+        1,
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers.iter().filter(|a| *a == "claimed=false").count(),
+        3,
+        "{answers:?}"
+    );
+}
+
+#[test]
+fn opening_while_others_write_and_checkpoint_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    drop(Store::open(&path).unwrap());
+    let mut children: Vec<_> = (0..3)
+        .map(|i| spawn_child("append", &path, &format!("w{i}:1500")))
+        .collect();
+    let mut opens = 0;
+    while children.iter_mut().any(|c| c.try_wait().unwrap().is_none()) {
+        let store = Store::open(&path).unwrap_or_else(|e| panic!("open #{opens}: {e}"));
+        store.totals().unwrap();
+        opens += 1;
+    }
+    for child in children {
+        wait_ok(child, "appending child");
+    }
+    assert!(opens > 0);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.totals().unwrap().requests, 4500);
+    assert!(store.verify().unwrap().is_intact());
 }

@@ -48,9 +48,15 @@ fn a_new_database_is_marked_as_toolgates() {
     let (dir, store) = fresh();
     drop(store);
     let conn = raw(&db_in(&dir));
-    let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0)).unwrap();
-    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
-    let journal: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+    let app: i32 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .unwrap();
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    let journal: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
     assert_eq!(app, APPLICATION_ID);
     assert_eq!(version, SCHEMA_VERSION);
     assert_eq!(journal, "wal");
@@ -75,12 +81,24 @@ fn the_default_store_lives_in_a_private_state_directory() {
         .env(STATE_DIR_ENV, &state)
         .stdout(std::process::Stdio::piped());
     let mut child = child.spawn().unwrap();
-    let line = ChildLines::of(&mut child).next_line().expect("child reports its path");
+    let line = ChildLines::of(&mut child)
+        .next_line()
+        .expect("child reports its path");
     wait_ok(child, "open-default child");
-    assert_eq!(line, format!("path={}", state.join("toolgate.db").display()));
+    assert_eq!(
+        line,
+        format!("path={}", state.join("toolgate.db").display())
+    );
     let mode = std::fs::metadata(&state).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700);
-    assert_eq!(Store::open(state.join("toolgate.db")).unwrap().totals().unwrap().requests, 1);
+    assert_eq!(
+        Store::open(state.join("toolgate.db"))
+            .unwrap()
+            .totals()
+            .unwrap()
+            .requests,
+        1
+    );
 }
 
 #[test]
@@ -143,7 +161,10 @@ fn damaged_pages_are_reported_by_verify_without_writing() {
     let store = Store::open(&path).expect("the header and schema are intact");
     let err = store.verify().expect_err("damaged pages must be an error");
     assert!(matches!(err, Error::Corrupt { .. }), "{err}");
-    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
     drop(store);
     assert_eq!(fingerprint(&path), before);
 }
@@ -173,7 +194,9 @@ fn another_applications_database_is_refused() {
 fn a_database_with_another_application_id_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("other.db");
-    raw(&path).pragma_update(None, "application_id", 0x4d50_4442).unwrap();
+    raw(&path)
+        .pragma_update(None, "application_id", 0x4d50_4442)
+        .unwrap();
     let err = refused(&path);
     assert!(matches!(err, Error::Foreign { .. }), "{err}");
     assert!(err.to_string().contains("0x4d504442"), "{err}");
@@ -195,8 +218,14 @@ fn another_applications_wal_database_is_refused_while_in_use() {
     let wal_before = fingerprint(&wal);
     let err = refused(&path);
     assert!(matches!(err, Error::Foreign { .. }), "{err}");
-    assert_eq!(fingerprint(&wal), wal_before, "the other application's WAL was modified");
-    let n: i64 = owner.query_row("SELECT count(*) FROM jobs", [], |r| r.get(0)).unwrap();
+    assert_eq!(
+        fingerprint(&wal),
+        wal_before,
+        "the other application's WAL was modified"
+    );
+    let n: i64 = owner
+        .query_row("SELECT count(*) FROM jobs", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 1);
 }
 
@@ -209,7 +238,9 @@ fn a_newer_schema_is_refused() {
         .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
         .unwrap();
     // Make sure the new version is in the main file, not only in the WAL.
-    raw(&path).pragma_update(None, "wal_checkpoint", "TRUNCATE").unwrap();
+    raw(&path)
+        .pragma_update(None, "wal_checkpoint", "TRUNCATE")
+        .unwrap();
     let err = refused(&path);
     assert!(
         matches!(err, Error::NewerSchema { found, supported, .. } if found == SCHEMA_VERSION + 1 && supported == SCHEMA_VERSION),
@@ -219,12 +250,55 @@ fn a_newer_schema_is_refused() {
 }
 
 #[test]
+fn a_newer_schema_still_in_the_wal_is_refused_without_checkpointing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_in(&dir);
+    closed_database(&path, 3);
+    // A newer toolgate migrated the database and stopped before any
+    // checkpoint: the new version is only in the WAL.
+    let newer = raw(&path);
+    newer
+        .set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .unwrap();
+    newer
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    drop(newer);
+    let wal = dir.path().join("toolgate.db-wal");
+    let wal_before = fingerprint(&wal);
+    let err = refused(&path);
+    assert!(matches!(err, Error::NewerSchema { .. }), "{err}");
+    assert_eq!(fingerprint(&wal), wal_before);
+}
+
+#[test]
+fn another_applications_closed_wal_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cache.db");
+    raw(&path)
+        .execute_batch(
+            "PRAGMA journal_mode = WAL;
+             CREATE TABLE entries (k TEXT PRIMARY KEY, v BLOB);",
+        )
+        .unwrap();
+    let err = refused(&path);
+    assert!(matches!(err, Error::Foreign { .. }), "{err}");
+    assert!(err.to_string().contains("`entries`"), "{err}");
+}
+
+#[test]
 fn a_directory_is_not_a_database() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("toolgate.db");
     std::fs::create_dir(&path).unwrap();
     let err = Store::open(&path).unwrap_err();
-    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
 }
 
 #[test]

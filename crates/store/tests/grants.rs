@@ -28,9 +28,20 @@ fn grants_are_listed_by_rule() {
     store.grant("s1", "web").unwrap();
     store.grant("s1", "edits").unwrap();
     store.grant("s2", "shell").unwrap();
-    let rules: Vec<String> = store.grants("s1").unwrap().into_iter().map(|g| g.rule).collect();
+    let rules: Vec<String> = store
+        .grants("s1")
+        .unwrap()
+        .into_iter()
+        .map(|g| g.rule)
+        .collect();
     assert_eq!(rules, ["edits", "web"]);
-    assert!(store.grants("s1").unwrap().iter().all(|g| g.granted.ends_with('Z')));
+    assert!(
+        store
+            .grants("s1")
+            .unwrap()
+            .iter()
+            .all(|g| g.granted.ends_with('Z'))
+    );
 }
 
 #[test]

@@ -14,7 +14,10 @@ fn rows_start_at_one_and_each_names_the_previous_hash() {
         assert_eq!(appended.seq, i + 1);
     }
     let rows = store.rows(&RowFilter::default()).unwrap();
-    assert_eq!(rows.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    assert_eq!(
+        rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5]
+    );
     let mut prev = genesis().to_owned();
     for row in &rows {
         assert_eq!(row.prev_hash, prev, "row {}", row.seq);
@@ -53,7 +56,15 @@ fn row_time_is_rfc3339_utc_with_milliseconds() {
     let time = &store.rows(&RowFilter::default()).unwrap()[0].time;
     let b = time.as_bytes();
     assert_eq!(time.len(), 24, "{time}");
-    for (i, c) in [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':'), (19, b'.'), (23, b'Z')] {
+    for (i, c) in [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'.'),
+        (23, b'Z'),
+    ] {
         assert_eq!(b[i], c, "{time}");
     }
     assert!(time.starts_with("20"), "{time}");
@@ -66,17 +77,35 @@ fn rows_filter_by_session_call_and_position() {
         let session = if i % 2 == 0 { "even" } else { "odd" };
         store.append(&executed(session, &format!("c{i}"))).unwrap();
     }
-    let seqs = |f: RowFilter| -> Vec<u64> {
-        store.rows(&f).unwrap().iter().map(|r| r.seq).collect()
-    };
+    let seqs =
+        |f: RowFilter| -> Vec<u64> { store.rows(&f).unwrap().iter().map(|r| r.seq).collect() };
     assert_eq!(
-        seqs(RowFilter { session: Some("odd".into()), ..Default::default() }),
+        seqs(RowFilter {
+            session: Some("odd".into()),
+            ..Default::default()
+        }),
         [2, 4, 6, 8, 10]
     );
-    assert_eq!(seqs(RowFilter { call_id: Some("c3".into()), ..Default::default() }), [4]);
-    assert_eq!(seqs(RowFilter { after_seq: Some(7), ..Default::default() }), [8, 9, 10]);
     assert_eq!(
-        seqs(RowFilter { limit: Some(3), newest_first: true, ..Default::default() }),
+        seqs(RowFilter {
+            call_id: Some("c3".into()),
+            ..Default::default()
+        }),
+        [4]
+    );
+    assert_eq!(
+        seqs(RowFilter {
+            after_seq: Some(7),
+            ..Default::default()
+        }),
+        [8, 9, 10]
+    );
+    assert_eq!(
+        seqs(RowFilter {
+            limit: Some(3),
+            newest_first: true,
+            ..Default::default()
+        }),
         [10, 9, 8]
     );
     assert_eq!(
@@ -94,8 +123,12 @@ fn totals_count_each_call_once_where_it_ended() {
     let (_dir, store) = fresh();
     // Allowed and ran; allowed and the tool failed; denied.
     store.append(&executed("s", "ran")).unwrap();
-    store.append(&record("s", "broke", Decision::Allow, Outcome::Failed)).unwrap();
-    store.append(&record("s", "denied", Decision::Deny, Outcome::Blocked)).unwrap();
+    store
+        .append(&record("s", "broke", Decision::Allow, Outcome::Failed))
+        .unwrap();
+    store
+        .append(&record("s", "denied", Decision::Deny, Outcome::Blocked))
+        .unwrap();
     // Asked at the terminal and declined there: one row.
     let mut declined = record("s", "said-no", Decision::Ask, Outcome::Blocked);
     declined.approval = Some(ApprovalAnswer::Decline);
@@ -113,18 +146,38 @@ fn totals_count_each_call_once_where_it_ended() {
     let before = store.totals().unwrap();
     assert_eq!(
         before,
-        Totals { requests: 7, prompts: 4, executions: 1, blocked: 2, waiting: 3, failed: 1 }
+        Totals {
+            requests: 7,
+            prompts: 4,
+            executions: 1,
+            blocked: 2,
+            waiting: 3,
+            failed: 1,
+            passed: 0
+        }
     );
 
-    store.answer(&yes.id, Answer::Approve, None, "test").unwrap();
+    store
+        .answer(&yes.id, Answer::Approve, None, "test")
+        .unwrap();
     store.claim_for_execution(&yes.id).unwrap().unwrap();
     store.finish(&yes.id, Outcome::Executed, 900).unwrap();
-    store.answer(&no.id, Answer::Decline, Some("not now"), "test").unwrap();
+    store
+        .answer(&no.id, Answer::Decline, Some("not now"), "test")
+        .unwrap();
 
     let after = store.totals().unwrap();
     assert_eq!(
         after,
-        Totals { requests: 7, prompts: 4, executions: 2, blocked: 3, waiting: 1, failed: 1 }
+        Totals {
+            requests: 7,
+            prompts: 4,
+            executions: 2,
+            blocked: 3,
+            waiting: 1,
+            failed: 1,
+            passed: 0
+        }
     );
     assert_eq!(
         after.requests,
@@ -139,12 +192,17 @@ fn a_resolution_row_carries_the_call_and_the_answer() {
     let (_dir, store) = fresh();
     let (r, p) = waiting("s", "c1");
     let queued = store.append_waiting(&r, &p).unwrap();
-    store.answer(&queued.id, Answer::Approve, Some("ok once"), "cli:alice").unwrap();
+    store
+        .answer(&queued.id, Answer::Approve, Some("ok once"), "cli:alice")
+        .unwrap();
     store.claim_for_execution(&queued.id).unwrap().unwrap();
     let appended = store.finish(&queued.id, Outcome::Failed, 4321).unwrap();
 
     let rows = store
-        .rows(&RowFilter { approval_id: Some(queued.id.clone()), ..Default::default() })
+        .rows(&RowFilter {
+            approval_id: Some(queued.id.clone()),
+            ..Default::default()
+        })
         .unwrap();
     assert_eq!(rows.len(), 2);
     let (request, resolution) = (&rows[0], &rows[1]);
@@ -169,7 +227,9 @@ fn session_totals_count_only_that_session() {
     let (_dir, store) = fresh();
     store.append(&executed("a", "1")).unwrap();
     store.append(&executed("a", "2")).unwrap();
-    store.append(&record("b", "3", Decision::Deny, Outcome::Blocked)).unwrap();
+    store
+        .append(&record("b", "3", Decision::Deny, Outcome::Blocked))
+        .unwrap();
     let a = store.session_totals("a").unwrap();
     let b = store.session_totals("b").unwrap();
     assert_eq!((a.requests, a.executions, a.blocked), (2, 2, 0));
@@ -190,4 +250,18 @@ fn the_ledger_survives_reopening() {
     let appended = store.append(&executed("s", "c2")).unwrap();
     assert_eq!(appended.seq, 2);
     assert!(store.verify().unwrap().is_intact());
+}
+
+#[test]
+fn passed_calls_count_once() {
+    let (_dir, store) = fresh();
+    store
+        .append(&record("s", "c1", Decision::Allow, Outcome::Passed))
+        .unwrap();
+    let t = store.totals().unwrap();
+    assert_eq!((t.requests, t.passed, t.executions), (1, 1, 0));
+    assert_eq!(
+        t.requests,
+        t.executions + t.failed + t.blocked + t.waiting + t.passed
+    );
 }

@@ -133,7 +133,13 @@ pub fn genesis() -> &'static str {
 /// Starts this test binary again in a child role (see `children`).
 pub fn spawn_child(role: &str, db: &Path, arg: &str) -> Child {
     Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", "children::child", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "children::child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(ROLE_ENV, role)
         .env(DB_ENV, db)
         .env(ARG_ENV, arg)
@@ -144,7 +150,8 @@ pub fn spawn_child(role: &str, db: &Path, arg: &str) -> Child {
 }
 
 /// Lines the child printed with the `CHILD ` prefix (the test harness
-/// prints its own lines too).
+/// prints its own lines too). Children exit right after their last line,
+/// so the reader may be dropped early.
 pub struct ChildLines(BufReader<ChildStdout>);
 
 impl ChildLines {
@@ -160,8 +167,10 @@ impl ChildLines {
             if self.0.read_line(&mut line).expect("read child output") == 0 {
                 return None;
             }
-            if let Some(rest) = line.trim_end().strip_prefix("CHILD ") {
-                return Some(rest.to_owned());
+            // The harness prints `test children::child ... ` without a
+            // newline before the test's own output.
+            if let Some(at) = line.find("CHILD ") {
+                return Some(line[at + "CHILD ".len()..].trim_end().to_owned());
             }
         }
     }

@@ -15,7 +15,9 @@ fn ledger() -> (tempfile::TempDir, Store) {
         if i == 10 {
             let (r, p) = waiting("s", "queued");
             let queued = store.append_waiting(&r, &p).unwrap();
-            store.answer(&queued.id, Answer::Decline, Some("no"), "t").unwrap();
+            store
+                .answer(&queued.id, Answer::Decline, Some("no"), "t")
+                .unwrap();
         } else {
             store.append(&executed("s", &format!("c{i}"))).unwrap();
         }
@@ -32,7 +34,11 @@ fn problem(store: &Store) -> Problem {
 
 fn row(store: &Store, seq: u64) -> Row {
     store
-        .rows(&RowFilter { after_seq: Some(seq - 1), limit: Some(1), ..Default::default() })
+        .rows(&RowFilter {
+            after_seq: Some(seq - 1),
+            limit: Some(1),
+            ..Default::default()
+        })
         .unwrap()
         .remove(0)
 }
@@ -103,7 +109,9 @@ fn forged(store: &Store, seq: u64) -> Row {
 fn a_long_chain_verifies() {
     let (_dir, store) = fresh();
     for i in 0..1000 {
-        store.append(&executed(&format!("s{}", i % 7), &format!("c{i}"))).unwrap();
+        store
+            .append(&executed(&format!("s{}", i % 7), &format!("c{i}")))
+            .unwrap();
     }
     let report = store.verify().unwrap();
     assert!(report.is_intact(), "{:?}", report.problem);
@@ -125,29 +133,62 @@ fn an_empty_ledger_verifies() {
 #[test]
 fn an_edited_field_is_caught_at_its_row() {
     let (_dir, store) = ledger();
-    exec(&store, "UPDATE ledger SET outcome = 'blocked' WHERE seq = 7");
-    assert_eq!(problem(&store), Problem { seq: 7, kind: ProblemKind::Edited });
+    exec(
+        &store,
+        "UPDATE ledger SET outcome = 'blocked' WHERE seq = 7",
+    );
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 7,
+            kind: ProblemKind::Edited
+        }
+    );
 }
 
 #[test]
 fn an_edited_input_is_caught_at_its_row() {
     let (_dir, store) = ledger();
-    exec(&store, r#"UPDATE ledger SET input = '{"command":"echo hi"}' WHERE seq = 3"#);
-    assert_eq!(problem(&store), Problem { seq: 3, kind: ProblemKind::Edited });
+    exec(
+        &store,
+        r#"UPDATE ledger SET input = '{"command":"echo hi"}' WHERE seq = 3"#,
+    );
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 3,
+            kind: ProblemKind::Edited
+        }
+    );
 }
 
 #[test]
 fn an_edited_resolution_is_caught() {
     let (_dir, store) = ledger();
-    exec(&store, "UPDATE ledger SET note = NULL WHERE kind = 'resolution'");
-    assert_eq!(problem(&store), Problem { seq: 11, kind: ProblemKind::Edited });
+    exec(
+        &store,
+        "UPDATE ledger SET note = NULL WHERE kind = 'resolution'",
+    );
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 11,
+            kind: ProblemKind::Edited
+        }
+    );
 }
 
 #[test]
 fn a_value_of_the_wrong_type_is_an_edit() {
     let (_dir, store) = ledger();
     exec(&store, "UPDATE ledger SET hard = 'yes' WHERE seq = 12");
-    assert_eq!(problem(&store), Problem { seq: 12, kind: ProblemKind::Edited });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 12,
+            kind: ProblemKind::Edited
+        }
+    );
 }
 
 #[test]
@@ -158,35 +199,65 @@ fn an_edit_with_a_recomputed_hash_is_caught_by_the_next_row() {
     edited.hash = documented_hash(&edited.prev_hash, &edited);
     exec(&store, "DELETE FROM ledger WHERE seq = 6");
     insert(&store, &edited);
-    assert_eq!(problem(&store), Problem { seq: 6, kind: ProblemKind::Edited });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 6,
+            kind: ProblemKind::Edited
+        }
+    );
 }
 
 #[test]
 fn a_deleted_middle_row_is_caught() {
     let (_dir, store) = ledger();
     exec(&store, "DELETE FROM ledger WHERE seq = 9");
-    assert_eq!(problem(&store), Problem { seq: 9, kind: ProblemKind::Deleted });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 9,
+            kind: ProblemKind::Deleted
+        }
+    );
 }
 
 #[test]
 fn a_deleted_last_row_is_caught_by_the_head() {
     let (_dir, store) = ledger();
     exec(&store, &format!("DELETE FROM ledger WHERE seq = {ROWS}"));
-    assert_eq!(problem(&store), Problem { seq: ROWS, kind: ProblemKind::Deleted });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: ROWS,
+            kind: ProblemKind::Deleted
+        }
+    );
 }
 
 #[test]
 fn deleted_last_rows_are_caught_by_the_head() {
     let (_dir, store) = ledger();
     exec(&store, "DELETE FROM ledger WHERE seq > 15");
-    assert_eq!(problem(&store), Problem { seq: 16, kind: ProblemKind::Deleted });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 16,
+            kind: ProblemKind::Deleted
+        }
+    );
 }
 
 #[test]
 fn a_forged_row_appended_without_the_head_is_caught() {
     let (_dir, store) = ledger();
     insert(&store, &forged(&store, ROWS + 1));
-    assert_eq!(problem(&store), Problem { seq: ROWS + 1, kind: ProblemKind::Inserted });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: ROWS + 1,
+            kind: ProblemKind::Inserted
+        }
+    );
 }
 
 #[test]
@@ -195,7 +266,13 @@ fn a_forged_row_inserted_in_the_middle_is_caught() {
     let forged = forged(&store, 8);
     shift_up(&store, 8);
     insert(&store, &forged);
-    assert_eq!(problem(&store), Problem { seq: 8, kind: ProblemKind::Inserted });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 8,
+            kind: ProblemKind::Inserted
+        }
+    );
 }
 
 #[test]
@@ -205,7 +282,13 @@ fn a_forged_row_with_a_made_up_hash_is_caught() {
     forged.hash = "ab".repeat(32);
     shift_up(&store, 8);
     insert(&store, &forged);
-    assert_eq!(problem(&store), Problem { seq: 8, kind: ProblemKind::Inserted });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 8,
+            kind: ProblemKind::Inserted
+        }
+    );
 }
 
 const CONTENT: &str = "kind, time, session, client, call_id, tool, digest, input, decision, rule, \
@@ -227,7 +310,13 @@ fn two_rows_with_swapped_content_are_caught() {
             set.join(", ")
         ),
     );
-    assert_eq!(problem(&store), Problem { seq: 5, kind: ProblemKind::Reordered });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 5,
+            kind: ProblemKind::Reordered
+        }
+    );
 }
 
 #[test]
@@ -247,14 +336,29 @@ fn two_rows_swapped_whole_are_caught() {
             set.join(", ")
         ),
     );
-    assert_eq!(problem(&store), Problem { seq: 5, kind: ProblemKind::Reordered });
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: 5,
+            kind: ProblemKind::Reordered
+        }
+    );
 }
 
 #[test]
 fn a_changed_head_is_caught() {
     let (_dir, store) = ledger();
-    exec(&store, &format!("UPDATE head SET hash = '{}'", "0f".repeat(32)));
-    assert_eq!(problem(&store), Problem { seq: ROWS, kind: ProblemKind::HeadMismatch });
+    exec(
+        &store,
+        &format!("UPDATE head SET hash = '{}'", "0f".repeat(32)),
+    );
+    assert_eq!(
+        problem(&store),
+        Problem {
+            seq: ROWS,
+            kind: ProblemKind::HeadMismatch
+        }
+    );
 }
 
 #[test]
@@ -265,12 +369,18 @@ fn a_deleted_head_is_caught() {
     assert!(report.head.is_none());
     assert_eq!(
         report.problem,
-        Some(Problem { seq: ROWS, kind: ProblemKind::HeadMismatch })
+        Some(Problem {
+            seq: ROWS,
+            kind: ProblemKind::HeadMismatch
+        })
     );
 }
 
 #[test]
 fn problems_name_the_row_in_words() {
-    let p = Problem { seq: 9, kind: ProblemKind::Deleted };
+    let p = Problem {
+        seq: 9,
+        kind: ProblemKind::Deleted,
+    };
     assert_eq!(p.to_string(), "row 9 was deleted");
 }

@@ -10,6 +10,11 @@
 //! absolute symlink, a relative symlink climbing out, a `/proc/self/fd` magic
 //! link), whatever the file system looks like at that instant.
 //!
+//! What the kernel guarantees is that the file was inside the root when it
+//! was opened. A directory that someone moves out of the root *after* it was
+//! opened is not chased; that takes write access outside the roots, which a
+//! sandboxed command does not have.
+//!
 //! Choosing the root is text work on the absolute path (longest matching root
 //! wins). Only when no root matches the path as written is the path
 //! canonicalized (to accept an alias such as a symlinked parent of a root);
@@ -253,7 +258,7 @@ pub(crate) fn open_beneath(
     } else {
         rel
     };
-    let resolve = ResolveFlags::empty();
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
     // openat2 rejects O_PATH combined with anything but these (EINVAL).
     let flags = if flags.contains(OFlags::PATH) {
         flags | OFlags::CLOEXEC
@@ -364,6 +369,12 @@ mod tests {
     }
 
     #[test]
+    fn a_workspace_is_shared_across_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Workspace>();
+    }
+
+    #[test]
     fn tilde_expands_to_home_like_the_policy_does() {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
@@ -390,7 +401,8 @@ mod tests {
         let outer = std::fs::canonicalize(dir.path()).unwrap();
         let inner = outer.join("vendor");
         std::fs::create_dir(&inner).unwrap();
-        let ws = Workspace::open(&[outer.clone()], &[inner.clone()]).unwrap();
+        let ws =
+            Workspace::open(std::slice::from_ref(&outer), std::slice::from_ref(&inner)).unwrap();
         let path = inner.join("x.txt");
         let t = ws
             .locate(path.to_str().unwrap(), None, Access::Read)

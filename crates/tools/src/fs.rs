@@ -52,6 +52,13 @@ pub struct FileText {
     pub body: Body,
 }
 
+impl fmt::Display for FileText {
+    /// The text as the model reads it (a summary line for binary files).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.body)
+    }
+}
+
 /// What `write_file` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteReport {

@@ -71,6 +71,7 @@ mod fetch;
 mod fs;
 mod sandbox;
 mod shell;
+mod supervise;
 
 pub use confine::Workspace;
 pub use content::Body;

@@ -10,15 +10,19 @@
 //! | create device nodes | nowhere (not even in the roots: a device node is a door to raw disks) |
 //! | device ioctls | nowhere (no `TIOCSTI` keystroke injection into a terminal) |
 //! | TCP connect and bind | only when `network` is on |
-//! | abstract Unix sockets outside the sandbox, pathname Unix sockets outside the roots | only when `network` is on, where the kernel can tell (ABI 6 and 9) |
+//! | UDP; abstract Unix sockets outside the sandbox; pathname Unix sockets outside the roots | only when `network` is on, where the kernel can tell (ABI 10, 6 and 9) |
 //! | signals to processes outside the sandbox | never, where the kernel can tell (ABI 6) |
+//! | `ptrace` of processes outside, their `/proc/PID/mem` | never (Landlock's own rule, every ABI) |
 //!
 //! Reads are not confined to the roots: compilers, interpreters and git read
 //! from all over the system and the home directory (git fails outright when
 //! its config is unreadable), and the policy's Read rules already judge every
 //! file a command names. The exception is `/dev`: terminals there would let a
 //! command read the keystrokes meant for toolgate's own approval prompt, and
-//! block devices would give raw access to disks.
+//! block devices would give raw access to disks. So reads are no boundary:
+//! whatever the user can read (`~/.ssh`, `/proc/PID/environ` of their own
+//! processes) a command can read too, and with the network off (the
+//! default) its only way out is the output the model sees.
 //!
 //! # Fail closed
 //!
@@ -145,20 +149,17 @@ fn unavailable(
 
 /// A sentence on why the kernel cannot enforce the sandbox.
 fn describe(e: &RulesetError, spec: &Spec<'_>) -> String {
-    let abi = kernel_abi();
-    let need = if spec.network { "3" } else { "4" };
-    match abi {
-        None => format!(
-            "landlock is not available on this kernel (it needs linux 5.13 or later with landlock enabled at boot), so writes outside the workspace cannot be prevented ({e})"
+    let (need, what) = if spec.network {
+        (3, "to confine writes")
+    } else {
+        (4, "to confine writes and block network access")
+    };
+    match kernel_abi() {
+        None => "landlock is not available on this kernel (it needs linux 5.13 or later with landlock enabled at boot), so writes outside the workspace cannot be prevented".to_string(),
+        Some(v) if v < need => format!(
+            "this kernel's landlock (abi {v}) is too old: the sandbox needs abi {need} or later {what}"
         ),
-        Some(v) => format!(
-            "this kernel's landlock (abi {v}) cannot enforce the sandbox, which needs abi {need} or later to confine writes{} ({e})",
-            if spec.network {
-                ""
-            } else {
-                " and block network access"
-            }
-        ),
+        Some(v) => format!("landlock (abi {v}) could not set up the sandbox: {e}"),
     }
 }
 
@@ -198,6 +199,7 @@ fn build(spec: &Spec<'_>, required: CompatLevel) -> Result<RulesetCreated, Rules
     if !spec.network {
         ruleset = ruleset
             .handle_access(AccessFs::ResolveUnix)?
+            .handle_access(AccessNet::BindUdp | AccessNet::ConnectSendUdp)?
             .scope(Scope::AbstractUnixSocket)?;
         handled |= AccessFs::ResolveUnix;
     }
@@ -260,10 +262,19 @@ fn build(spec: &Spec<'_>, required: CompatLevel) -> Result<RulesetCreated, Rules
 ///
 /// Only raw system calls on an already-open descriptor: async-signal-safe,
 /// as code between `fork` and `exec` of a multithreaded process must be.
-/// `PR_SET_NO_NEW_PRIVS` is set even without a ruleset, so that nothing the
-/// command runs gains privileges through set-id binaries or file
-/// capabilities.
-pub(crate) fn enter(ruleset: Option<RawFd>) -> io::Result<()> {
+///
+/// - `PR_SET_NO_NEW_PRIVS`, even without a ruleset, so that nothing the
+///   command runs gains privileges through set-id binaries or file
+///   capabilities;
+/// - `landlock_restrict_self`;
+/// - every descriptor above stderr is marked close-on-exec: Landlock checks
+///   accesses when a file is opened, so a writable descriptor inherited from
+///   the host (a database, a log) would be a way around it.
+///
+/// With `strict`, a failure of any step fails the spawn; otherwise (running
+/// unsandboxed by the user's choice, possibly on an old kernel) only the
+/// first two are required.
+pub(crate) fn enter(ruleset: Option<RawFd>, strict: bool) -> io::Result<()> {
     rustix::thread::set_no_new_privs(true)?;
     if let Some(fd) = ruleset {
         // SAFETY: `fd` is a Landlock ruleset descriptor owned by the parent's
@@ -273,6 +284,20 @@ pub(crate) fn enter(ruleset: Option<RawFd>) -> io::Result<()> {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
+    }
+    // SAFETY: close_range takes two descriptor numbers and flags and touches
+    // no memory; with CLOSE_RANGE_CLOEXEC it closes nothing before exec (the
+    // standard library's own error pipe keeps working).
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if rc != 0 && strict {
+        return Err(io::Error::last_os_error());
     }
     Ok(())
 }

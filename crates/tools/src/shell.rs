@@ -12,34 +12,32 @@
 //! When the timeout passes, the whole process group gets `SIGKILL`. When the
 //! shell exits by itself, whatever it left running in its group is killed
 //! too: a call runs a command to completion, it does not start services that
-//! outlive it. A process that leaves the group on purpose (`setsid`,
-//! `setpgid`) escapes both kills; it stays inside the sandbox, and dies with
-//! nothing to write to once the run's temp dir is gone, but it is not
-//! killed. Were that to matter, a PID namespace or a cgroup would be the
-//! tool; both need privileges or set-up that a gate cannot assume.
+//! outlive it (see [`supervise`](crate::supervise)). A process that leaves
+//! the group on purpose (`setsid`, `setpgid`) escapes both kills: it stays
+//! inside the sandbox (so it can still write inside the roots) but it is not
+//! killed. Closing that gap takes a PID namespace or a cgroup, and both need
+//! privileges or set-up that a gate cannot assume.
 //!
 //! The shell also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the thread that ran it
 //! dies, the shell dies with it instead of running on without a timeout.
 
-use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fmt;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use landlock::{AccessFs, BitFlags};
-use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::fs::OFlags;
-use rustix::io::Errno;
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+use rustix::process::Signal;
 
 use crate::confine::{Access, Workspace};
 use crate::error::{ToolError, reason};
 use crate::sandbox::{self, SandboxStatus, Spec};
+use crate::supervise::Running;
 
 /// How to run a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,10 +57,13 @@ pub struct ShellOptions {
     /// This is the user's explicit opt-out; the result then says the command
     /// ran unsandboxed.
     pub allow_unsandboxed: bool,
-    /// Pass environment variables whose names look like secrets (`*KEY*`,
-    /// `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*CREDENTIAL*`) to the command
-    /// (default off): the model reads whatever the command prints, and an
-    /// API key in the agent's environment is not the model's to read.
+    /// Pass environment variables whose names look like secrets (a word
+    /// `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `CREDENTIALS`, ...) to the
+    /// command (default off): the model reads whatever the command prints,
+    /// and an API key in the agent's environment is not the model's to read.
+    /// This keeps keys out of `env` dumps and error messages; it is no
+    /// boundary, since reads are not confined (a command can still read
+    /// `/proc/PID/environ` of the user's own processes).
     pub pass_secret_env: bool,
 }
 
@@ -192,18 +193,20 @@ pub(crate) fn run(
         Some(dir) => {
             let written = dir.to_string_lossy();
             let target = ws.locate(&written, None, Access::Read)?;
-            let fd = target
-                .open(OFlags::PATH | OFlags::DIRECTORY)
-                .map_err(|e| match e {
-                    ToolError::Io { reason, .. } if reason.contains("not a directory") => {
-                        ToolError::WrongType {
-                            path: written.to_string(),
-                            found: "not a directory",
-                            expected: "a working directory",
-                        }
-                    }
-                    e => e,
-                })?;
+            let fd = crate::confine::open_beneath(
+                target.root.fd.as_fd(),
+                &target.rel,
+                OFlags::PATH | OFlags::DIRECTORY,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ENOTDIR) => ToolError::WrongType {
+                    path: written.to_string(),
+                    found: "not a directory",
+                    expected: "a working directory",
+                },
+                _ => target.error("change into", e),
+            })?;
             (fd, target.display())
         }
     };
@@ -261,10 +264,11 @@ pub(crate) fn run(
     let parent = rustix::process::getpid();
     let cwd_raw = cwd_fd.as_raw_fd();
     let ruleset_raw = prepared.raw_fd();
+    let strict = matches!(prepared.status, SandboxStatus::Enforced { .. });
     // SAFETY: the closure runs between fork and exec. It only makes raw
-    // system calls (setsid, prctl, getppid, fchdir, landlock_restrict_self)
-    // on descriptors that the parent keeps open until `spawn` returns; it
-    // allocates nothing and takes no lock.
+    // system calls (setsid, prctl, getppid, fchdir, landlock_restrict_self,
+    // close_range) on descriptors that the parent keeps open until `spawn`
+    // returns; it allocates nothing and takes no lock.
     unsafe {
         cmd.pre_exec(move || {
             rustix::process::setsid()?;
@@ -275,7 +279,7 @@ pub(crate) fn run(
             }
             let cwd = std::os::fd::BorrowedFd::borrow_raw(cwd_raw);
             rustix::process::fchdir(cwd)?;
-            sandbox::enter(ruleset_raw)
+            sandbox::enter(ruleset_raw, strict)
         });
     }
 
@@ -294,7 +298,7 @@ pub(crate) fn run(
     drop(cwd_fd);
 
     let mut running = Running::new(child);
-    let outcome = running.supervise(&reader, opts, started);
+    let outcome = running.supervise(&reader, started, opts.timeout, opts.max_output_bytes);
     drop(running);
     drop(tmp);
     let (capture, exit, timed_out) = outcome.map_err(|e| spawn_error(reason(&e)))?;
@@ -309,205 +313,6 @@ pub(crate) fn run(
         sandbox: status,
         elapsed: started.elapsed(),
     })
-}
-
-/// After the shell exits (or is killed), how long to keep reading for
-/// output from processes that left its group and still hold the pipe.
-const DRAIN_GRACE: Duration = Duration::from_secs(2);
-
-/// Reads per wake-up before the clocks are looked at again, so that a
-/// command writing faster than it is read cannot starve the timeout.
-const READS_PER_WAKE: usize = 64;
-
-/// A started shell. Dropping it kills the group and reaps the shell, so an
-/// early return never leaves a command running unsupervised.
-struct Running {
-    child: Child,
-    pid: Pid,
-    /// Becomes readable when the shell exits (Linux 5.3); without it, exits
-    /// are noticed by polling every 50 ms.
-    pidfd: Option<OwnedFd>,
-    reaped: bool,
-}
-
-impl Running {
-    fn new(child: Child) -> Running {
-        let pid = Pid::from_child(&child);
-        let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok();
-        Running {
-            child,
-            pid,
-            pidfd,
-            reaped: false,
-        }
-    }
-
-    /// Reads the output until the shell has ended and the pipe is closed
-    /// (or the grace period after the end has passed), enforcing the
-    /// timeout on the way.
-    fn supervise(
-        &mut self,
-        reader: &OwnedFd,
-        opts: &ShellOptions,
-        started: Instant,
-    ) -> io::Result<(Capture, Exit, bool)> {
-        let deadline = started + opts.timeout;
-        let mut capture = Capture::new(opts.max_output_bytes);
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut eof = false;
-        let mut ended: Option<(Exit, Instant)> = None;
-        let mut timed_out = false;
-        loop {
-            if !eof {
-                eof = drain(reader, &mut buf, &mut capture)?;
-            }
-            let now = Instant::now();
-            if ended.is_none() {
-                if self.has_exited()? {
-                    // Whatever it left behind in its group goes with it.
-                    self.kill_group();
-                    ended = Some((self.reap()?, now + DRAIN_GRACE));
-                } else if now >= deadline {
-                    self.kill_group();
-                    timed_out = true;
-                    ended = Some((self.reap()?, now + DRAIN_GRACE));
-                }
-            }
-            let wake = match ended {
-                Some((exit, grace_end)) => {
-                    if eof || now >= grace_end {
-                        return Ok((capture, exit, timed_out));
-                    }
-                    grace_end
-                }
-                None => deadline,
-            };
-            let mut wait = wake.saturating_duration_since(now);
-            let mut fds = Vec::with_capacity(2);
-            if !eof {
-                fds.push(PollFd::new(reader, PollFlags::IN));
-            }
-            match (&self.pidfd, ended) {
-                (Some(pidfd), None) => fds.push(PollFd::new(pidfd, PollFlags::IN)),
-                (None, None) => wait = wait.min(Duration::from_millis(50)),
-                _ => {}
-            }
-            let wait = Timespec::try_from(wait).unwrap_or(Timespec {
-                tv_sec: 1,
-                tv_nsec: 0,
-            });
-            match rustix::event::poll(&mut fds, Some(&wait)) {
-                Ok(_) | Err(Errno::INTR) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-    }
-
-    /// Whether the shell has exited, without reaping it: while it is a
-    /// zombie its pid cannot be reused, so killing its group stays safe.
-    fn has_exited(&self) -> io::Result<bool> {
-        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-        match rustix::process::waitid(WaitId::Pid(self.pid), options) {
-            Ok(status) => Ok(status.is_some()),
-            Err(Errno::INTR) => Ok(false),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn kill_group(&self) {
-        // ESRCH: the group is already empty.
-        let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
-    }
-
-    fn reap(&mut self) -> io::Result<Exit> {
-        let status = self.child.wait()?;
-        self.reaped = true;
-        Ok(match (status.code(), status.signal()) {
-            (Some(code), _) => Exit::Code(code),
-            (None, Some(signal)) => Exit::Signal(signal),
-            (None, None) => Exit::Code(-1),
-        })
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if !self.reaped {
-            self.kill_group();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// Reads what is available; true at end-of-file.
-fn drain(reader: &OwnedFd, buf: &mut [u8], capture: &mut Capture) -> io::Result<bool> {
-    for _ in 0..READS_PER_WAKE {
-        match rustix::io::read(reader, &mut *buf) {
-            Ok(0) => return Ok(true),
-            Ok(n) => capture.push(&buf[..n]),
-            Err(Errno::AGAIN) => return Ok(false),
-            Err(Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(false)
-}
-
-/// The output kept: a head and a tail of bounded size, and the total count.
-struct Capture {
-    head: Vec<u8>,
-    tail: VecDeque<u8>,
-    head_cap: usize,
-    tail_cap: usize,
-    total: u64,
-}
-
-impl Capture {
-    fn new(max: usize) -> Capture {
-        let head_cap = max / 2;
-        Capture {
-            head: Vec::new(),
-            tail: VecDeque::new(),
-            head_cap,
-            tail_cap: max - head_cap,
-            total: 0,
-        }
-    }
-
-    fn push(&mut self, bytes: &[u8]) {
-        self.total += bytes.len() as u64;
-        let take = (self.head_cap - self.head.len()).min(bytes.len());
-        self.head.extend_from_slice(&bytes[..take]);
-        let rest = &bytes[take..];
-        if rest.len() >= self.tail_cap {
-            self.tail.clear();
-            self.tail.extend(&rest[rest.len() - self.tail_cap..]);
-        } else {
-            let overflow = (self.tail.len() + rest.len()).saturating_sub(self.tail_cap);
-            self.tail.drain(..overflow);
-            self.tail.extend(rest);
-        }
-    }
-
-    /// The text, the total and the bytes cut from the middle.
-    fn finish(self) -> (String, u64, u64) {
-        let kept = (self.head.len() + self.tail.len()) as u64;
-        let cut = self.total - kept;
-        let tail: Vec<u8> = self.tail.into();
-        let text = if cut == 0 {
-            let mut all = self.head;
-            all.extend_from_slice(&tail);
-            String::from_utf8_lossy(&all).into_owned()
-        } else {
-            format!(
-                "{}\n[... {cut} bytes of output cut here; {} bytes in all ...]\n{}",
-                String::from_utf8_lossy(&self.head),
-                self.total,
-                String::from_utf8_lossy(&tail)
-            )
-        };
-        (text, self.total, cut)
-    }
 }
 
 /// Whether an environment variable's name looks like it holds a secret:
@@ -537,27 +342,6 @@ fn looks_secret(name: &OsStr) -> bool {
 mod tests {
     use super::*;
     use landlock::{Compatible, RulesetAttr};
-
-    #[test]
-    fn capture_keeps_head_and_tail_and_counts_the_cut() {
-        let mut c = Capture::new(10);
-        for chunk in [&b"abc"[..], b"defgh", b"ijklmnop", b"qrstuvwxyz"] {
-            c.push(chunk);
-        }
-        let (text, total, cut) = c.finish();
-        assert_eq!(total, 26);
-        assert_eq!(cut, 16);
-        assert!(text.starts_with("abcde\n"));
-        assert!(text.ends_with("\nvwxyz"));
-    }
-
-    #[test]
-    fn capture_under_the_limit_is_whole() {
-        let mut c = Capture::new(10);
-        c.push(b"hello");
-        c.push(b"12345");
-        assert_eq!(c.finish(), ("hello12345".to_string(), 10, 0));
-    }
 
     /// A right this kernel's Landlock lacks stands in for an old kernel:
     /// the command must not run, unless running unsandboxed was allowed.

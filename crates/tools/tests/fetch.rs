@@ -27,9 +27,9 @@ fn response(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
     Reply::Bytes(bytes)
 }
 
-/// Serves `replies` in order, one per connection, then waits up to
-/// `linger` for any further (unexpected) connection. The receiver yields the
-/// request lines seen, once the server is done.
+/// Serves `replies` in order, one per connection; after each connection it
+/// waits at most `linger` for another one (20 s in all at most). The
+/// receiver yields the request lines seen, once the server is done.
 fn serve(replies: Vec<Reply>, linger: Duration) -> (String, mpsc::Receiver<Vec<String>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -71,9 +71,7 @@ fn serve(replies: Vec<Reply>, linger: Duration) -> (String, mpsc::Receiver<Vec<S
                 None => {}
             }
             next = replies.next();
-            if next.is_none() {
-                until = until.min(Instant::now() + linger);
-            }
+            until = until.min(Instant::now() + linger);
         }
         let _ = tx.send(seen);
     });

@@ -435,7 +435,7 @@ fn list_dir_sorts_marks_kinds_and_caps() {
     symlink("b.txt", fx.path("c")).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &fx.path("d"),
+        fx.path("d"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from(0o644),
         0,

@@ -231,6 +231,28 @@ fn sandbox_allows_writes_inside_the_roots_and_the_private_tmpdir() {
 }
 
 #[test]
+fn everyday_commands_work_in_the_sandbox() {
+    let fx = fixture();
+    let out = run(
+        &fx,
+        "echo a > /dev/stdout; cat <(echo b); seq 3 | sort -r | head -1; \
+         d=$(mktemp -d) && touch \"$d/x\" && ls \"$d\"",
+    );
+    assert_eq!(out.exit, Exit::Code(0), "{}", out.output);
+    assert_eq!(out.output, "a\nb\n3\nx\n");
+
+    if run(&fx, "command -v git").exit == Exit::Code(0) {
+        let out = run(
+            &fx,
+            "git init -q . && echo hi > f && git add f && \
+             git -c user.name=t -c user.email=t@t commit -qm m && git log --oneline | wc -l",
+        );
+        assert_eq!(out.exit, Exit::Code(0), "{}", out.output);
+        assert_eq!(out.output.trim(), "1");
+    }
+}
+
+#[test]
 fn sandbox_allows_reading_the_system_but_not_terminals_or_device_creation() {
     let fx = fixture();
     let ok = run(
@@ -250,7 +272,7 @@ fn sandbox_allows_reading_the_system_but_not_terminals_or_device_creation() {
 }
 
 #[test]
-fn sandbox_sets_no_new_privs_and_scopes_signals() {
+fn sandbox_sets_no_new_privs_and_isolates_outside_processes() {
     let fx = fixture();
     let out = run(&fx, "grep NoNewPrivs /proc/self/status");
     assert_eq!(
@@ -260,10 +282,34 @@ fn sandbox_sets_no_new_privs_and_scopes_signals() {
         out.output
     );
 
-    // A process outside the sandbox (this test) cannot be signalled.
+    // A process outside the sandbox (this test) can be neither signalled
+    // nor inspected through its memory; the command's own process can.
     let me = std::process::id();
     let out = run(&fx, &format!("kill -0 {me}"));
     assert_ne!(out.exit, Exit::Code(0), "{}", out.output);
+    assert!(fs::File::open(format!("/proc/{me}/mem")).is_ok());
+    let out = run(&fx, &format!("head -c 1 /proc/{me}/mem"));
+    assert_ne!(out.exit, Exit::Code(0), "{}", out.output);
+    let out = run(&fx, "kill -0 $$ && exec 3</proc/self/mem");
+    assert_eq!(out.exit, Exit::Code(0), "{}", out.output);
+}
+
+#[test]
+fn descriptors_inherited_from_the_host_cannot_be_written() {
+    let fx = fixture();
+    // A writable descriptor to a file outside, deliberately without
+    // close-on-exec, as a careless library in the host might leave one.
+    let leaked = rustix::fs::open(
+        fx.outside.join("secret.txt"),
+        rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::APPEND,
+        rustix::fs::Mode::empty(),
+    )
+    .unwrap();
+    let n = std::os::fd::AsRawFd::as_raw_fd(&leaked);
+    let out = run(&fx, &format!("echo pwned >&{n}"));
+    assert_ne!(out.exit, Exit::Code(0), "{}", out.output);
+    drop(leaked);
+    fx.assert_outside_untouched();
 }
 
 /// A listener on 127.0.0.1 that counts the connections it accepts until

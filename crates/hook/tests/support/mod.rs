@@ -105,6 +105,10 @@ pub struct Sandbox {
     pub claude_config: PathBuf,
     /// Where hooks written by [`Sandbox::capture_hook`] live.
     pub hooks: PathBuf,
+    /// toolgate's state directory (`TOOLGATE_STATE_DIR` for the clients
+    /// and the hooks they run), so that a hook's ledger stays in the
+    /// sandbox.
+    pub state: PathBuf,
 }
 
 impl Sandbox {
@@ -121,6 +125,7 @@ impl Sandbox {
             home: base.join("home"),
             claude_config: base.join("home/.claude"),
             hooks: base.join("hooks"),
+            state: base.join("state"),
             _root: root,
         };
         for dir in [&sandbox.project, &sandbox.claude_config, &sandbox.hooks] {
@@ -371,7 +376,8 @@ fn run(
     sandbox: &Sandbox,
     timeout: Duration,
 ) -> Result<Run, (String, String)> {
-    // Only what a client needs: node on PATH, a private HOME.
+    // Only what a client needs: node on PATH, a private HOME (and a private
+    // toolgate state directory for hooks that record calls).
     let path = std::env::var_os("PATH").unwrap_or_default();
     let envs: Vec<_> = command
         .get_envs()
@@ -382,6 +388,7 @@ fn run(
         .envs(envs)
         .env("PATH", path)
         .env("HOME", &sandbox.home)
+        .env("TOOLGATE_STATE_DIR", &sandbox.state)
         .env("LANG", "C.UTF-8")
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")

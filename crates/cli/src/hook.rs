@@ -1,0 +1,311 @@
+//! `toolgate hook claude|gemini|install` and `toolgate import claude`:
+//! argument parsing and printing over `toolgate-hook`.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use toolgate_hook::install::{self, HookClient, Installed, Scope};
+use toolgate_hook::{Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, gemini, import};
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Claude Code's PreToolUse hook: read the call from standard input,
+    /// decide it, record it, and print Claude Code's answer.
+    ///
+    /// Registered by `toolgate hook install claude`. An ask goes to Claude
+    /// Code's own prompt, or with `--approver queue` to toolgate's approval
+    /// queue. Whatever goes wrong (unreadable input or policy), the call is
+    /// blocked: exit 2 with the reason on standard error.
+    Claude(RunArgs),
+    /// Gemini CLI's BeforeTool hook: read the call from standard input,
+    /// decide it, record it, and print Gemini CLI's answer.
+    ///
+    /// Gemini CLI cannot ask a person from a hook, so an ask is refused with
+    /// a reason saying how to allow it, unless `--approver queue` is given.
+    /// Whatever goes wrong, the call is blocked (a deny on standard output
+    /// and exit 2).
+    Gemini(RunArgs),
+    /// Register `toolgate hook claude|gemini` in the client's settings
+    /// file, keeping everything else in it (a backup `settings.json.bak` is
+    /// written first). Running it again changes nothing.
+    Install(InstallArgs),
+}
+
+/// Who answers a call the policy asks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApproverArg {
+    /// The client: Claude Code's own prompt; in Gemini CLI, a refusal that
+    /// says how to allow the call.
+    Client,
+    /// toolgate's approval queue: wait for `toolgate approvals approve|decline ID`.
+    Queue,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The policy file (default: $TOOLGATE_POLICY, else the nearest
+    /// toolgate.toml walking up from the call's working directory, else
+    /// the built-in default policy rooted there).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Who answers calls the policy asks about.
+    #[arg(long, value_enum, default_value = "client")]
+    pub approver: ApproverArg,
+    /// With `--approver queue`: how long to wait for an answer before
+    /// refusing the call [default: 30]. Keep it below the hook's timeout in
+    /// the client's settings (60 s unless set), or the client stops waiting
+    /// and runs the call.
+    #[arg(long, value_name = "SECS")]
+    pub wait: Option<u64>,
+}
+
+/// The client whose settings get the hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClientArg {
+    /// Claude Code (`.claude/settings.json`).
+    Claude,
+    /// Gemini CLI (`.gemini/settings.json`).
+    Gemini,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The client.
+    #[arg(value_enum)]
+    pub client: ClientArg,
+    /// Change the project's settings, in the working directory (the
+    /// default).
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Change the user's settings (~/.claude/settings.json or
+    /// ~/.gemini/settings.json, or where CLAUDE_CONFIG_DIR or
+    /// GEMINI_CLI_HOME point).
+    #[arg(long)]
+    pub user: bool,
+    /// The command to register (default: this toolgate executable's
+    /// absolute path, then `hook claude` or `hook gemini`).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["approver", "wait"])]
+    pub command: Option<String>,
+    /// Register the hook with this approver; with `queue`, the hook's
+    /// timeout is set 30 s above `--wait`.
+    #[arg(long, value_enum)]
+    pub approver: Option<ApproverArg>,
+    /// With `--approver queue`: how long the hook waits for an answer.
+    #[arg(long, value_name = "SECS", requires = "approver")]
+    pub wait: Option<u64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Turn Claude Code's `permissions` settings (allow, ask and deny
+    /// rules, defaultMode, additionalDirectories) into a toolgate.toml,
+    /// printed on standard output. What cannot be carried over is listed
+    /// in comments at its end.
+    Claude(ImportClaudeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportClaudeArgs {
+    /// The settings file (default: .claude/settings.json and
+    /// .claude/settings.local.json in the working directory, merged).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Write the policy to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the `--output` file when it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+}
+
+pub fn hook(command: HookCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        HookCommand::Claude(args) => answer(args, claude::failure, toolgate_hook::claude_hook),
+        HookCommand::Gemini(args) => answer(args, gemini::failure, toolgate_hook::gemini_hook),
+        HookCommand::Install(args) => install(args),
+    }
+}
+
+/// Runs one hook call. Every way this can go wrong ends in the client's
+/// blocking failure reply, never in an error that might let the call run.
+fn answer(
+    args: RunArgs,
+    failure: fn(&str) -> HookReply,
+    hook: fn(&[u8], &HookOptions) -> HookReply,
+) -> anyhow::Result<ExitCode> {
+    // The library turns a panic into a blocking reply; the default panic
+    // message would only repeat it on standard error.
+    std::panic::set_hook(Box::new(|_| {}));
+    let reply = match options(&args) {
+        Err(message) => failure(&message),
+        Ok(opts) => {
+            let mut stdin = Vec::new();
+            match std::io::stdin().read_to_end(&mut stdin) {
+                Ok(_) => hook(&stdin, &opts),
+                Err(e) => failure(&format!(
+                    "toolgate: cannot read the hook input: {e}; the call was blocked"
+                )),
+            }
+        }
+    };
+    let mut stderr = std::io::stderr().lock();
+    stderr.write_all(reply.stderr.as_bytes())?;
+    stderr.flush()?;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(reply.stdout.as_bytes())?;
+    stdout.flush()?;
+    Ok(ExitCode::from(reply.exit_code))
+}
+
+fn options(args: &RunArgs) -> Result<HookOptions, String> {
+    let approver = match (args.approver, args.wait) {
+        (ApproverArg::Client, Some(_)) => {
+            return Err(
+                "toolgate: `--wait` needs `--approver queue`; the call was blocked".to_owned(),
+            );
+        }
+        (ApproverArg::Client, None) => Approver::Client,
+        (ApproverArg::Queue, wait) => Approver::Queue {
+            wait: wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT),
+        },
+    };
+    Ok(HookOptions {
+        policy: args.policy.clone(),
+        approver,
+        ..HookOptions::default()
+    })
+}
+
+fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
+    let client = match args.client {
+        ClientArg::Claude => HookClient::Claude,
+        ClientArg::Gemini => HookClient::Gemini,
+    };
+    let scope = if args.user {
+        Scope::User
+    } else {
+        Scope::Project
+    };
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let path = install::settings_path(client, scope, &cwd, |name| std::env::var(name).ok())?;
+    let (command, timeout) = match args.command {
+        Some(command) => (command, None),
+        None => {
+            let exe = std::env::current_exe()
+                .and_then(std::fs::canonicalize)
+                .context("cannot find the path of this toolgate executable")?;
+            let mut extra = Vec::new();
+            let mut timeout = None;
+            if args.approver == Some(ApproverArg::Queue) {
+                let wait = args.wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT);
+                extra = vec![
+                    "--approver".to_owned(),
+                    "queue".to_owned(),
+                    "--wait".to_owned(),
+                    wait.as_secs().to_string(),
+                ];
+                timeout = Some(wait + Duration::from_secs(30));
+            } else if args.wait.is_some() {
+                bail!("`--wait` needs `--approver queue`");
+            }
+            (install::default_command(client, &exe, &extra), timeout)
+        }
+    };
+    let event = client.event();
+    let shown = path.display();
+    match install::install(client, &path, &command, timeout)? {
+        Installed::Created => println!("created {shown} with the {event} hook `{command}`"),
+        Installed::Added { backup } => println!(
+            "added the {event} hook `{command}` to {shown} (the previous version is in {})",
+            backup.display()
+        ),
+        Installed::Unchanged => {
+            println!("the {event} hook `{command}` is already in {shown}; nothing changed")
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn import(command: ImportCommand) -> anyhow::Result<ExitCode> {
+    let ImportCommand::Claude(args) = command;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let absolute = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        }
+    };
+    let output = args.output.as_deref().map(absolute);
+    if let Some(out) = &output
+        && out.exists()
+        && !args.force
+    {
+        bail!("`{}` exists; pass --force to overwrite it", out.display());
+    }
+    let (files, project) = match &args.file {
+        Some(file) => {
+            let file = absolute(file);
+            let project = import::project_of(&file).unwrap_or_else(|| cwd.clone());
+            (vec![file], project)
+        }
+        None => {
+            let files = import::project_sources(&cwd);
+            if files.is_empty() {
+                bail!(
+                    "no Claude Code settings in `{}` (settings.json, settings.local.json); pass the settings FILE",
+                    cwd.join(".claude").display()
+                );
+            }
+            (files, cwd.clone())
+        }
+    };
+    let policy_file = output
+        .clone()
+        .unwrap_or_else(|| project.join(toolgate_policy::POLICY_FILE_NAME));
+    if let Some(dir) = policy_file.parent()
+        && !dir.is_dir()
+    {
+        bail!("`{}` is not a directory", dir.display());
+    }
+    let sources = files
+        .iter()
+        .map(|path| {
+            std::fs::read_to_string(path)
+                .map(|text| import::Source {
+                    path: path.clone(),
+                    text,
+                })
+                .with_context(|| format!("`{}`: cannot read it", path.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let imported = import::claude(&sources, &policy_file).map_err(|e| anyhow!("{e}"))?;
+    match &output {
+        Some(out) => std::fs::write(out, &imported.toml)
+            .with_context(|| format!("`{}`: cannot write it", out.display()))?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(imported.toml.as_bytes())?,
+    }
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let mut summary = format!(
+        "toolgate: {} rules imported from {}",
+        imported.rules,
+        names.join(" and ")
+    );
+    if let Some(out) = &output {
+        summary.push_str(&format!(" into {}", out.display()));
+    }
+    if !imported.skipped.is_empty() {
+        summary.push_str(&format!(
+            "; {} entries not carried over (listed in comments at the end)",
+            imported.skipped.len()
+        ));
+    }
+    eprintln!("{summary}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,290 @@
+//! `toolgate approvals` and `toolgate audit`: the pending-approval queue and
+//! the ledger.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use clap::{Args, Subcommand};
+use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome};
+use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store};
+
+use crate::check::load_policy;
+use crate::cli::PolicyArgs;
+
+/// Which database: the default state directory unless `--db` names a file.
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// The state database (default: $TOOLGATE_STATE_DIR/toolgate.db, else
+    /// ~/.local/state/toolgate/toolgate.db).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub db: Option<PathBuf>,
+}
+
+impl DbArgs {
+    fn open(&self) -> anyhow::Result<Store> {
+        let store = match &self.db {
+            Some(p) => Store::open(p),
+            None => Store::open_default(),
+        };
+        store.map_err(|e| anyhow!("{e}"))
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsCommand {
+    /// List the calls waiting for an answer (`--all`: every approval).
+    List {
+        /// Include answered and finished approvals.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Approve a waiting call. A call of toolgate's own tools then runs,
+    /// exactly once, after its stored snapshot is checked against its
+    /// digest and decided again; a call a hook is waiting on is handed back
+    /// to that client, which runs it.
+    Approve {
+        /// The approval id (from `toolgate approvals list`).
+        id: String,
+        /// Also allow what the same rule asks for, for the rest of the
+        /// session (where the rule allows it).
+        #[arg(long)]
+        session: bool,
+        /// A note recorded with the answer.
+        #[arg(long)]
+        note: Option<String>,
+        #[command(flatten)]
+        policy: PolicyArgs,
+    },
+    /// Decline a waiting call; the note reaches the model.
+    Decline {
+        /// The approval id.
+        id: String,
+        /// Why, for the model and the record.
+        #[arg(long)]
+        note: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// The ledger's rows and totals.
+    Show {
+        /// Only this session's rows.
+        #[arg(long)]
+        session: Option<String>,
+        /// At most this many rows, newest last.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        /// One JSON object per row.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the hash chain: exit 0 when intact, 1 naming the first bad row.
+    Verify,
+}
+
+fn who() -> String {
+    let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
+    format!("cli:{user}")
+}
+
+pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
+    let store = db.open()?;
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        ApprovalsCommand::List { all } => {
+            let list = if all {
+                store.list_approvals(None)
+            } else {
+                store.list_approvals(Some(ApprovalStatus::Pending))
+            }
+            .map_err(|e| anyhow!("{e}"))?;
+            if list.is_empty() {
+                writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
+            }
+            for p in list {
+                writeln!(
+                    out,
+                    "{}  {:<9} {}  {} {}  (session {}, call {})\n          why: {}",
+                    p.id,
+                    p.status.as_str(),
+                    p.created,
+                    p.tool,
+                    summary(&p.snapshot_json),
+                    p.session,
+                    p.call_id,
+                    p.reason
+                )?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ApprovalsCommand::Decline { id, note } => {
+            store
+                .answer(&id, Answer::Decline, note.as_deref(), &who())
+                .map_err(|e| anyhow!("{e}"))?;
+            writeln!(out, "declined {id}: the call will not run")?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ApprovalsCommand::Approve {
+            id,
+            session,
+            note,
+            policy,
+        } => {
+            let pending = store
+                .approval(&id)
+                .map_err(|e| anyhow!("{e}"))?
+                .ok_or_else(|| anyhow!("no approval `{id}`"))?;
+            let answer = if session {
+                Answer::Session
+            } else {
+                Answer::Approve
+            };
+            store
+                .answer(&id, answer, note.as_deref(), &who())
+                .map_err(|e| anyhow!("{e}"))?;
+            if pending.client.is_some() {
+                writeln!(
+                    out,
+                    "approved {id}: the waiting {} hook lets its client run the call",
+                    pending.client.as_deref().unwrap_or("client")
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let policy = load_policy(&policy)?;
+            let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots())
+                .map_err(|e| anyhow!("{e}"))?;
+            let mut gate = Gate::new(
+                policy,
+                Box::new(NeverApprover),
+                GateOptions {
+                    session: pending.session.clone(),
+                    store: Some(store),
+                    who: who(),
+                    ..GateOptions::default()
+                },
+            )
+            .map_err(|e| anyhow!("{e}"))?
+            .with_builtin_tools(ws);
+            let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
+            for w in gate.take_warnings() {
+                eprintln!("toolgate: warning: {w}");
+            }
+            writeln!(out, "approved {id}: {} — {}", r.outcome, r.call_id)?;
+            writeln!(out, "{}", r.content)?;
+            Ok(if r.outcome == Outcome::Executed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+    }
+}
+
+/// The target of a stored call, for listings.
+fn summary(snapshot: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
+    let input = &v["input"];
+    for k in ["command", "path", "file_path", "url"] {
+        if let Some(s) = input.get(k).and_then(|x| x.as_str()) {
+            let short: String = s.chars().take(80).collect();
+            return format!("`{short}`");
+        }
+    }
+    String::new()
+}
+
+pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
+    let store = db.open()?;
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        AuditCommand::Show {
+            session,
+            limit,
+            json,
+        } => {
+            let mut rows = store
+                .rows(&RowFilter {
+                    session: session.clone(),
+                    limit: Some(limit),
+                    newest_first: true,
+                    ..RowFilter::default()
+                })
+                .map_err(|e| anyhow!("{e}"))?;
+            rows.reverse();
+            for r in &rows {
+                let rec = &r.record;
+                if json {
+                    let v = serde_json::json!({
+                        "seq": r.seq, "kind": r.kind.as_str(), "time": r.time,
+                        "session": rec.session, "client": rec.client, "call_id": rec.call_id,
+                        "tool": rec.tool, "digest": rec.digest, "input": rec.input,
+                        "decision": rec.decision.as_str(), "rule": rec.rule, "hard": rec.hard,
+                        "reason": rec.reason, "approval": rec.approval.map(|a| a.as_str()),
+                        "note": rec.note, "outcome": rec.outcome.as_str(),
+                        "duration_us": rec.duration_us, "approval_id": rec.approval_id,
+                        "hash": r.hash,
+                    });
+                    writeln!(out, "{v}")?;
+                } else {
+                    let input: String = rec.input.chars().take(70).collect();
+                    writeln!(
+                        out,
+                        "{:>5} {} {:<10} {:<5} {:<9} {:<14} {} {}{}",
+                        r.seq,
+                        r.time,
+                        rec.tool,
+                        rec.decision.as_str(),
+                        rec.outcome.as_str(),
+                        rec.rule.as_deref().unwrap_or("(default)"),
+                        input,
+                        rec.approval
+                            .map(|a| format!(" [{}]", a.as_str()))
+                            .unwrap_or_default(),
+                        rec.note
+                            .as_deref()
+                            .map(|n| format!(" note: {n}"))
+                            .unwrap_or_default()
+                    )?;
+                }
+            }
+            let t = match &session {
+                Some(s) => store.session_totals(s),
+                None => store.totals(),
+            }
+            .map_err(|e| anyhow!("{e}"))?;
+            if !json {
+                writeln!(
+                    out,
+                    "totals: {} requests, {} prompts, {} executions, {} blocked, {} waiting, {} failed, {} passed to a client",
+                    t.requests, t.prompts, t.executions, t.blocked, t.waiting, t.failed, t.passed
+                )?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        AuditCommand::Verify => {
+            let report = store.verify().map_err(|e| anyhow!("{e}"))?;
+            let head = store.head().map_err(|e| anyhow!("{e}"))?;
+            if let Some(p) = &report.problem {
+                writeln!(
+                    out,
+                    "{}: ledger NOT intact: first bad row {}: {p}",
+                    store.path().display(),
+                    p.seq,
+                )?;
+                return Ok(ExitCode::from(1));
+            }
+            writeln!(
+                out,
+                "{}: ledger intact: {} rows, head {} {}",
+                store.path().display(),
+                report.rows,
+                head.seq,
+                head.hash
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

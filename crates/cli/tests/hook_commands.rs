@@ -1,0 +1,325 @@
+//! `toolgate hook claude|gemini|install` and `toolgate import claude` as
+//! processes: exit statuses, what they print, and the files they write.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+struct Dir {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Dir {
+    fn new() -> Dir {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        Dir { _tmp: tmp, root }
+    }
+
+    fn run(&self, args: &[&str], stdin: &str) -> Output {
+        self.run_with(args, stdin, &[])
+    }
+
+    fn run_with(&self, args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+        command
+            .args(args)
+            .current_dir(&self.root)
+            .env_remove("TOOLGATE_POLICY")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GEMINI_CLI_HOME")
+            .env("HOME", self.root.join("home"))
+            .env("TOOLGATE_STATE_DIR", self.root.join("state"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.as_bytes()).unwrap();
+        drop(input);
+        child.wait_with_output().unwrap()
+    }
+
+    fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.root.join(path)).unwrap()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn toolgate_path() -> String {
+    Path::new(env!("CARGO_BIN_EXE_toolgate"))
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+// ---------------------------------------------------------------- the hooks
+
+#[test]
+fn hook_claude_answers_on_stdout_with_exit_0() {
+    let dir = Dir::new();
+    std::fs::write(dir.root.join("toolgate.toml"), "deny = [\"Bash(rm *)\"]\n").unwrap();
+    let input = json!({"session_id": "s1", "cwd": dir.root, "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf x"}, "tool_use_id": "toolu_1"});
+    let out = dir.run(&["hook", "claude"], &input.to_string());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        dir.root.join("state/toolgate.db").exists(),
+        "the call was recorded"
+    );
+}
+
+#[test]
+fn hook_failures_block_in_each_clients_way() {
+    let dir = Dir::new();
+    let out = dir.run(&["hook", "claude"], "not json");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    assert!(
+        text(&out.stderr).contains("not valid JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = dir.run(&["hook", "gemini"], "not json");
+    assert_eq!(out.status.code(), Some(2));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["decision"], "deny");
+
+    let out = dir.run(&["hook", "claude", "--wait", "5"], "{}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--approver queue"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = dir.run(&["hook", "claude", "--policy", "missing.toml"], "{}");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+// ---------------------------------------------------------------- install
+
+#[test]
+fn hook_install_merges_backs_up_and_is_idempotent() {
+    let dir = Dir::new();
+    let before = r#"{
+  "permissions": {"allow": ["Bash(ls)"]},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit"}]}]}
+}
+"#;
+    std::fs::create_dir_all(dir.root.join(".claude")).unwrap();
+    std::fs::write(dir.root.join(".claude/settings.json"), before).unwrap();
+
+    let out = dir.run(&["hook", "install", "claude"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("added the PreToolUse hook"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(dir.read(".claude/settings.json.bak"), before);
+    let settings: Value = serde_json::from_str(&dir.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["permissions"], json!({"allow": ["Bash(ls)"]}));
+    let hooks = settings["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(hooks.len(), 2);
+    assert_eq!(hooks[0]["hooks"][0]["command"], "audit");
+    assert_eq!(hooks[1]["matcher"], "*");
+    assert_eq!(
+        hooks[1]["hooks"][0]["command"],
+        format!("{} hook claude", toolgate_path())
+    );
+
+    let after_first = dir.read(".claude/settings.json");
+    let out = dir.run(&["hook", "install", "claude", "--project"], "");
+    assert!(out.status.success());
+    assert!(
+        text(&out.stdout).contains("nothing changed"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(dir.read(".claude/settings.json"), after_first);
+    assert_eq!(dir.read(".claude/settings.json.bak"), before);
+}
+
+#[test]
+fn hook_install_refuses_malformed_settings_and_touches_nothing() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.root.join(".gemini")).unwrap();
+    std::fs::write(dir.root.join(".gemini/settings.json"), "{\"hooks\": [}").unwrap();
+    let out = dir.run(&["hook", "install", "gemini"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not valid JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(dir.read(".gemini/settings.json"), "{\"hooks\": [}");
+    assert!(!dir.root.join(".gemini/settings.json.bak").exists());
+}
+
+#[test]
+fn hook_install_user_scope_and_queue_timeout() {
+    let dir = Dir::new();
+    let gemini_home = dir.root.join("gemini-home");
+    let out = dir.run_with(
+        &[
+            "hook",
+            "install",
+            "gemini",
+            "--user",
+            "--approver",
+            "queue",
+            "--wait",
+            "45",
+        ],
+        "",
+        &[("GEMINI_CLI_HOME", &gemini_home)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("created "),
+        "{}",
+        text(&out.stdout)
+    );
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(gemini_home.join(".gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let hook = &settings["hooks"]["BeforeTool"][0]["hooks"][0];
+    assert_eq!(
+        hook["command"],
+        format!("{} hook gemini --approver queue --wait 45", toolgate_path())
+    );
+    assert_eq!(hook["timeout"], 75_000, "milliseconds, above the wait");
+
+    let out = dir.run(&["hook", "install", "claude", "--user"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.root.join("home/.claude/settings.json").exists());
+}
+
+// ---------------------------------------------------------------- import
+
+const CLAUDE_SETTINGS: &str = r#"{
+  "permissions": {
+    "allow": ["Bash(npm run test:*)", "Read(~/.zshrc)"],
+    "ask": ["Bash(git push:*)"],
+    "deny": ["Read(./.env)", "WebFetch", "Agent(Explore)"],
+    "defaultMode": "acceptEdits"
+  }
+}"#;
+
+#[test]
+fn import_claude_prints_a_policy_that_loads() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.root.join(".claude")).unwrap();
+    std::fs::write(dir.root.join(".claude/settings.json"), CLAUDE_SETTINGS).unwrap();
+    std::fs::write(
+        dir.root.join(".claude/settings.local.json"),
+        r#"{"permissions": {"allow": ["Bash(make)"]}}"#,
+    )
+    .unwrap();
+    let out = dir.run(&["import", "claude"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let policy = text(&out.stdout);
+    for expected in [
+        "\"Bash(npm run test:*)\"",
+        "\"Bash(make)\"",
+        "\"Bash(git push:*)\"",
+        "\"Read(./.env)\"",
+        "mode = \"accept-edits\"",
+        "# - deny \"Agent(Explore)\"",
+    ] {
+        assert!(policy.contains(expected), "missing {expected} in\n{policy}");
+    }
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("6 rules imported"), "{stderr}");
+    assert!(stderr.contains("1 entries not carried over"), "{stderr}");
+
+    // The output is a working policy: `toolgate check` reads it.
+    std::fs::write(dir.root.join("toolgate.toml"), &policy).unwrap();
+    let check = |call: Value| {
+        let out = dir.run(&["check", &call.to_string()], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["decision"].clone()
+    };
+    let bash = |c: &str| json!({"tool": "Bash", "client": "claude", "input": {"command": c}});
+    assert_eq!(check(bash("npm run test")), "allow");
+    assert_eq!(check(bash("git push origin main")), "ask");
+    assert_eq!(
+        check(json!({"tool": "Read", "client": "claude", "input": {"file_path": ".env"}})),
+        "deny"
+    );
+}
+
+#[test]
+fn import_claude_output_file_needs_force_to_overwrite() {
+    let dir = Dir::new();
+    std::fs::write(dir.root.join("claude.json"), CLAUDE_SETTINGS).unwrap();
+    std::fs::write(dir.root.join("toolgate.toml"), "# mine\n").unwrap();
+    let out = dir.run(
+        &[
+            "import",
+            "claude",
+            "claude.json",
+            "--output",
+            "toolgate.toml",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--force"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(dir.read("toolgate.toml"), "# mine\n");
+
+    let out = dir.run(
+        &[
+            "import",
+            "claude",
+            "claude.json",
+            "--output",
+            "toolgate.toml",
+            "--force",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "", "the policy goes to the file");
+    assert!(dir.read("toolgate.toml").contains("\"Bash(git push:*)\""));
+}
+
+#[test]
+fn import_claude_without_settings_says_where_it_looked() {
+    let dir = Dir::new();
+    let out = dir.run(&["import", "claude"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(".claude"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(dir.root.join("bad.json"), "{").unwrap();
+    let out = dir.run(&["import", "claude", "bad.json"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not valid JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+}

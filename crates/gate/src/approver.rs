@@ -1,0 +1,316 @@
+//! Approvers: who answers an `ask`, and how (DESIGN §7).
+//!
+//! Only an explicit yes allows. Every approver returns an [`Answer`]; the
+//! gate runs the call only for `Approve` or `Session`. A decline, no answer,
+//! an answer that is not one of those, an error or a panic inside the
+//! approver: the call does not run.
+
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, Read, Write};
+
+use toolgate_policy::Call;
+
+/// What the approver is shown: a copy of the snapshot and why it asks.
+///
+/// The approver owns this copy and may do what it likes with it; the gate
+/// runs its own snapshot, whose digest is `digest`.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    /// A copy of the call to approve.
+    pub call: Call,
+    /// The SHA-256 of the snapshot's canonical JSON.
+    pub digest: String,
+    /// Why the policy asks.
+    pub reason: String,
+    /// The rule that asked (`None`: the policy's default).
+    pub rule: Option<String>,
+    /// "Allow for this session" may be offered.
+    pub remember: bool,
+    /// The session the call belongs to.
+    pub session: String,
+}
+
+/// Characters of file content shown before the preview is cut.
+pub const PREVIEW_CHARS: usize = 400;
+
+impl ApprovalRequest {
+    /// The question in one line: tool, target, call id, short digest.
+    pub fn question(&self) -> String {
+        format!(
+            "{} {} (call {}, digest {})?",
+            self.call.tool,
+            self.target(),
+            self.call.id,
+            &self.digest[..self.digest.len().min(12)]
+        )
+    }
+
+    fn target(&self) -> String {
+        let input = &self.call.input;
+        for key in [
+            "command",
+            "file_path",
+            "path",
+            "absolute_path",
+            "url",
+            "notebook_path",
+        ] {
+            if let Some(v) = input.get(key) {
+                return match v.as_str() {
+                    Some(s) => format!("`{s}`"),
+                    None => format!("`{v}`"),
+                };
+            }
+        }
+        format!("`{}`", serde_json::Value::Object(input.clone()))
+    }
+
+    /// Everything a person needs to answer: the tool, call id, digest, the
+    /// reason, and the real arguments — the whole shell command, the path of
+    /// a write with a preview of its content cut at ~400 characters plus the
+    /// total length.
+    pub fn details(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("tool:    {}\n", self.call.tool));
+        s.push_str(&format!("call:    {}\n", self.call.id));
+        s.push_str(&format!(
+            "digest:  {}\n",
+            &self.digest[..self.digest.len().min(16)]
+        ));
+        s.push_str(&format!("reason:  {}\n", self.reason));
+        for (k, v) in &self.call.input {
+            match v.as_str() {
+                Some(text) if k == "content" || k == "new_string" => {
+                    let total = text.chars().count();
+                    let preview: String = text.chars().take(PREVIEW_CHARS).collect();
+                    s.push_str(&format!("{k}: ({total} characters)\n"));
+                    for line in preview.lines() {
+                        s.push_str(&format!("  | {line}\n"));
+                    }
+                    if total > PREVIEW_CHARS {
+                        s.push_str(&format!(
+                            "  … cut: {} more characters not shown\n",
+                            total - PREVIEW_CHARS
+                        ));
+                    }
+                }
+                Some(text) => s.push_str(&format!("{k}: {text}\n")),
+                None => s.push_str(&format!("{k}: {v}\n")),
+            }
+        }
+        s
+    }
+}
+
+/// An approver's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Yes, this once.
+    Approve,
+    /// Yes, and for the rest of the session where the rule allows it
+    /// (otherwise it counts as once).
+    Session,
+    /// No, with an optional note for the model.
+    Decline {
+        /// Shown to the model.
+        note: Option<String>,
+    },
+    /// No answer yet: the call waits in the queue.
+    Unanswered,
+    /// Something that is not an answer (an unrecognised reply): not an
+    /// approval.
+    Other(String),
+}
+
+/// Answers `ask`s.
+pub trait Approver: Send {
+    /// Answers one request. An `Err` is not an approval.
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String>;
+}
+
+/// Declines everything: for CI and scripts, where no one can answer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NeverApprover;
+
+impl Approver for NeverApprover {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+        Ok(Answer::Decline {
+            note: Some(
+                "no one can approve here (non-interactive): the approver declines every ask".into(),
+            ),
+        })
+    }
+}
+
+/// One fixed answer, consumed by the first ask; later asks are declined.
+#[derive(Debug, Clone, Default)]
+pub struct FixedApprover {
+    answer: Option<Answer>,
+}
+
+impl FixedApprover {
+    /// `--decision allow` is `FixedApprover::new(Answer::Approve)`.
+    pub fn new(answer: Answer) -> FixedApprover {
+        FixedApprover {
+            answer: Some(answer),
+        }
+    }
+}
+
+impl Approver for FixedApprover {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+        Ok(self.answer.take().unwrap_or(Answer::Decline {
+            note: Some("the one fixed answer was already used".into()),
+        }))
+    }
+}
+
+/// Leaves every ask unanswered: the gate stores it as a pending approval,
+/// answered later with `toolgate approvals approve|decline ID`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueueApprover;
+
+impl Approver for QueueApprover {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+        Ok(Answer::Unanswered)
+    }
+}
+
+/// Asks the person at the terminal, through `/dev/tty` (not standard input,
+/// which may be a pipe the agent controls).
+///
+/// `y` approves once, `a` for the session (where offered), `n` declines,
+/// optionally with a note (`n too risky`). End of input, no terminal, or
+/// anything else: not approved.
+pub struct TerminalApprover {
+    io: Option<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>,
+}
+
+impl Default for TerminalApprover {
+    fn default() -> Self {
+        TerminalApprover::new()
+    }
+}
+
+impl TerminalApprover {
+    /// Opens `/dev/tty` at each ask.
+    pub fn new() -> TerminalApprover {
+        TerminalApprover { io: None }
+    }
+
+    /// Reads answers from `input` and writes questions to `output` instead of
+    /// `/dev/tty`.
+    pub fn with_io(
+        input: impl Read + Send + 'static,
+        output: impl Write + Send + 'static,
+    ) -> TerminalApprover {
+        TerminalApprover {
+            io: Some((Box::new(BufReader::new(input)), Box::new(output))),
+        }
+    }
+
+    /// Parses a typed answer.
+    pub fn parse(line: &str, remember: bool) -> Answer {
+        let t = line.trim();
+        let (word, rest) = match t.split_once(char::is_whitespace) {
+            Some((w, r)) => (w, r.trim()),
+            None => (t, ""),
+        };
+        match word.to_ascii_lowercase().as_str() {
+            "y" | "yes" if rest.is_empty() => Answer::Approve,
+            "a" | "always" if rest.is_empty() && remember => Answer::Session,
+            "n" | "no" => Answer::Decline {
+                note: (!rest.is_empty()).then(|| rest.trim_start_matches(':').trim().to_string()),
+            },
+            _ => Answer::Other(t.to_string()),
+        }
+    }
+
+    fn converse(
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+        req: &ApprovalRequest,
+    ) -> Result<Answer, String> {
+        let choices = if req.remember {
+            "[y] yes once  [a] yes for this session  [n] no (n <note> to say why)"
+        } else {
+            "[y] yes once  [n] no (n <note> to say why)"
+        };
+        let text = format!(
+            "\ntoolgate: approve this call?\n{}{choices}\n> ",
+            req.details()
+        );
+        output
+            .write_all(text.as_bytes())
+            .and_then(|_| output.flush())
+            .map_err(|e| format!("cannot write to the terminal: {e}"))?;
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) => Ok(Answer::Decline {
+                note: Some("no answer (end of input)".into()),
+            }),
+            Ok(_) => Ok(TerminalApprover::parse(&line, req.remember)),
+            Err(e) => Err(format!("cannot read from the terminal: {e}")),
+        }
+    }
+}
+
+impl Approver for TerminalApprover {
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String> {
+        if let Some((input, output)) = &mut self.io {
+            return TerminalApprover::converse(input.as_mut(), output.as_mut(), req);
+        }
+        let tty = OpenOptions::new().read(true).write(true).open("/dev/tty");
+        let Ok(tty) = tty else {
+            return Ok(Answer::Decline {
+                note: Some("non-interactive: no terminal to ask".into()),
+            });
+        };
+        let Ok(out) = tty.try_clone() else {
+            return Ok(Answer::Decline {
+                note: Some("non-interactive: no terminal to ask".into()),
+            });
+        };
+        let mut input = BufReader::new(tty);
+        let mut output = out;
+        TerminalApprover::converse(&mut input, &mut output, req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_y_and_a_approve() {
+        assert_eq!(TerminalApprover::parse("y\n", false), Answer::Approve);
+        assert_eq!(TerminalApprover::parse(" YES ", false), Answer::Approve);
+        assert_eq!(TerminalApprover::parse("a", true), Answer::Session);
+        assert!(matches!(
+            TerminalApprover::parse("a", false),
+            Answer::Other(_)
+        ));
+        assert!(matches!(
+            TerminalApprover::parse("yep", false),
+            Answer::Other(_)
+        ));
+        assert!(matches!(
+            TerminalApprover::parse("y please", false),
+            Answer::Other(_)
+        ));
+        assert!(matches!(
+            TerminalApprover::parse("", false),
+            Answer::Other(_)
+        ));
+        assert_eq!(
+            TerminalApprover::parse("n too risky", false),
+            Answer::Decline {
+                note: Some("too risky".into())
+            }
+        );
+        assert_eq!(
+            TerminalApprover::parse("no", false),
+            Answer::Decline { note: None }
+        );
+    }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""How long one `toolgate hook claude` process takes, start to exit.
+
+Each run is a whole hook process as Claude Code starts it: read a realistic
+PreToolUse input on stdin, find and load a small policy, decide, append the
+ledger row, print the answer, exit. The same is measured for a minimal
+Python hook that only parses the JSON and prints an allow, the smallest
+hook anyone would write. Prints the medians and their ratio.
+
+    scripts/bench-hook.py [--runs N] [--no-build]
+
+Builds toolgate in release first (unless --no-build). Everything it writes
+goes to a temporary folder that is removed afterwards.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+POLICY = """\
+allow = ["Read", "Bash(git status)", "Bash(git diff *)", "Bash(cargo test *)", "Edit(src/**)"]
+ask   = ["Bash(git push *)"]
+deny  = ["Read(.env)", "Bash(rm *)", "Bash(curl *)", "WebFetch(domain:*.internal)"]
+"""
+
+MINIMAL_HOOK = """\
+import json, sys
+json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+      "permissionDecision": "allow", "permissionDecisionReason": "ok"}}))
+"""
+
+
+def claude_input(project: Path, n: int) -> bytes:
+    """A PreToolUse input shaped like the recorded fixture (tests/fixtures/claude/bash.json)."""
+    return json.dumps({
+        "session_id": "2541e145-8d0e-4a38-9c4f-5f3b0e6a1c11",
+        "transcript_path": "/home/dev/.claude/projects/-bench/2541e145.jsonl",
+        "cwd": str(project),
+        "prompt_id": "fe48a6d7-0b1c-4e52-a1f9-3a0c2b7d9e44",
+        "permission_mode": "default",
+        "effort": {"level": "medium"},
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git status", "description": "Show the working tree status"},
+        "tool_use_id": f"toolu_{n:06d}",
+    }).encode()
+
+
+def measure(command, inputs, env, cwd, check):
+    """Wall-clock milliseconds of each run of `command`."""
+    times = []
+    for stdin in inputs:
+        start = time.perf_counter_ns()
+        done = subprocess.run(command, input=stdin, capture_output=True, env=env, cwd=cwd)
+        times.append((time.perf_counter_ns() - start) / 1e6)
+        check(done)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=300, help="runs of each hook (default 300)")
+    parser.add_argument("--no-build", action="store_true", help="use the existing release build")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "-p", "toolgate", "--quiet"],
+                       cwd=ROOT, check=True)
+    toolgate = ROOT / "target/release/toolgate"
+    if not toolgate.is_file():
+        sys.exit(f"{toolgate} is missing: run without --no-build")
+
+    tmp = Path(tempfile.mkdtemp(prefix="toolgate-bench-")).resolve()
+    try:
+        project = tmp / "project"
+        (project / "src").mkdir(parents=True)
+        (project / "toolgate.toml").write_text(POLICY)
+        state = tmp / "state"
+        hook_py = tmp / "minimal_hook.py"
+        hook_py.write_text(MINIMAL_HOOK)
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp / "home"),
+               "TOOLGATE_STATE_DIR": str(state), "LANG": "C.UTF-8"}
+
+        def toolgate_ok(done):
+            answer = json.loads(done.stdout)
+            if done.returncode != 0 or answer["hookSpecificOutput"]["permissionDecision"] != "allow":
+                sys.exit(f"unexpected toolgate answer: {done}")
+
+        def python_ok(done):
+            if done.returncode != 0:
+                sys.exit(f"the Python hook failed: {done}")
+
+        warmup = 10
+        inputs = [claude_input(project, n) for n in range(warmup + args.runs)]
+        toolgate_cmd = [str(toolgate), "hook", "claude"]
+        python_cmd = [sys.executable, str(hook_py)]
+        # Interleaved in blocks, so that a burst of other load on the machine
+        # hits both about equally.
+        tg, py = [], []
+        measure(toolgate_cmd, inputs[:warmup], env, project, toolgate_ok)
+        measure(python_cmd, inputs[:warmup], env, project, python_ok)
+        block = 50
+        for start in range(warmup, warmup + args.runs, block):
+            chunk = inputs[start:min(start + block, warmup + args.runs)]
+            tg += measure(toolgate_cmd, chunk, env, project, toolgate_ok)
+            py += measure(python_cmd, chunk, env, project, python_ok)
+
+        rows = sqlite3.connect(state / "toolgate.db").execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
+        if rows != warmup + args.runs:
+            sys.exit(f"the ledger has {rows} rows, expected {warmup + args.runs}")
+
+        def p(values, q):
+            return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
+
+        tg_median, py_median = statistics.median(tg), statistics.median(py)
+        print(f"runs per hook: {args.runs} (after {warmup} warm-up runs), {os.cpu_count()} CPUs")
+        print(f"toolgate hook claude  median {tg_median:6.2f} ms   p90 {p(tg, 90):6.2f} ms   "
+              f"(policy load, decision, ledger append: {rows} rows)")
+        print(f"minimal Python hook   median {py_median:6.2f} ms   p90 {p(py, 90):6.2f} ms")
+        print(f"ratio (toolgate / Python): {tg_median / py_median:.2f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
