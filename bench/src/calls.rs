@@ -186,12 +186,21 @@ pub fn calls(n: usize, ws: &Workspace) -> anyhow::Result<Vec<BenchCall>> {
         out.extend([
             write(format!("src/m{d}/lib.rs"), or_default(effect_of(n, d, 0)))?,
             // Inside the allowed directory, but an ask rule covers `gen/`.
-            write(format!("src/m{d}/gen/out.rs"), or_default(effect_of(n, d, 1)))?,
+            write(
+                format!("src/m{d}/gen/out.rs"),
+                or_default(effect_of(n, d, 1)),
+            )?,
             read(format!("data/d{d}/t.csv"), or_default(effect_of(n, d, 2)))?,
             // Allowed by `*.csv`, denied by `private*.csv`.
-            read(format!("data/d{d}/private7.csv"), or_default(effect_of(n, d, 3)))?,
+            read(
+                format!("data/d{d}/private7.csv"),
+                or_default(effect_of(n, d, 3)),
+            )?,
             // A Read deny also denies writes.
-            write(format!("data/d{d}/private7.csv"), or_default(effect_of(n, d, 3)))?,
+            write(
+                format!("data/d{d}/private7.csv"),
+                or_default(effect_of(n, d, 3)),
+            )?,
             // `*` stays within a segment: a miss.
             read(format!("data/d{d}/old/t.csv"), DEFAULT)?,
             // No rule reads `src/`: a miss.

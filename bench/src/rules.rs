@@ -88,8 +88,14 @@ fn path(dir: String, name: Name) -> PathPattern {
 pub fn rule(d: usize, slot: usize) -> Rule {
     let odd = d % 2 == 1;
     let (effect, target) = match slot {
-        0 => (Effect::Allow, Target::Write(path(format!("src/m{d}"), Name::Any))),
-        1 => (Effect::Ask, Target::Write(path(format!("src/m{d}/gen"), Name::Any))),
+        0 => (
+            Effect::Allow,
+            Target::Write(path(format!("src/m{d}"), Name::Any)),
+        ),
+        1 => (
+            Effect::Ask,
+            Target::Write(path(format!("src/m{d}/gen"), Name::Any)),
+        ),
         2 => (
             Effect::Allow,
             Target::Read(path(

@@ -17,7 +17,7 @@ use toolgate_gate::{
     Answer, Approver, FixedApprover, Gate, GateOptions, NeverApprover, Outcome, QueueApprover,
     Stats,
 };
-use toolgate_policy::{LoadOptions, Policy};
+use toolgate_policy::{Effect, LoadOptions, Policy};
 use toolgate_store::{DB_FILE_NAME, Store, Totals};
 use toolgate_tools::Workspace;
 
@@ -467,11 +467,11 @@ impl Printer<'_> {
         match &step.handling {
             Handling::Gate(r) => {
                 let d = &r.decision;
-                let effect = d.decision.as_str();
-                let painted = match effect {
-                    "allow" => p.green(&format!("{effect:<5}")),
-                    "deny" => p.red(&format!("{effect:<5}")),
-                    _ => p.yellow(&format!("{effect:<5}")),
+                let shown = format!("{:<5}", d.decision.as_str());
+                let painted = match d.decision {
+                    Effect::Allow => p.green(&shown),
+                    Effect::Deny => p.red(&shown),
+                    Effect::Ask => p.yellow(&shown),
                 };
                 let rule = d.rule.as_deref().unwrap_or("the policy's default");
                 let why = d
@@ -500,8 +500,8 @@ impl Printer<'_> {
                         )?;
                     }
                     None => {
-                        let why = match effect {
-                            "allow" => "no one (allowed)",
+                        let why = match d.decision {
+                            Effect::Allow => "no one (allowed)",
                             _ => "no one (a deny is final)",
                         };
                         writeln!(self.out, "             {} {}", label("asked"), p.dim(why))?;

@@ -17,16 +17,14 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
-use toolgate_gate::{Gate, Outcome, ToolResult, refusal_text};
+use toolgate_gate::{Gate, Outcome, ToolResult};
 use toolgate_policy::{Call, Client};
 
 use crate::model::{Conversation, Message, Model, ModelError, ToolCall, ToolDef, ToolReply};
 use crate::tools::builtin_tools;
 
 /// The rule id recorded for a call whose arguments are not a JSON object.
-pub const INVALID_ARGUMENTS_RULE: &str = "invalid-arguments";
+pub use toolgate_gate::INVALID_ARGUMENTS_RULE;
 
 /// When the loop stops on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,72 +260,51 @@ impl Agent {
             system: self.system.clone(),
             messages: vec![Message::User(task.to_string())],
         };
-        let mut calls = 0usize;
-        let mut submitted = 0usize;
-        let mut refusals = 0usize;
-        let mut streak = 0usize;
+        let mut tally = Tally::default();
         loop {
             let mut turn = model.respond(&conversation, &self.tools)?;
             if turn.calls.is_empty() {
                 let text = turn.text.clone();
                 conversation.messages.push(Message::Assistant(turn));
-                return Ok(Finish {
-                    stop: Stop::Answer(text),
-                    conversation,
-                    calls,
-                    refusals,
-                });
+                return Ok(tally.finish(Stop::Answer(text), conversation));
             }
             if !turn.text.trim().is_empty() {
                 observer.text(&turn.text);
             }
             for (i, c) in turn.calls.iter_mut().enumerate() {
                 if c.id.is_empty() {
-                    c.id = format!("call_{}_{}", calls + 1, i + 1);
+                    c.id = format!("call_{}_{}", tally.calls + 1, i + 1);
                 }
             }
             let mut replies = Vec::with_capacity(turn.calls.len());
             let mut stop: Option<Stop> = None;
             for call in &turn.calls {
-                calls += 1;
+                tally.calls += 1;
+                let n = tally.calls;
                 let step = if let Some(s) = &stop {
                     let why = format!("the run stopped before this call: {}", s.message());
-                    self.refuse(calls, call, Handling::AfterStop, &why)
-                } else if let Some(max_calls) = self.limits.max_calls.filter(|m| submitted >= *m) {
+                    self.refuse(n, call, Handling::AfterStop, &why)
+                } else if let Some(max_calls) =
+                    self.limits.max_calls.filter(|m| tally.submitted >= *m)
+                {
                     let why = format!(
                         "the budget of {max_calls} tool call{} for this run (--max-calls) is spent; the run stops here",
                         plural(max_calls)
                     );
                     stop = Some(Stop::CallBudget { max_calls });
-                    self.refuse(calls, call, Handling::OverBudget { max_calls }, &why)
+                    self.refuse(n, call, Handling::OverBudget { max_calls }, &why)
                 } else {
-                    submitted += 1;
-                    self.handle(calls, call)
+                    tally.submitted += 1;
+                    self.handle(n, call)
                 };
                 let mut warnings = std::mem::take(&mut self.warnings);
                 warnings.extend(self.gate.take_warnings());
                 for w in warnings {
                     observer.warning(&w);
                 }
-                if step.is_refusal() {
-                    refusals += 1;
-                    streak += 1;
-                    let last = last_reason(&step);
-                    if stop.is_none() && streak >= self.limits.max_consecutive_refusals {
-                        stop = Some(Stop::Refusals {
-                            consecutive: true,
-                            count: streak,
-                            last,
-                        });
-                    } else if stop.is_none() && refusals >= self.limits.max_refusals {
-                        stop = Some(Stop::Refusals {
-                            consecutive: false,
-                            count: refusals,
-                            last,
-                        });
-                    }
-                } else if matches!(step.handling, Handling::Gate(_)) {
-                    streak = 0;
+                let limit = tally.count(&step, &self.limits);
+                if stop.is_none() {
+                    stop = limit;
                 }
                 observer.step(&step);
                 replies.push(step.reply);
@@ -335,12 +312,7 @@ impl Agent {
             conversation.messages.push(Message::Assistant(turn));
             conversation.messages.push(Message::Results(replies));
             if let Some(stop) = stop {
-                return Ok(Finish {
-                    stop,
-                    conversation,
-                    calls,
-                    refusals,
-                });
+                return Ok(tally.finish(stop, conversation));
             }
         }
     }
@@ -351,14 +323,16 @@ impl Agent {
         let input = match call.arguments.parse() {
             Ok(input) => input,
             Err(error) => {
-                self.record_invalid(call, &error);
-                let content = refusal_text(&error, None);
+                let raw = call.arguments.to_json_string();
+                let result = self
+                    .gate
+                    .reject_unreadable(&call.id, &call.name, &raw, &error);
                 return Step {
                     number,
                     call: call.clone(),
                     reply: ToolReply {
                         call_id: call.id.clone(),
-                        content,
+                        content: result.content,
                         is_error: true,
                     },
                     outcome: Outcome::Blocked,
@@ -402,45 +376,56 @@ impl Agent {
             handling,
         }
     }
+}
 
-    /// Writes the ledger row of a call whose arguments could not be read:
-    /// decision deny, rule [`INVALID_ARGUMENTS_RULE`], outcome blocked, the
-    /// arguments stored as the text the model sent.
-    fn record_invalid(&mut self, call: &ToolCall, error: &str) {
-        let Some(store) = self.gate.store() else {
-            return;
-        };
-        let raw = call.arguments.to_json_string();
-        let canonical = toolgate_policy::canonical_json(&json!({
-            "client": Client::Toolgate.as_str(),
-            "id": call.id,
-            "input": Value::String(raw.clone()),
-            "tool": call.name,
-        }));
-        let digest: String = Sha256::digest(canonical.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let record = toolgate_store::Record {
-            session: self.gate.session().to_string(),
-            client: None,
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            digest,
-            input: raw,
-            decision: toolgate_store::Decision::Deny,
-            rule: Some(INVALID_ARGUMENTS_RULE.to_string()),
-            hard: false,
-            reason: error.to_string(),
-            approval: None,
-            note: None,
-            outcome: toolgate_store::Outcome::Blocked,
-            duration_us: 0,
-            approval_id: None,
-        };
-        if let Err(e) = store.append(&record) {
-            // The call is refused either way; the failure is reported.
-            self.warnings.push(format!("cannot write the ledger: {e}"));
+/// The counts a run keeps for its budgets.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Calls handled, over-budget ones included.
+    calls: usize,
+    /// Calls handed to the gate or refused for their arguments.
+    submitted: usize,
+    /// Refused calls.
+    refusals: usize,
+    /// Refused calls since the last one that was not refused.
+    streak: usize,
+}
+
+impl Tally {
+    /// Counts a handled call; the refusal limit it reaches, if any. A call
+    /// the gate did not refuse (executed, failed, waiting) ends a streak.
+    fn count(&mut self, step: &Step, limits: &Limits) -> Option<Stop> {
+        if !step.is_refusal() {
+            if matches!(step.handling, Handling::Gate(_)) {
+                self.streak = 0;
+            }
+            return None;
+        }
+        self.refusals += 1;
+        self.streak += 1;
+        if self.streak >= limits.max_consecutive_refusals {
+            Some(Stop::Refusals {
+                consecutive: true,
+                count: self.streak,
+                last: last_reason(step),
+            })
+        } else if self.refusals >= limits.max_refusals {
+            Some(Stop::Refusals {
+                consecutive: false,
+                count: self.refusals,
+                last: last_reason(step),
+            })
+        } else {
+            None
+        }
+    }
+
+    fn finish(&self, stop: Stop, conversation: Conversation) -> Finish {
+        Finish {
+            stop,
+            conversation,
+            calls: self.calls,
+            refusals: self.refusals,
         }
     }
 }

@@ -188,3 +188,93 @@ impl Model for ScriptedModel {
 /// demo's three requests (read the readme, read the secrets, write the
 /// notes) and a final answer.
 pub const DEFAULT_SCRIPT: &str = include_str!("../scripts/lessons.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_objects_strings_are_raw_and_ids_are_numbered() {
+        let s = Script::parse(
+            r#"
+[[turn]]
+text = "hi"
+[[turn.call]]
+name = "read_file"
+arguments = { path = "a.txt" }
+[[turn.call]]
+id = "mine"
+name = "write_file"
+arguments = '{"path": '
+
+[[turn]]
+[[turn.call]]
+name = "list_dir"
+
+[[turn]]
+text = "end"
+"#,
+            "t",
+        )
+        .unwrap();
+        let t = s.turns();
+        assert_eq!(t.len(), 3);
+        assert_eq!(t[0].text, "hi");
+        assert_eq!(t[0].calls[0].id, "call_1");
+        assert_eq!(
+            t[0].calls[0].arguments.to_json_string(),
+            r#"{"path":"a.txt"}"#
+        );
+        assert_eq!(t[0].calls[1].id, "mine");
+        assert_eq!(
+            t[0].calls[1].arguments,
+            Arguments::Raw("{\"path\": ".into())
+        );
+        assert_eq!(t[1].calls[0].id, "call_3");
+        assert!(t[1].calls[0].arguments.parse().unwrap().is_empty());
+        assert!(t[2].calls.is_empty());
+    }
+
+    #[test]
+    fn mistakes_are_reported_with_the_origin() {
+        for (text, needle) in [
+            ("", "no [[turn]]"),
+            ("[[turn]]\ntxt = \"typo\"\n", "txt"),
+            (
+                "[[turn]]\n[[turn.call]]\nname = \"x\"\narguments = 3\n",
+                "must be a table",
+            ),
+            ("[[turn]]\n[[turn.call]]\narguments = {}\n", "name"),
+        ] {
+            let e = Script::parse(text, "my.toml").unwrap_err().to_string();
+            assert!(e.starts_with("my.toml: "), "{e}");
+            assert!(e.contains(needle), "{needle}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_model_replays_turns_then_reports_the_end() {
+        let mut m = ScriptedModel::new(Script::parse("[[turn]]\ntext = \"a\"\n", "t").unwrap());
+        let c = Conversation::default();
+        assert_eq!(m.respond(&c, &[]).unwrap().text, "a");
+        assert_eq!(
+            m.respond(&c, &[]).unwrap_err(),
+            ModelError::ScriptEnded { turn: 2 }
+        );
+    }
+
+    #[test]
+    fn the_built_in_script_parses() {
+        let s = Script::parse(DEFAULT_SCRIPT, "built-in").unwrap();
+        assert_eq!(s.turns().len(), 4);
+        assert!(s.turns()[3].calls.is_empty());
+    }
+
+    #[test]
+    fn raw_arguments_that_are_not_objects_are_refused() {
+        let e = Arguments::Raw("[1]".into()).parse().unwrap_err();
+        assert_eq!(e, "arguments are not a JSON object (got an array)");
+        let e = Arguments::Raw("{\"a\":".into()).parse().unwrap_err();
+        assert!(e.starts_with("arguments are not valid JSON: "), "{e}");
+    }
+}

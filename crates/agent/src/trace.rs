@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use toolgate_policy::Effect;
+
 use crate::run::{Handling, Observer, Step};
 
 /// Arguments longer than this are cut in the trace (not in the call).
@@ -44,7 +46,7 @@ pub fn describe_step(step: &Step) -> String {
             let d = &r.decision;
             let rule = d.rule.as_deref().unwrap_or("default");
             let mut s = format!("{call}: {} [{rule}]", d.decision.as_str());
-            if d.decision.as_str() != "allow" {
+            if d.decision != Effect::Allow {
                 s.push_str(&format!(" ({})", d.reason));
             }
             if let Some(a) = &r.approval {

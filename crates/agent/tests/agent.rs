@@ -133,16 +133,17 @@ fn results(c: &Conversation) -> Vec<Vec<ToolReply>> {
 #[test]
 fn every_call_gets_exactly_one_result_in_order() {
     let fx = Fixture::new(POLICY);
+    // Never three refusals in a row, so the run goes on to the answer.
     let calls = vec![
         call("a", "read_file", json!({"path": "readme.txt"})),
         call("b", "read_file", json!({"path": "secrets.txt"})),
+        call("c", "list_dir", json!({"path": "."})),
         call(
-            "c",
+            "d",
             "write_file",
             json!("{\"path\": \"marker.txt\", \"content\": \"ran\""),
         ),
-        call("d", "no_such_tool", json!({})),
-        call("e", "list_dir", json!({"path": "."})),
+        call("e", "no_such_tool", json!({})),
     ];
     let mut model = Recorder::new(vec![turn(calls), Turn::answer("done")]);
     let seen = model.seen.clone();
@@ -160,16 +161,16 @@ fn every_call_gets_exactly_one_result_in_order() {
     let r = &replies[0];
     assert_eq!((r[0].content.as_str(), r[0].is_error), ("hello", false));
     assert!(r[1].is_error && r[1].content.starts_with("not executed"));
+    assert!(!r[2].is_error && r[2].content.contains("readme.txt"));
     assert!(
-        r[2].is_error
-            && r[2]
+        r[3].is_error
+            && r[3]
                 .content
                 .starts_with("not executed: arguments are not valid JSON"),
         "{}",
-        r[2].content
+        r[3].content
     );
-    assert!(r[3].is_error && r[3].content.starts_with("not executed"));
-    assert!(!r[4].is_error && r[4].content.contains("readme.txt"));
+    assert!(r[4].is_error && r[4].content.starts_with("not executed"));
     // The malformed write never ran.
     assert!(!fx.root.join("marker.txt").exists());
 }
@@ -186,8 +187,9 @@ fn malformed_arguments_are_recorded_in_the_ledger_and_nothing_runs() {
     let finish = agent.run(&mut model, "task", &mut Quiet).unwrap();
     assert_eq!(finish.refusals, 1);
     assert!(!fx.root.join("marker.txt").exists());
-    // Not a request the gate saw, but a row in its ledger.
-    assert_eq!(agent.gate().stats().requests, 0);
+    // Counted and recorded like every other call the model proposed.
+    let stats = agent.gate().stats();
+    assert_eq!((stats.requests, stats.blocked, stats.executions), (1, 1, 0));
     let store = Store::open(&fx.db).unwrap();
     let rows = store
         .rows(&RowFilter {

@@ -23,15 +23,15 @@ pub struct DemoArgs {
 }
 
 pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
-    let only = (args.decision.is_some() || !args.block.is_empty() || args.max_calls.is_some())
-        .then(|| DemoConfig {
-            answer: match args.decision {
-                Some(FixedDecision::Deny) => HostAnswer::Decline,
-                Some(FixedDecision::Allow) | None => HostAnswer::Approve,
-            },
-            blocked_tools: args.block,
-            max_calls: args.max_calls,
-        });
+    let any = args.decision.is_some() || !args.block.is_empty() || args.max_calls.is_some();
+    let only = any.then_some(DemoConfig {
+        answer: match args.decision {
+            Some(FixedDecision::Deny) => HostAnswer::Decline,
+            Some(FixedDecision::Allow) | None => HostAnswer::Approve,
+        },
+        blocked_tools: args.block,
+        max_calls: args.max_calls,
+    });
     let stdout = std::io::stdout();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let opts = DemoOptions {

@@ -154,6 +154,9 @@ fn answer(
     };
     let mut stderr = std::io::stderr().lock();
     stderr.write_all(reply.stderr.as_bytes())?;
+    if !reply.stderr.is_empty() && !reply.stderr.ends_with('\n') {
+        stderr.write_all(b"\n")?;
+    }
     stderr.flush()?;
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(reply.stdout.as_bytes())?;

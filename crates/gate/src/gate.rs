@@ -43,6 +43,9 @@ impl Default for GateOptions {
     }
 }
 
+/// The rule id of a call refused because its arguments could not be read.
+pub const INVALID_ARGUMENTS_RULE: &str = "invalid-arguments";
+
 /// A fresh session id: time and process, unique enough to tell runs apart.
 pub fn new_session_id() -> String {
     static N: AtomicU64 = AtomicU64::new(0);
@@ -302,6 +305,66 @@ impl Gate {
             approval_id: None,
         };
         self.record(&snapshot, &result, approval_answer, note, start);
+        result
+    }
+
+    /// Refuses a call that could not even be read (its arguments are not a
+    /// JSON object), recording it like any other request: the ledger and
+    /// [`Gate::stats`] count every call a model proposed, readable or not.
+    ///
+    /// `raw` is the arguments' text exactly as the model sent it.
+    pub fn reject_unreadable(
+        &mut self,
+        call_id: &str,
+        tool: &str,
+        raw: &str,
+        problem: &str,
+    ) -> ToolResult {
+        let start = Instant::now();
+        let mut input = serde_json::Map::new();
+        input.insert(
+            "unreadable_arguments".into(),
+            serde_json::Value::String(raw.to_string()),
+        );
+        let snapshot = Call {
+            id: call_id.to_string(),
+            tool: tool.to_string(),
+            input,
+            client: toolgate_policy::Client::Toolgate,
+            cwd: None,
+        };
+        let digest = snapshot.digest();
+        self.stats.requests += 1;
+        self.stats.count(Outcome::Blocked);
+        let mut decision = unreadable_decision(call_id, tool, problem);
+        decision.rule = Some(INVALID_ARGUMENTS_RULE.into());
+        decision.digest = Some(digest);
+        let result = ToolResult {
+            call_id: call_id.to_string(),
+            content: refusal_text(&decision.reason, None),
+            is_error: true,
+            outcome: Outcome::Blocked,
+            decision,
+            approval: None,
+            approval_id: None,
+        };
+        if let Some(store) = &self.store {
+            let digest = result.decision.digest.clone().unwrap_or_default();
+            let mut record = self.record_of(
+                &snapshot,
+                &result.decision,
+                None,
+                None,
+                toolgate_store::Outcome::Blocked,
+                start,
+                &digest,
+            );
+            // The ledger keeps what the model sent, byte for byte.
+            record.input = raw.to_string();
+            if let Err(e) = store.append(&record) {
+                self.warnings.push(format!("cannot write the ledger: {e}"));
+            }
+        }
         result
     }
 

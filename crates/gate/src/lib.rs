@@ -61,6 +61,6 @@ pub use approver::{
 pub use builtin::BuiltinOptions;
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
-pub use gate::{Gate, GateOptions, Stats};
+pub use gate::{Gate, GateOptions, INVALID_ARGUMENTS_RULE, Stats, new_session_id};
 pub use result::{ApprovalLog, Outcome, ToolResult, refusal_text};
 pub use toolgate_policy::{Call, Decision, Effect};

@@ -17,8 +17,10 @@ use crate::validate::Spec;
 pub enum Via {
     /// The tool's own target.
     Direct,
-    /// A shell redirect: with no rule matching, the policy's default.
-    Redirect,
+    /// A shell redirect, of the command at this item index when it belongs
+    /// to one (not to a compound command): with no rule matching, the
+    /// policy's default.
+    Redirect(Option<usize>),
     /// An operand of the command at this item index: with no rule
     /// matching, that command's decision.
     Operand(usize),
@@ -327,7 +329,10 @@ pub fn shell_items(a: &shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Ite
     for e in &a.effects {
         let via = match (e.origin, e.command) {
             (shell::Origin::Operand, Some(ci)) if ci < a.commands.len() => Via::Operand(base + ci),
-            _ => Via::Redirect,
+            (shell::Origin::Redirect, Some(ci)) if ci < a.commands.len() => {
+                Via::Redirect(Some(base + ci))
+            }
+            _ => Via::Redirect(None),
         };
         if !e.literal {
             items.push(Item {

@@ -40,6 +40,10 @@ pub enum Action {
         argv: Vec<String>,
         /// The command's source text.
         command: String,
+        /// The wrappers stripped to reach `argv`, outermost first, each as
+        /// its own argv (`["timeout", "5"]`, `["bash", "-c"]`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        wrappers: Vec<Vec<String>>,
     },
     /// A URL fetched.
     Fetch {

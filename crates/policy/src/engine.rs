@@ -41,6 +41,9 @@ pub struct Context<'a> {
 #[derive(Default)]
 struct Hits {
     best: Option<(Effect, RuleIdx)>,
+    /// Which selector of the best rule matched, for its reason (a rule may
+    /// list several; naming the first would name one that did not match).
+    best_sel: usize,
     all: Vec<(RuleIdx, usize)>,
     trace: bool,
 }
@@ -57,7 +60,10 @@ impl Hits {
         let e = policy.rules[r].effect;
         match self.best {
             Some((be, br)) if be > e || (be == e && br <= r) => {}
-            _ => self.best = Some((e, r)),
+            _ => {
+                self.best = Some((e, r));
+                self.best_sel = sel;
+            }
         }
         if self.trace && !self.all.contains(&(r, sel)) {
             self.all.push((r, sel));
@@ -121,11 +127,17 @@ impl Policy {
                 if (pass == 0) == is_operand {
                     continue;
                 }
-                let inherited = match item.via {
-                    Via::Operand(j) => out.get(j).and_then(|d| d.clone()),
+                // The command an operand or redirect belongs to comes
+                // earlier in `items`, so it is decided by now; it is
+                // borrowed from the decided part rather than cloned.
+                let (decided, _) = out.split_at(i);
+                let owner = match item.via {
+                    Via::Operand(j) | Via::Redirect(Some(j)) => {
+                        decided.get(j).and_then(Option::as_ref)
+                    }
                     _ => None,
                 };
-                let mut ad = ev.eval(&call.tool, item, inherited.as_ref());
+                let mut ad = ev.eval(&call.tool, item, owner);
                 self.apply_grants(&mut ad, ctx.grants);
                 apply_mode(mode, item, spec.kind(), &mut ad);
                 if let Some(cm) = ctx.client_mode
@@ -186,16 +198,22 @@ impl Policy {
             .map(|a| a.decision)
             .max()
             .unwrap_or(self.default);
-        // The action shown as the reason: a catastrophic command first (its
-        // reason names the whole shape: `rm -rf /*` rather than one of the
-        // paths it removes), then any other hard limit, then the first
-        // action with the winning decision.
+        // The action shown as the reason: a catastrophic shape first (its
+        // reason names the whole command, `rm` of `/*`, where a path action
+        // names one of the paths it removes), then any other catastrophic
+        // or hard limit, then the first action with the winning decision.
+        let hard = |a: &&ActionDecision| a.decision == decision && a.hard;
         let rep = actions
             .iter()
-            .find(|a| {
-                a.decision == decision && a.hard && a.rule.as_deref() == Some("hard:catastrophic")
+            .filter(hard)
+            .find(|a| matches!(a.action, Action::Hazard { .. }))
+            .or_else(|| {
+                actions
+                    .iter()
+                    .filter(hard)
+                    .find(|a| a.rule.as_deref() == Some("hard:catastrophic"))
             })
-            .or_else(|| actions.iter().find(|a| a.decision == decision && a.hard))
+            .or_else(|| actions.iter().find(hard))
             .or_else(|| actions.iter().find(|a| a.decision == decision));
         let (reason, rule, hard) = match rep {
             Some(a) => (
@@ -277,26 +295,31 @@ fn verb(e: Effect) -> &'static str {
 }
 
 impl Eval<'_, '_> {
+    /// Decides one item. `owner` is the decision on the command an operand
+    /// or redirect belongs to: an operand no rule matches takes its
+    /// decision, and both name it in `via`.
     fn eval(
         &mut self,
         tool: &str,
         item: &Item,
-        inherited: Option<&ActionDecision>,
+        owner: Option<&ActionDecision>,
     ) -> ActionDecision {
         let action = to_action(tool, &item.what);
         let what = action.describe();
-        let via = match item.via {
-            Via::Direct => None,
-            Via::Redirect => Some("redirect".to_string()),
-            Via::Operand(_) => Some(match inherited.map(|d| &d.action) {
-                Some(Action::Exec { argv, .. }) => {
-                    format!(
-                        "operand of `{}`",
-                        argv.first().map(String::as_str).unwrap_or("?")
-                    )
-                }
-                _ => "operand".to_string(),
-            }),
+        let owner_name = match owner.map(|d| &d.action) {
+            Some(Action::Exec { argv, .. }) => argv.first().map(String::as_str),
+            _ => None,
+        };
+        let via = match (item.via, owner_name) {
+            (Via::Direct, _) => None,
+            (Via::Redirect(_), Some(name)) => Some(format!("redirect of `{name}`")),
+            (Via::Redirect(_), None) => Some("redirect".to_string()),
+            (Via::Operand(_), Some(name)) => Some(format!("operand of `{name}`")),
+            (Via::Operand(_), None) => Some("operand".to_string()),
+        };
+        let inherited = match item.via {
+            Via::Operand(_) => owner,
+            _ => None,
         };
         let mut ad = ActionDecision {
             action,
@@ -411,12 +434,7 @@ impl Eval<'_, '_> {
             let rule = &self.policy.rules[r];
             ad.decision = e;
             ad.rule = Some(rule.id.clone());
-            let sel = hits
-                .all
-                .iter()
-                .find(|(ri, _)| *ri == r)
-                .map(|(_, s)| *s)
-                .unwrap_or(0);
+            let sel = hits.best_sel;
             let source = rule
                 .sources
                 .get(sel)
@@ -842,9 +860,15 @@ fn to_action(tool: &str, what: &What) -> Action {
                 }
             }
         }
-        What::Exec { argv, text, .. } => Action::Exec {
+        What::Exec {
+            argv,
+            text,
+            wrappers,
+            ..
+        } => Action::Exec {
             argv: argv.clone(),
             command: text.clone(),
+            wrappers: wrappers.clone(),
         },
         What::Fetch { url, .. } => Action::Fetch { url: url.clone() },
         What::Tool { value } => Action::Tool {

@@ -2,12 +2,16 @@
 
 use std::fmt::Write as _;
 
-use crate::decision::Decision;
+use crate::decision::{Action, Decision};
 use crate::effect::Effect;
+use crate::pattern::canonical_command;
 use crate::policy::Policy;
 
 /// Renders a decision made with `Context { trace: true, .. }`: the call,
-/// each action with every rule that matched it, and why the winner won.
+/// each action with every rule that matched it, and why the winner won. A
+/// shell command's actions are its simple commands (with the argv the rules
+/// matched and the wrappers stripped to reach it), then the files and URLs
+/// they touch, each naming the command it is an operand or redirect of.
 pub fn explain(policy: &Policy, d: &Decision) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -39,6 +43,26 @@ pub fn explain(policy: &Policy, d: &Decision) -> String {
             .map(|v| format!(" ({v})"))
             .unwrap_or_default();
         let _ = writeln!(s, "  {}. {}{}", i + 1, a.action.describe(), via);
+        if let Action::Exec {
+            argv,
+            command,
+            wrappers,
+        } = &a.action
+        {
+            // What the rules matched: the argv with quoting resolved and
+            // wrappers (`timeout 5`, `bash -c`) stripped, when that differs
+            // from the text as written.
+            let runs = canonical_command(argv);
+            if !wrappers.is_empty() || runs != *command {
+                let _ = write!(s, "     runs `{runs}`");
+                if !wrappers.is_empty() {
+                    let stripped: Vec<String> =
+                        wrappers.iter().map(|w| format!("`{}`", w.join(" "))).collect();
+                    let _ = write!(s, ", inside {}", stripped.join(", "));
+                }
+                let _ = writeln!(s);
+            }
+        }
         let _ = writeln!(
             s,
             "     -> {}{}{}",

@@ -215,7 +215,17 @@ impl Policy {
             .state_dir
             .clone()
             .or_else(|| default_state_dir(home.as_deref()))
-            .and_then(|d| paths::resolve_real(&paths::normalize_lexically(&base.join(d))).ok());
+            .map(|d| {
+                // Relative to the process's directory, as the store resolves
+                // it; when it cannot be resolved, the path as written is
+                // still protected.
+                let abs = match std::env::current_dir() {
+                    Ok(cwd) if d.is_relative() => cwd.join(d),
+                    _ => d,
+                };
+                let lexical = paths::normalize_lexically(&abs);
+                paths::resolve_real(&lexical).unwrap_or(lexical)
+            });
         let rules = doc.rules.into_iter().map(|(rule, _)| rule).collect();
         Ok(Policy {
             file: policy_dir.as_ref().map(|_| file.to_path_buf()),

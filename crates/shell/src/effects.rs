@@ -266,6 +266,13 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         d.unknowns
             .push("`sort --compress-program` runs a program".into());
     }
+    if name == "man"
+        && args
+            .iter()
+            .any(|a| a.text.starts_with("-P") || a.text.starts_with("--pager") || a.text == "-H")
+    {
+        d.unknowns.push("`man` option runs a program".into());
+    }
     if name == "rg" && o.has(&["--pre"]) {
         d.unknowns
             .push("`rg --pre` runs a program on every file".into());
@@ -636,6 +643,12 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         }
         "http" | "https" | "xh" | "xhs" | "httpie" => httpie(spec, args, d),
         "git" => git(args, d),
+        "scp" | "rsync" => remote_copy(name, spec, args, d),
+        "ssh" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            ssh_options(name, &o, d);
+        }
         _ => {}
     }
 }
@@ -1113,6 +1126,81 @@ fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
     }
 }
 
+/// `-o ProxyCommand=..` and the like make ssh (and scp, rsync over ssh)
+/// run a local command.
+fn ssh_options(name: &str, o: &Opts, d: &mut Derived) {
+    for v in o.values(&["-o"]) {
+        let key = v.text.split(['=', ' ']).next().unwrap_or("").to_ascii_lowercase();
+        if matches!(
+            key.as_str(),
+            "proxycommand" | "localcommand" | "permitlocalcommand" | "knownhostscommand"
+        ) || !v.literal
+        {
+            d.unknowns
+                .push(format!("`{name} -o {}` runs a local command", v.text));
+        }
+    }
+}
+
+/// A `[user@]host:path` or `scheme://` operand of scp or rsync, as a URL;
+/// `None` for a local path (`./a:b` has a `/` before its `:`).
+fn remote_url(text: &str) -> Option<String> {
+    if text.contains("://") {
+        return Some(text.to_string());
+    }
+    let (host, path) = text.split_once(':')?;
+    if host.is_empty() || host.contains('/') {
+        return None;
+    }
+    let path = path.strip_prefix(':').unwrap_or(path);
+    Some(format!("ssh://{host}/{}", path.trim_start_matches('/')))
+}
+
+/// `scp` and `rsync`: local sources are read (recursively with `-r`/`-a`),
+/// a local destination is written, and a remote one on either side is a
+/// fetch, so that copying a denied file out meets its Read deny.
+fn remote_copy(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
+    let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+    file_opts(spec, &o, d);
+    ssh_options(name, &o, d);
+    if o.has(&["-S"]) && name == "scp" {
+        d.unknowns.push("`scp -S` runs a program".into());
+    }
+    for v in o.values(&["-e", "--rsh", "--rsync-path"]) {
+        if !(v.literal && v.text.split_whitespace().next() == Some("ssh")) {
+            d.unknowns
+                .push(format!("`{name}` runs `{}` to connect", v.text));
+        }
+    }
+    let recursive = o.has(spec.recursive);
+    let removes = o.has(&["--remove-source-files"]);
+    // One operand alone is listed (rsync) or copied nowhere (scp): read.
+    let (sources, dest) = match o.operands.split_last() {
+        None => return,
+        Some((only, [])) => (std::slice::from_ref(only), None),
+        Some((last, rest)) => (rest, Some(last)),
+    };
+    let remote = |a: &Arg| {
+        remote_url(&a.text).map(|url| Arg {
+            text: url,
+            ..a.clone()
+        })
+    };
+    for s in sources {
+        match remote(s) {
+            Some(url) => d.add(Access::Fetch, &url, false),
+            None if removes => d.add(Access::Delete, s, recursive),
+            None => d.add(Access::Read, s, recursive),
+        }
+    }
+    if let Some(dest) = dest {
+        match remote(dest) {
+            Some(url) => d.add(Access::Fetch, &url, false),
+            None => d.add(Access::Write, dest, true),
+        }
+    }
+}
+
 fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
     let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
     for (n, v) in &o.opts {
@@ -1463,12 +1551,11 @@ fn git(args: &[Arg], d: &mut Derived) {
                 });
             }
         }
+        "config" => match git_config_written(rest) {
+            Some(file) => d.add(Access::Write, &file, false),
+            None => d.read_only = true,
+        },
         _ => {
-            if sub == "config"
-                && let Some(file) = git_config_written(rest)
-            {
-                d.add(Access::Write, &file, false);
-            }
             if tables::GIT_READ_ONLY.contains(&sub) {
                 d.read_only = true;
             } else if let Some((_, allowed)) = tables::GIT_LISTING.iter().find(|(s, _)| *s == sub) {
@@ -1489,12 +1576,11 @@ fn git(args: &[Arg], d: &mut Derived) {
                     let first_word = k == 0
                         && matches!(
                             sub,
-                            "stash" | "reflog" | "remote" | "worktree" | "submodule" | "config"
+                            "stash" | "reflog" | "remote" | "worktree" | "submodule"
                         );
                     if !(allowed_here
                         || (matches!(sub, "remote") && prev == "show")
                         || (matches!(sub, "remote") && prev == "get-url")
-                        || (sub == "config" && k > 0 && !t.starts_with('-'))
                         || (sub == "reflog" && k > 0 && !t.starts_with('-')))
                     {
                         ok = false;
@@ -1502,7 +1588,7 @@ fn git(args: &[Arg], d: &mut Derived) {
                     let _ = first_word;
                     prev = name;
                 }
-                let needs_word = matches!(sub, "stash" | "config" | "worktree" | "submodule");
+                let needs_word = matches!(sub, "stash" | "worktree" | "submodule");
                 d.read_only = ok && (!texts.is_empty() || !needs_word);
             }
         }

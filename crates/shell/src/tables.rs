@@ -210,6 +210,9 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "doixsjkU", long_args: &["dir", "out", "input-file", "max-connection-per-server", "split", "max-concurrent-downloads", "min-split-size", "user-agent", "header", "save-session", "conf-path", "log", "checksum", "referer", "load-cookies", "save-cookies", "torrent-file", "metalink-file"], file_opts: &[("-d", WriteDir), ("--dir", WriteDir), ("-o", Write), ("--out", Write), ("-i", Read), ("--input-file", Read), ("--save-session", Write), ("--conf-path", Read), ("-l", Write), ("--log", Write), ("--load-cookies", Read), ("--save-cookies", Write), ("-T", Read), ("--torrent-file", Read), ("-M", Read), ("--metalink-file", Read)], ..spec(&["aria2c"], Custom, false) },
     Spec { short_args: "oaApsv", long_args: &["output", "session", "session-read-only", "auth", "auth-type", "verify", "cert", "cert-key", "cert-key-pass", "proxy", "timeout", "style", "print", "pretty", "format-options", "boundary", "max-redirects", "max-headers", "default-scheme", "ssl", "ciphers", "history-print", "unsorted", "response-charset", "response-mime", "raw"], file_opts: &[("-o", Write), ("--output", Write), ("--session", Write), ("--session-read-only", Read), ("--cert", Read), ("--cert-key", Read)], ..spec(&["http", "https", "xh", "xhs", "httpie"], Custom, false) },
     Spec { short_args: "", ..spec(&["git"], Custom, false) },
+    Spec { short_args: "cDFiJloPSX", file_opts: &[("-F", Read), ("-i", Read)], recursive: &["-r"], ..spec(&["scp"], Custom, false) },
+    Spec { short_args: "efTBM", long_args: &["rsh", "rsync-path", "exclude", "include", "exclude-from", "include-from", "files-from", "password-file", "log-file", "log-file-format", "backup-dir", "suffix", "temp-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "usermap", "groupmap", "timeout", "contimeout", "port", "bwlimit", "max-size", "min-size", "max-delete", "partial-dir", "filter", "out-format", "info", "debug", "iconv", "block-size", "modify-window", "address", "sockopts", "outbuf", "checksum-choice", "compress-choice", "compress-level", "skip-compress", "stop-after", "stop-at", "write-batch", "only-write-batch", "read-batch", "protocol", "remote-option"], file_opts: &[("--exclude-from", Read), ("--include-from", Read), ("--files-from", Read), ("--password-file", Read), ("--log-file", Write), ("--write-batch", Write), ("--only-write-batch", Write), ("--read-batch", Read)], recursive: &["-r", "-a", "--recursive", "--archive"], ..spec(&["rsync"], Custom, false) },
+    Spec { short_args: "BbcDEeFIiJLlmOopQRSWw", file_opts: &[("-F", Read), ("-i", Read), ("-E", Write)], ..spec(&["ssh"], Custom, false) },
     // Commands with no file operands that only read or print.
     Spec { short_args: "", ..spec(&["echo", "printf", "pwd", "true", "false", ":", "which", "type", "whereis", "whoami", "id", "uname", "hostname", "date", "printenv", "seq", "expr", "basename", "dirname", "sleep", "cd", "pushd", "popd", "dirs", "ps", "free", "uptime", "df", "nproc", "locale", "tty", "groups", "arch", "cal", "jobs", "help", "lsb_release", "getconf", "tr", "yes", "wait", "hash", "history", "command", "env", "numfmt", "factor", "lscpu", "lsblk", "whatis", "apropos", "man", "info", "tput", "logname", "users", "who", "w", "last", "stty", "shopt", "set", "ulimit", "umask", "bc", "dc"], Operands::None, true) },
 ];
@@ -454,19 +457,6 @@ pub(crate) const GIT_LISTING: &[(&str, &[&str])] = &[
     ("remote", &["-v", "--verbose", "show", "get-url"]),
     ("stash", &["list", "show"]),
     ("reflog", &["show"]),
-    (
-        "config",
-        &[
-            "--get",
-            "--get-all",
-            "--get-regexp",
-            "--list",
-            "-l",
-            "--show-origin",
-            "--show-scope",
-            "get",
-        ],
-    ),
     ("worktree", &["list"]),
     ("submodule", &["status", "summary"]),
 ];

@@ -10,6 +10,10 @@
 //! Each run gets its own HOME, Claude Code config folder and Gemini CLI home,
 //! and an environment holding only what the client needs, so nothing of the
 //! developer's own setup (keys, settings, proxies) leaks in or is touched.
+//!
+//! `crates/cli/tests/hooks_e2e.rs` includes this module too (`#[path]`), to
+//! run the built `toolgate hook` under the same clients; there
+//! `check_fixture`, which reads this crate's fixtures, is not used.
 #![allow(dead_code)]
 
 pub mod anthropic;

@@ -54,9 +54,9 @@ const FIXTURE: &[(&str, &str)] = &[
     (".github/workflows/ci.yml", "on: push\n"),
 ];
 
-/// One policy's temporary workspace: `<tmp>/ws` holds the fixture and the
-/// policy file; `<tmp>/home` is the home directory, outside the workspace;
-/// `<tmp>/outside.txt` is a file beside the workspace.
+/// One policy's temporary workspace: `<tmp>/ws` holds the fixture, the
+/// policy file and `escape`, a symlink to `<tmp>/outside.txt`, a file beside
+/// the workspace; `<tmp>/home` is the home directory, also outside.
 pub struct Workspace {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
@@ -84,6 +84,8 @@ impl Workspace {
         std::fs::write(home.join(".ssh/id_rsa"), "not a key\n").expect("home file");
         std::fs::write(home.join(".bashrc"), "\n").expect("home file");
         std::fs::write(base.join("outside.txt"), "outside\n").expect("outside file");
+        // `escape` leads out of the workspace.
+        std::os::unix::fs::symlink("../outside.txt", root.join("escape")).expect("symlink");
         let opts = LoadOptions {
             workspace: None,
             home: Some(home.clone()),

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Measures toolgate's decision speed against cedar-policy, regorus and a
+# linear scan on the same rules (10, 1,000 and 10,000 of them), and writes
+# the table into README.md between <!-- compare:begin --> and
+# <!-- compare:end --> (appending a "## Performance" section holding the
+# markers when they are missing). Nothing else in README.md is touched.
+#
+# Usage: scripts/compare.sh [CRITERION_FILTER]
+#
+# The benchmark first checks that all four engines decide every call alike
+# and stops with the differences if they do not. It takes a few minutes;
+# the figures are only as steady as the machine is idle: the load average
+# before and after the run is written beside them.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+    sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+
+cargo build --release -p toolgate-bench --bin compare-report
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+cargo bench -p toolgate-bench --bench compare -- "$@"
+"$target_dir/release/compare-report" "$target_dir/criterion" \
+    --readme README.md --load-before "$load_before"
