@@ -212,3 +212,26 @@ impl Store {
         |e| Error::sqlite(&self.path, e)
     }
 }
+
+/// The WAL size past which the closing connection folds it into the
+/// database and empties it.
+const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
+
+impl Drop for Store {
+    /// Closing does not checkpoint (see `open.rs`), so the WAL outlives the
+    /// process. Every process that opens the database first is the one to
+    /// read the WAL back (SQLite's recovery), so it is kept small: once it
+    /// passes 256 KiB, the connection that closes checkpoints it and
+    /// truncates it to nothing. That costs a few fsyncs every few dozen
+    /// tool calls instead of on every one. Best effort: a busy database or
+    /// an error leaves the WAL for a later close.
+    fn drop(&mut self) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let big = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
+        if big {
+            let conn = self.conn();
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}

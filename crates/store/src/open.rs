@@ -94,13 +94,13 @@ fn open_read_write(path: &Path) -> Result<Connection> {
     configure(&conn).map_err(db)?;
     ensure_schema(path, &mut conn)?;
     ensure_wal(path, &conn)?;
-    // Checkpoints happen as commits fill the WAL (`wal_autocheckpoint`),
-    // not when a connection closes: a hook process is usually the last
-    // connection, and a checkpoint on close would cost it two fsyncs and
-    // the WAL file's deletion on every tool call. A small WAL keeps the
-    // recovery the next process runs on open cheap.
-    conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)
-        .map_err(db)?;
+    // No checkpoint when a connection closes: a hook process is usually
+    // the last connection, and a checkpoint on close would cost it two
+    // fsyncs and the WAL file's deletion on every tool call. Long-lived
+    // connections checkpoint as commits fill the WAL (SQLite's
+    // `wal_autocheckpoint`), and `Store`'s drop empties a WAL grown past a
+    // bound, so that the recovery the next process runs on open stays
+    // cheap.
     Ok(conn)
 }
 
@@ -123,9 +123,6 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(())
 }
-
-/// WAL pages after which a commit checkpoints (SQLite's default is 1,000).
-const WAL_AUTOCHECKPOINT_PAGES: i64 = 128;
 
 fn set_checkpoint_on_close(conn: &Connection, on: bool) -> rusqlite::Result<()> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, !on)
