@@ -40,7 +40,11 @@ impl Ws {
         let mut child = c.spawn().unwrap();
         let mut input = child.stdin.take().unwrap();
         if let Some(s) = stdin {
-            input.write_all(s.as_bytes()).unwrap();
+            // A process that exits before reading (a bad policy) closes
+            // the pipe first; its exit status is the answer.
+            if let Err(e) = input.write_all(s.as_bytes()) {
+                assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+            }
         }
         drop(input);
         child.wait_with_output().unwrap()

@@ -56,7 +56,9 @@ fn block(text: &str, head: &str) -> String {
             .and_then(|r| r.split_once(". "))
             .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
     };
-    let mut lines = text.lines().skip_while(|l| !(starts_action(l) && l.contains(head)));
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !(starts_action(l) && l.contains(head)));
     let first = lines
         .next()
         .unwrap_or_else(|| panic!("no action `{head}` in:\n{text}"));
@@ -69,12 +71,20 @@ fn block(text: &str, head: &str) -> String {
 fn explain_shows_each_command_and_what_it_touches() {
     let ws = Ws::new();
     let out = ws.run("explain");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
 
     // The wrapped command: as written, what runs, and the wrapper stripped.
     let cat = block(&text, "command `timeout 5 cat f.txt .env`");
-    assert!(cat.contains("runs `cat f.txt .env`, inside `timeout 5`"), "{cat}");
+    assert!(
+        cat.contains("runs `cat f.txt .env`, inside `timeout 5`"),
+        "{cat}"
+    );
     assert!(cat.contains("-> allow by `allow[1]`"), "{cat}");
 
     // The commands of `bash -c '..'`, each on its own, inside `bash -c`.
@@ -108,7 +118,12 @@ fn explain_shows_each_command_and_what_it_touches() {
 fn check_reports_the_wrappers_of_each_command() {
     let ws = Ws::new();
     let out = ws.run("check");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let d: Value = serde_json::from_slice(&out.stdout).expect("one JSON decision");
     let actions = d["actions"].as_array().expect("actions");
     let exec = |argv0: &str| {
@@ -117,8 +132,14 @@ fn check_reports_the_wrappers_of_each_command() {
             .find(|a| a["action"]["kind"] == "exec" && a["action"]["argv"][0] == argv0)
             .unwrap_or_else(|| panic!("no exec of `{argv0}` in {d:#}"))
     };
-    assert_eq!(exec("cat")["action"]["wrappers"], serde_json::json!([["timeout", "5"]]));
-    assert_eq!(exec("ls")["action"]["wrappers"], serde_json::json!([["bash", "-c"]]));
+    assert_eq!(
+        exec("cat")["action"]["wrappers"],
+        serde_json::json!([["timeout", "5"]])
+    );
+    assert_eq!(
+        exec("ls")["action"]["wrappers"],
+        serde_json::json!([["bash", "-c"]])
+    );
     // A command with no wrapper carries no `wrappers` field.
     assert!(exec("git")["action"].get("wrappers").is_none(), "{d:#}");
     let redirect = actions

@@ -150,7 +150,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     items.push(direct(path_item(&v, true, false, false, env.cwd, env)))
                 }
                 (Kind::Exec, Some(v)) => {
-                    shell_items(&shell::analyze(&v, &shell_opts(env)), env, &mut items)
+                    shell_items(shell::analyze(&v, &shell_opts(env)), env, &mut items)
                 }
                 (Kind::Fetch, Some(v)) => items.push(direct(fetch(&v))),
                 (_, value) => items.push(direct(What::Tool { value })),
@@ -209,7 +209,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         home: env.home,
                         canonical: env.canonical,
                     };
-                    shell_items(&shell::analyze(cmd, &shell_opts(&env2)), &env2, &mut items);
+                    shell_items(shell::analyze(cmd, &shell_opts(&env2)), &env2, &mut items);
                 }
                 Target::Argv(field) => {
                     let argv: Vec<String> = input
@@ -227,7 +227,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         canonical: env.canonical,
                     };
                     shell_items(
-                        &shell::analyze_argv(&argv, &shell_opts(&env2)),
+                        shell::analyze_argv(&argv, &shell_opts(&env2)),
                         &env2,
                         &mut items,
                     );
@@ -308,45 +308,49 @@ fn fetch(url: &str) -> What {
 }
 
 /// Turns a shell analysis into items: commands first, then the files and
-/// URLs they touch, then what could not be analysed, then hazards.
-pub fn shell_items(a: &shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item>) {
+/// URLs they touch, then what could not be analysed, then hazards. The
+/// analysis is consumed: its strings move into the items.
+pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item>) {
     let base = items.len();
-    for c in &a.commands {
+    let commands = a.commands.len();
+    items.reserve(commands + a.effects.len() + a.unknowns.len() + a.hazards.len());
+    for c in a.commands {
         items.push(direct(What::Exec {
             canonical: canonical_command(&c.argv),
-            argv: c.argv.clone(),
-            wrappers: c.wrappers.clone(),
+            argv: c.argv,
+            wrappers: c.wrappers,
             read_only: c.read_only,
-            text: c.text.clone(),
+            text: c.text,
         }));
     }
-    let name_of = |i: Option<usize>| -> String {
-        i.and_then(|i| a.commands.get(i))
-            .and_then(|c| c.argv.first())
-            .cloned()
-            .unwrap_or_else(|| "the command".into())
+    let name_of = |items: &[Item], i: Option<usize>| -> String {
+        let argv = i
+            .filter(|&i| i < commands)
+            .and_then(|i| items.get(base + i))
+            .and_then(|item| match &item.what {
+                What::Exec { argv, .. } => argv.first(),
+                _ => None,
+            });
+        argv.cloned().unwrap_or_else(|| "the command".into())
     };
-    for e in &a.effects {
+    for e in a.effects {
         let via = match (e.origin, e.command) {
-            (shell::Origin::Operand, Some(ci)) if ci < a.commands.len() => Via::Operand(base + ci),
-            (shell::Origin::Redirect, Some(ci)) if ci < a.commands.len() => {
-                Via::Redirect(Some(base + ci))
-            }
+            (shell::Origin::Operand, Some(ci)) if ci < commands => Via::Operand(base + ci),
+            (shell::Origin::Redirect, Some(ci)) if ci < commands => Via::Redirect(Some(base + ci)),
             _ => Via::Redirect(None),
         };
         if !e.literal {
-            items.push(Item {
-                what: What::Unknown {
-                    reason: format!(
-                        "{} `{}` of `{}` is not a literal, so the file it names cannot be checked",
-                        match e.origin {
-                            shell::Origin::Redirect => "redirect target",
-                            shell::Origin::Operand => "operand",
-                        },
-                        e.target,
-                        name_of(e.command)
-                    ),
+            let reason = format!(
+                "{} `{}` of `{}` is not a literal, so the file it names cannot be checked",
+                match e.origin {
+                    shell::Origin::Redirect => "redirect target",
+                    shell::Origin::Operand => "operand",
                 },
+                e.target,
+                name_of(items, e.command)
+            );
+            items.push(Item {
+                what: What::Unknown { reason },
                 via,
             });
             continue;
@@ -359,15 +363,13 @@ pub fn shell_items(a: &shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Ite
         };
         items.push(Item { what, via });
     }
-    for u in &a.unknowns {
-        items.push(direct(What::Unknown {
-            reason: u.reason.clone(),
-        }));
+    for u in a.unknowns {
+        items.push(direct(What::Unknown { reason: u.reason }));
     }
-    for h in &a.hazards {
+    for h in a.hazards {
         items.push(direct(What::Hazard {
             kind: h.kind.to_string(),
-            reason: h.reason.clone(),
+            reason: h.reason,
         }));
     }
     if items.len() == base {

@@ -180,7 +180,7 @@ impl Policy {
             return;
         }
         if let Some(id) = &ad.rule
-            && let Some(rule) = self.rules.iter().find(|r| &r.id == id)
+            && let Some(rule) = self.index.rule_by_id(id).map(|r| &self.rules[r])
             && rule.remember == Remember::Session
             && grants.iter().any(|g| g == id)
         {
@@ -236,9 +236,9 @@ impl Policy {
             for a in actions.iter().filter(|a| a.decision == Effect::Ask) {
                 let ok = !a.sticky
                     && a.rule.as_ref().is_some_and(|id| {
-                        self.rules
-                            .iter()
-                            .any(|r| &r.id == id && r.remember == Remember::Session)
+                        self.index
+                            .rule_by_id(id)
+                            .is_some_and(|r| self.rules[r].remember == Remember::Session)
                     });
                 if !ok {
                     remember = false;
@@ -298,12 +298,7 @@ impl Eval<'_, '_> {
     /// Decides one item. `owner` is the decision on the command an operand
     /// or redirect belongs to: an operand no rule matches takes its
     /// decision, and both name it in `via`.
-    fn eval(
-        &mut self,
-        tool: &str,
-        item: &Item,
-        owner: Option<&ActionDecision>,
-    ) -> ActionDecision {
+    fn eval(&mut self, tool: &str, item: &Item, owner: Option<&ActionDecision>) -> ActionDecision {
         let action = to_action(tool, &item.what);
         let what = action.describe();
         let owner_name = match owner.map(|d| &d.action) {
@@ -594,7 +589,7 @@ impl Eval<'_, '_> {
                     .lexical
                     .as_ref()
                     .filter(|l| *l != real)
-                    .map(Candidate::new);
+                    .map(|l| (l, Candidate::new(l)));
                 for e in Index::strictest_first() {
                     if hits.settled_above(e) {
                         break;
@@ -607,12 +602,12 @@ impl Eval<'_, '_> {
                     if pr.is_empty() {
                         continue;
                     }
-                    pr.each_match(&real_c, &mut self.buf, |r, s| hits.add(p, r, s));
+                    pr.each_match(real, &real_c, &mut self.buf, |r, s| hits.add(p, r, s));
                     // A deny or ask also fires on the path as written.
                     if e != Effect::Allow
-                        && let Some(l) = &lex_c
+                        && let Some((l, lc)) = &lex_c
                     {
-                        pr.each_match(l, &mut self.buf, |r, s| hits.add(p, r, s));
+                        pr.each_match(l, lc, &mut self.buf, |r, s| hits.add(p, r, s));
                     }
                 }
             }
@@ -705,7 +700,7 @@ impl Eval<'_, '_> {
                 let path = entry.path();
                 let cand = Candidate::new(&path);
                 let mut hits = Hits::new(false);
-                deny.each_match(&cand, &mut self.buf, |r, s| hits.add(p, r, s));
+                deny.each_match(&path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
                 if hits.effect() == Some(Effect::Deny)
                     && let Some((_, r)) = hits.best
                 {
@@ -723,7 +718,7 @@ impl Eval<'_, '_> {
                     return;
                 }
                 if asked.is_none() {
-                    ask.each_match(&cand, &mut self.buf, |r, s| hits.add(p, r, s));
+                    ask.each_match(&path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
                     if let Some((Effect::Ask, r)) = hits.best {
                         asked = Some(format!(
                             "{}: `{}` lies beneath it, and that {} by rule `{}`",

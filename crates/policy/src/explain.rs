@@ -56,8 +56,10 @@ pub fn explain(policy: &Policy, d: &Decision) -> String {
             if !wrappers.is_empty() || runs != *command {
                 let _ = write!(s, "     runs `{runs}`");
                 if !wrappers.is_empty() {
-                    let stripped: Vec<String> =
-                        wrappers.iter().map(|w| format!("`{}`", w.join(" "))).collect();
+                    let stripped: Vec<String> = wrappers
+                        .iter()
+                        .map(|w| format!("`{}`", w.join(" ")))
+                        .collect();
                     let _ = write!(s, ", inside {}", stripped.join(", "));
                 }
                 let _ = writeln!(s);

@@ -36,7 +36,10 @@ fn decide(ws: &Workspace, case: &Case) -> Result<Decision, String> {
 fn mismatch(case: &Case, d: &Decision) -> Option<String> {
     let mut wrong = Vec::new();
     if d.decision.as_str() != case.expect {
-        wrong.push(format!("decision {} (expected {})", d.decision, case.expect));
+        wrong.push(format!(
+            "decision {} (expected {})",
+            d.decision, case.expect
+        ));
     }
     if let Some(want) = &case.rule {
         let got = d.rule.as_deref().unwrap_or("(default)");
@@ -59,8 +62,7 @@ fn shell_corpus() {
     let mut failed = 0;
     let mut total = 0;
     let mut by_decision: BTreeMap<String, usize> = BTreeMap::new();
-    let mut seen: HashMap<(String, String, Option<String>, Option<String>), usize> =
-        HashMap::new();
+    let mut seen: HashMap<(String, String, Option<String>, Option<String>), usize> = HashMap::new();
     for group in &file.group {
         for spanned in &group.case {
             let line = support::line_of(&text, spanned.span().start);
@@ -103,13 +105,17 @@ fn shell_corpus() {
             let problem = match decide(ws, case) {
                 Err(e) => Some(e),
                 Ok(d) => mismatch(case, &d).map(|m| {
-                    let mut s = format!("{m}\n    got: {} by {:?}: {}", d.decision, d.rule, d.reason);
+                    let mut s =
+                        format!("{m}\n    got: {} by {:?}: {}", d.decision, d.rule, d.reason);
                     for a in &d.actions {
                         let _ = write!(
                             s,
                             "\n      - {}{} -> {} {:?}",
                             a.action.describe(),
-                            a.via.as_deref().map(|v| format!(" ({v})")).unwrap_or_default(),
+                            a.via
+                                .as_deref()
+                                .map(|v| format!(" ({v})"))
+                                .unwrap_or_default(),
                             a.decision,
                             a.rule
                         );

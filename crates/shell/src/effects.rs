@@ -45,6 +45,15 @@ impl Derived {
         if arg.literal && (arg.text == "-" || arg.text.is_empty()) {
             return;
         }
+        // `find DIR -delete` and `find DIR -exec rm {}` remove what find's
+        // tests select beneath DIR, not DIR itself: a recursive write, which
+        // the policy checks against everything beneath, rather than the
+        // removal of DIR (for a root, a hard limit no one could lift).
+        let access = if arg.beneath && access == Access::Delete {
+            Access::Write
+        } else {
+            access
+        };
         self.found.push(Found {
             access,
             arg: arg.clone(),
@@ -110,13 +119,7 @@ pub(crate) fn parse_opts(
         }
         if let Some(long) = t.strip_prefix("--") {
             let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (
-                    n,
-                    Some(Arg {
-                        text: v.to_string(),
-                        ..arg.clone()
-                    }),
-                ),
+                Some((n, v)) => (n, Some(arg.with_text(v))),
                 None => (long, None),
             };
             let value = match value {
@@ -134,10 +137,7 @@ pub(crate) fn parse_opts(
                 let value = if rest.is_empty() {
                     iter.next().cloned()
                 } else {
-                    Some(Arg {
-                        text: rest,
-                        ..arg.clone()
-                    })
+                    Some(arg.with_text(rest))
                 };
                 out.opts.push((format!("-{c}"), value));
                 break;
@@ -150,7 +150,7 @@ pub(crate) fn parse_opts(
 
 /// Derives the effects of `name` (the command's base name) run with `args`.
 pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
-    let Some(spec) = tables::spec_for(name) else {
+    let Some(spec) = tables::known(name).spec else {
         return Derived::default();
     };
     let mut d = Derived {
@@ -229,13 +229,7 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
                         .next()
                         .unwrap_or(&only.text)
                         .to_string();
-                    (
-                        operands,
-                        Some(Arg {
-                            text: base,
-                            ..only.clone()
-                        }),
-                    )
+                    (operands, Some(only.with_text(base)))
                 }
                 _ => (operands, None),
             };
@@ -322,13 +316,7 @@ fn parse_mode_opts(args: &[Arg]) -> Opts {
             end = true;
         } else if let Some(long) = t.strip_prefix("--") {
             let (n, v) = match long.split_once('=') {
-                Some((n, v)) => (
-                    n,
-                    Some(Arg {
-                        text: v.to_string(),
-                        ..a.clone()
-                    }),
-                ),
+                Some((n, v)) => (n, Some(a.with_text(v))),
                 None => (long, None),
             };
             out.opts.push((format!("--{n}"), v));
@@ -556,23 +544,9 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         "dd" => {
             for a in args {
                 if let Some(v) = a.text.strip_prefix("if=") {
-                    d.add(
-                        Access::Read,
-                        &Arg {
-                            text: v.into(),
-                            ..a.clone()
-                        },
-                        false,
-                    );
+                    d.add(Access::Read, &a.with_text(v), false);
                 } else if let Some(v) = a.text.strip_prefix("of=") {
-                    d.add(
-                        Access::Write,
-                        &Arg {
-                            text: v.into(),
-                            ..a.clone()
-                        },
-                        false,
-                    );
+                    d.add(Access::Write, &a.with_text(v), false);
                 }
             }
         }
@@ -761,7 +735,11 @@ fn find(args: &[Arg], d: &mut Derived) {
             }
             "-delete" => {
                 for r in &roots {
-                    d.add(Access::Delete, r, true);
+                    let beneath = Arg {
+                        beneath: true,
+                        ..r.clone()
+                    };
+                    d.add(Access::Delete, &beneath, true);
                 }
             }
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
@@ -989,10 +967,7 @@ fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
         }
         for f in &o.operands {
             let f = if dir.text != "." && f.literal && !f.text.starts_with('/') {
-                Arg {
-                    text: format!("{}/{}", dir.text.trim_end_matches('/'), f.text),
-                    ..f.clone()
-                }
+                f.with_text(format!("{}/{}", dir.text.trim_end_matches('/'), f.text))
             } else {
                 f.clone()
             };
@@ -1029,10 +1004,7 @@ fn unzip(args: &[Arg], d: &mut Derived) {
                         list_only = true;
                     }
                     if let Some(rest) = t.strip_prefix("-d") {
-                        dir = Some(Arg {
-                            text: rest.into(),
-                            ..a.clone()
-                        });
+                        dir = Some(a.with_text(rest));
                     }
                 }
             }
@@ -1083,14 +1055,7 @@ fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
             _ => None,
         };
         if let Some(f) = file {
-            d.add(
-                Access::Read,
-                &Arg {
-                    text: f,
-                    ..v.clone()
-                },
-                false,
-            );
+            d.add(Access::Read, &v.with_text(f), false);
         }
         if matches!(n.as_str(), "-K" | "--config") {
             d.unknowns
@@ -1130,7 +1095,12 @@ fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
 /// run a local command.
 fn ssh_options(name: &str, o: &Opts, d: &mut Derived) {
     for v in o.values(&["-o"]) {
-        let key = v.text.split(['=', ' ']).next().unwrap_or("").to_ascii_lowercase();
+        let key = v
+            .text
+            .split(['=', ' '])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if matches!(
             key.as_str(),
             "proxycommand" | "localcommand" | "permitlocalcommand" | "knownhostscommand"
@@ -1180,12 +1150,7 @@ fn remote_copy(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         Some((only, [])) => (std::slice::from_ref(only), None),
         Some((last, rest)) => (rest, Some(last)),
     };
-    let remote = |a: &Arg| {
-        remote_url(&a.text).map(|url| Arg {
-            text: url,
-            ..a.clone()
-        })
-    };
+    let remote = |a: &Arg| remote_url(&a.text).map(|url| a.with_text(url));
     for s in sources {
         match remote(s) {
             Some(url) => d.add(Access::Fetch, &url, false),
@@ -1277,14 +1242,7 @@ fn httpie(spec: &Spec, args: &[Arg], d: &mut Derived) {
         };
         if let Some(f) = file {
             let f = f.split(';').next().unwrap_or(f);
-            d.add(
-                Access::Read,
-                &Arg {
-                    text: f.into(),
-                    ..item.clone()
-                },
-                false,
-            );
+            d.add(Access::Read, &item.with_text(f), false);
         }
     }
     if o.has(&["-d", "--download"]) && !o.has(&["-o", "--output"]) {
@@ -1406,10 +1364,7 @@ fn git(args: &[Arg], d: &mut Derived) {
                     None => {
                         let trimmed = url.text.trim_end_matches('/');
                         let base = trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed);
-                        Arg {
-                            text: base.trim_end_matches(".git").to_string(),
-                            ..url.clone()
-                        }
+                        url.with_text(base.trim_end_matches(".git").to_string())
                     }
                 };
                 d.add(Access::Write, &dest, true);
@@ -1556,7 +1511,7 @@ fn git(args: &[Arg], d: &mut Derived) {
             None => d.read_only = true,
         },
         _ => {
-            if tables::GIT_READ_ONLY.contains(&sub) {
+            if tables::git_read_only(sub) {
                 d.read_only = true;
             } else if let Some((_, allowed)) = tables::GIT_LISTING.iter().find(|(s, _)| *s == sub) {
                 let takes_value = [
@@ -1630,10 +1585,7 @@ fn git_config_written(args: &[Arg]) -> Option<Arg> {
             | "--get-color" | "--get-colorbool" => gets = true,
             _ => {
                 if let Some(f) = t.strip_prefix("--file=") {
-                    file = Arg {
-                        text: f.to_string(),
-                        ..a.clone()
-                    };
+                    file = a.with_text(f);
                 }
             }
         }

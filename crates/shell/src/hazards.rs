@@ -32,7 +32,7 @@ pub(crate) fn command(
     if name.starts_with("mkfs") || matches!(name, "mke2fs" | "mkswap") {
         found.push(("mkfs", format!("`{name}` formats a file system")));
     }
-    if tables::POWER.contains(&name)
+    if tables::known(name).power
         || (matches!(name, "init" | "telinit") && texts.iter().any(|t| matches!(*t, "0" | "6")))
         || (matches!(name, "systemctl" | "loginctl")
             && texts
@@ -66,10 +66,11 @@ pub(crate) fn command(
         }
     }
     if name == "find" {
-        let deletes = derived.found.iter().any(|f| f.access == Access::Delete);
-        if deletes {
+        // `-delete` removes what lies beneath each starting point.
+        let removes = |f: &crate::effects::Found| f.arg.beneath && f.access == Access::Write;
+        if derived.found.iter().any(removes) {
             for f in &derived.found {
-                if f.access == Access::Delete && is_catastrophic(&f.arg, ctx) {
+                if removes(f) && is_catastrophic(&f.arg, ctx) {
                     found.push((
                         "rm-root",
                         format!(

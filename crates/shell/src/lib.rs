@@ -154,7 +154,8 @@ pub struct Effect {
     /// Redirect or operand.
     pub origin: Origin,
     /// The command covers everything beneath a directory target
-    /// (`grep -r`, `rm -r`, `cp -r`, `tar -c`, `find`).
+    /// (`grep -r`, `rm -r`, `cp -r`, `tar -c`, `find -exec`, `find -delete`);
+    /// listings (`ls -R`, `find` alone, `tree`) read names only and are not.
     pub recursive: bool,
     /// The command removes the target (`rm`, `rmdir`, `mv` source, `unlink`).
     pub delete: bool,

@@ -7,10 +7,12 @@
 //! `errors` and the caller reports an `Unknown`.
 
 use std::cell::RefCell;
+use std::num::NonZeroU16;
 use std::ops::ControlFlow;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use tree_sitter::{Node as TsNode, ParseOptions, Parser, Tree};
+use tree_sitter::{Language, Node as TsNode, ParseOptions, Parser, Tree};
 
 use crate::syntax::{
     AndOrOp, Assign, Item, List, Node, Part, RedirTarget, Redirect, Simple, Sub, SubKind, Word,
@@ -64,8 +66,11 @@ fn parse_tree(src: &str) -> Result<Tree, String> {
             None,
             Some(options),
         );
-        // A parse that was abandoned leaves state behind; start clean next time.
-        parser.reset();
+        // A parse that was abandoned leaves its state behind, to be resumed;
+        // start clean next time instead. (A finished parse resets itself.)
+        if tree.is_none() {
+            parser.reset();
+        }
         tree.ok_or_else(|| "the parser gave up (input too complex)".to_string())
     })
 }
@@ -112,7 +117,7 @@ fn first_syntax_error(root: TsNode<'_>, src: &str) -> Option<String> {
         if (node.is_error() || node.is_missing()) && !tolerated_error(node, src) {
             let at = node.start_byte();
             return Some(if node.is_missing() {
-                format!("cannot parse: `{}` missing at byte {at}", node.kind())
+                format!("cannot parse: `{}` missing at byte {at}", kind(node))
             } else {
                 let snippet: String = src
                     .get(node.byte_range())
@@ -142,25 +147,134 @@ fn first_syntax_error(root: TsNode<'_>, src: &str) -> Option<String> {
 fn tolerated_error(node: TsNode<'_>, src: &str) -> bool {
     node.is_error()
         && src.get(node.byte_range()) == Some(">")
-        && node.parent().is_some_and(|p| p.kind() == "file_redirect")
+        && node.parent().is_some_and(|p| kind(p) == "file_redirect")
         && node.start_byte() > 0
         && src.get(node.start_byte() - 1..node.start_byte()) == Some("<")
 }
 
-/// A node's children with their field names, in one pass (asking for the
-/// field of the i-th child is linear in i).
-fn fields<'t>(node: TsNode<'t>) -> Vec<(TsNode<'t>, Option<&'static str>)> {
-    let mut out = Vec::with_capacity(node.child_count());
-    let mut cursor = node.walk();
-    if cursor.goto_first_child() {
-        loop {
-            out.push((cursor.node(), cursor.field_name()));
-            if !cursor.goto_next_sibling() {
-                break;
-            }
-        }
+/// A node's children with their field names, in one pass of a cursor
+/// (asking for the field of the i-th child is linear in i).
+fn fields(node: TsNode<'_>) -> Fields<'_> {
+    Fields {
+        cursor: node.walk(),
+        state: FieldsState::Start,
     }
-    out
+}
+
+/// The iterator of [`fields`].
+struct Fields<'t> {
+    cursor: tree_sitter::TreeCursor<'t>,
+    state: FieldsState,
+}
+
+enum FieldsState {
+    Start,
+    On,
+    Done,
+}
+
+impl<'t> Iterator for Fields<'t> {
+    type Item = (TsNode<'t>, Option<&'static str>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let moved = match self.state {
+            FieldsState::Start => self.cursor.goto_first_child(),
+            FieldsState::On => self.cursor.goto_next_sibling(),
+            FieldsState::Done => false,
+        };
+        if !moved {
+            self.state = FieldsState::Done;
+            return None;
+        }
+        self.state = FieldsState::On;
+        let field = self
+            .cursor
+            .field_id()
+            .and_then(|f| grammar().fields.get(usize::from(f.get())).copied());
+        Some((self.cursor.node(), field))
+    }
+}
+
+/// The grammar's node kinds and field names by id, read once.
+///
+/// tree-sitter's `Node::kind` and `TreeCursor::field_name` measure and
+/// validate a C string on every call, and `child_by_field_name` searches
+/// the field names for each lookup; the conversion asks these for every
+/// node, so it asks this table instead.
+struct Grammar {
+    kinds: Vec<&'static str>,
+    fields: Vec<&'static str>,
+    body: Option<NonZeroU16>,
+    condition: Option<NonZeroU16>,
+    descriptor: Option<NonZeroU16>,
+    destination: Option<NonZeroU16>,
+    initializer: Option<NonZeroU16>,
+    name: Option<NonZeroU16>,
+    redirect: Option<NonZeroU16>,
+    update: Option<NonZeroU16>,
+    value: Option<NonZeroU16>,
+}
+
+fn grammar() -> &'static Grammar {
+    static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
+    GRAMMAR.get_or_init(|| {
+        let lang: Language = tree_sitter_bash::LANGUAGE.into();
+        let kinds = (0..lang.node_kind_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| lang.node_kind_for_id(id))
+                    .unwrap_or("")
+            })
+            .collect();
+        let fields = (0..=lang.field_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| lang.field_name_for_id(id))
+                    .unwrap_or("")
+            })
+            .collect();
+        let id = |name: &str| lang.field_id_for_name(name);
+        Grammar {
+            kinds,
+            fields,
+            body: id("body"),
+            condition: id("condition"),
+            descriptor: id("descriptor"),
+            destination: id("destination"),
+            initializer: id("initializer"),
+            name: id("name"),
+            redirect: id("redirect"),
+            update: id("update"),
+            value: id("value"),
+        }
+    })
+}
+
+/// A node's kind (`command`, `word`, `ERROR`, ...).
+fn kind(node: TsNode<'_>) -> &'static str {
+    grammar()
+        .kinds
+        .get(usize::from(node.kind_id()))
+        .copied()
+        .filter(|k| !k.is_empty())
+        // Ids past the table (the error symbols) are asked directly.
+        .unwrap_or_else(|| node.kind())
+}
+
+/// A node's child in a field.
+fn field<'t>(node: TsNode<'t>, field: Option<NonZeroU16>) -> Option<TsNode<'t>> {
+    field.and_then(|f| node.child_by_field_id(f.get()))
+}
+
+/// A node's children in a field.
+fn field_all<'t>(node: TsNode<'t>, field: Option<NonZeroU16>) -> Vec<TsNode<'t>> {
+    let Some(f) = field else {
+        return Vec::new();
+    };
+    let mut cursor = node.walk();
+    node.children_by_field_id(f, &mut cursor).collect()
 }
 
 fn is_statement(kind: &str) -> bool {
@@ -242,7 +356,7 @@ impl<'s> Conv<'s> {
     }
 
     fn push_child(&mut self, list: &mut List, child: TsNode<'_>) {
-        let kind = child.kind();
+        let kind = kind(child);
         if !child.is_named() {
             if kind == "&" {
                 if let Some(last) = list.items.last_mut() {
@@ -308,15 +422,15 @@ impl<'s> Conv<'s> {
     }
 
     fn stmt_inner(&mut self, node: TsNode<'_>) -> Node {
-        match node.kind() {
+        match kind(node) {
             "command" => Node::Simple(self.simple_of(node)),
             "pipeline" => {
                 let mut stages = Vec::new();
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
-                    if is_statement(child.kind()) {
+                    if is_statement(kind(child)) {
                         stages.push(self.stmt(child));
-                    } else if child.kind() != "comment" {
+                    } else if kind(child) != "comment" {
                         stages.push(Node::Arith(vec![self.scan_word(child)]));
                     }
                 }
@@ -327,9 +441,9 @@ impl<'s> Conv<'s> {
                 let mut cursor = node.walk();
                 let inner = node
                     .named_children(&mut cursor)
-                    .find(|c| c.kind() != "comment");
+                    .find(|c| kind(*c) != "comment");
                 match inner {
-                    Some(child) if is_statement(child.kind()) => self.stmt(child),
+                    Some(child) if is_statement(kind(child)) => self.stmt(child),
                     Some(child) => Node::Arith(vec![self.scan_word(child)]),
                     None => Node::Simple(Simple::default()),
                 }
@@ -349,31 +463,29 @@ impl<'s> Conv<'s> {
             }
             "if_statement" | "while_statement" => self.compound_of(node, Vec::new()),
             "for_statement" | "c_style_for_statement" | "case_statement" => {
+                let g = grammar();
                 let mut words = Vec::new();
-                let mut cursor = node.walk();
-                for child in node.children_by_field_name("value", &mut cursor) {
+                for child in field_all(node, g.value) {
                     words.push(self.word_of(child));
                 }
-                for field in ["initializer", "condition", "update"] {
-                    let mut cursor = node.walk();
-                    for child in node.children_by_field_name(field, &mut cursor) {
+                for f in [g.initializer, g.condition, g.update] {
+                    for child in field_all(node, f) {
                         words.push(self.scan_word(child));
                     }
                 }
                 self.compound_of(node, words)
             }
             "function_definition" => {
-                let name = node
-                    .child_by_field_name("name")
+                let g = grammar();
+                let name = field(node, g.name)
                     .map(|n| self.text(n).to_string())
                     .unwrap_or_default();
-                let body = match node.child_by_field_name("body") {
+                let body = match field(node, g.body) {
                     Some(b) => self.stmt(b),
                     None => Node::Simple(Simple::default()),
                 };
                 let mut redirects = Vec::new();
-                let mut cursor = node.walk();
-                for r in node.children_by_field_name("redirect", &mut cursor) {
+                for r in field_all(node, g.redirect) {
                     redirects.extend(self.redirect_of(r));
                 }
                 let body = if redirects.is_empty() {
@@ -399,7 +511,7 @@ impl<'s> Conv<'s> {
                 };
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
-                    if child.kind() == "variable_assignment" {
+                    if kind(child) == "variable_assignment" {
                         simple.assigns.push(self.assign_of(child));
                     }
                 }
@@ -420,11 +532,11 @@ impl<'s> Conv<'s> {
             let mut cursor = cur.walk();
             let children: Vec<TsNode<'_>> = cur
                 .children(&mut cursor)
-                .filter(|c| c.kind() != "comment")
+                .filter(|c| kind(*c) != "comment")
                 .collect();
             let op_at = children
                 .iter()
-                .position(|c| !c.is_named() && matches!(c.kind(), "&&" | "||"));
+                .position(|c| !c.is_named() && matches!(kind(*c), "&&" | "||"));
             let (Some(op_at), true) = (op_at, children.len() >= 3) else {
                 // Not the shape the grammar promises: keep every statement.
                 let mut list = List::default();
@@ -437,7 +549,7 @@ impl<'s> Conv<'s> {
                     plain: false,
                 };
             };
-            let op = if children[op_at].kind() == "&&" {
+            let op = if kind(children[op_at]) == "&&" {
                 AndOrOp::And
             } else {
                 AndOrOp::Or
@@ -452,7 +564,7 @@ impl<'s> Conv<'s> {
                 rest.push((op, right));
             }
             match left {
-                Some(left) if left.kind() == "list" => cur = left,
+                Some(left) if kind(left) == "list" => cur = left,
                 Some(left) => break self.stmt_or_scan(left),
                 None => break Node::Simple(Simple::default()),
             }
@@ -466,7 +578,7 @@ impl<'s> Conv<'s> {
     }
 
     fn stmt_or_scan(&mut self, node: TsNode<'_>) -> Node {
-        if is_statement(node.kind()) {
+        if is_statement(kind(node)) {
             self.stmt(node)
         } else {
             Node::Arith(vec![self.scan_word(node)])
@@ -497,10 +609,10 @@ impl<'s> Conv<'s> {
             if matches!(
                 field,
                 Some("value" | "initializer" | "condition" | "update")
-            ) && !is_statement(child.kind())
+            ) && !is_statement(kind(child))
             {
                 // Already taken as words by the caller, or case patterns.
-                if node.kind() == "case_item" {
+                if kind(node) == "case_item" {
                     let word = self.scan_word(child);
                     if !word.subs.is_empty() {
                         current.items.push(Item {
@@ -511,7 +623,7 @@ impl<'s> Conv<'s> {
                 }
                 continue;
             }
-            match child.kind() {
+            match kind(child) {
                 "do_group" | "elif_clause" | "else_clause" | "case_item" => {
                     if !current.items.is_empty() {
                         bodies.push(std::mem::take(current));
@@ -529,8 +641,7 @@ impl<'s> Conv<'s> {
     }
 
     fn redirected_of(&mut self, node: TsNode<'_>) -> Node {
-        let mut body = node
-            .child_by_field_name("body")
+        let mut body = field(node, grammar().body)
             .map(|b| self.stmt(b))
             .unwrap_or_else(|| Node::Simple(Simple::default()));
         let mut redirects = Vec::new();
@@ -539,7 +650,7 @@ impl<'s> Conv<'s> {
         let mut and_or: Vec<(AndOrOp, Node)> = Vec::new();
         // The grammar can skip a word between a command and its
         // here-document (`python - <<EOF` loses the `-`): keep it.
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = field(node, grammar().body) {
             let next = node
                 .named_children(&mut node.walk())
                 .find(|c| c.start_byte() >= body.end_byte())
@@ -548,7 +659,7 @@ impl<'s> Conv<'s> {
         }
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
-            match child.kind() {
+            match kind(child) {
                 "file_redirect" | "herestring_redirect" => {
                     redirects.extend(self.redirect_of(child))
                 }
@@ -609,7 +720,7 @@ impl<'s> Conv<'s> {
         let mut subs = Vec::new();
         let mut pending_op: Option<AndOrOp> = None;
         for (child, field) in fields(node) {
-            match (child.kind(), field) {
+            match (kind(child), field) {
                 ("<<-", _) => op = "<<-".into(),
                 ("heredoc_start", _) => {
                     quoted_delim = self.text(child).contains(['\'', '"', '\\']);
@@ -618,7 +729,7 @@ impl<'s> Conv<'s> {
                     body_text = self.text(child).to_string();
                     let mut c2 = child.walk();
                     for part in child.named_children(&mut c2) {
-                        match part.kind() {
+                        match kind(part) {
                             "heredoc_content" => {}
                             _ => {
                                 dynamic = true;
@@ -666,12 +777,11 @@ impl<'s> Conv<'s> {
     }
 
     fn redirect_of(&mut self, node: TsNode<'_>) -> Option<Redirect> {
-        match node.kind() {
+        match kind(node) {
             "file_redirect" => {
-                let dest = node.child_by_field_name("destination");
-                let start = node
-                    .child_by_field_name("descriptor")
-                    .map_or(node.start_byte(), |d| d.end_byte());
+                let dest = field(node, grammar().destination);
+                let start =
+                    field(node, grammar().descriptor).map_or(node.start_byte(), |d| d.end_byte());
                 let end = dest.map_or(node.end_byte(), |d| d.start_byte());
                 let op: String = self
                     .src
@@ -681,8 +791,7 @@ impl<'s> Conv<'s> {
                     .filter(|c| !c.is_whitespace())
                     .collect();
                 let mut words = Vec::new();
-                let mut cursor = node.walk();
-                for d in node.children_by_field_name("destination", &mut cursor) {
+                for d in field_all(node, grammar().destination) {
                     words.push(self.word_of(d));
                 }
                 let target = match words.len() {
@@ -699,7 +808,7 @@ impl<'s> Conv<'s> {
                 let mut cursor = node.walk();
                 let word = node
                     .named_children(&mut cursor)
-                    .find(|c| c.kind() != "file_descriptor")
+                    .find(|c| kind(*c) != "file_descriptor")
                     .map(|c| self.word_of(c))
                     .unwrap_or_default();
                 Some(Redirect {
@@ -733,10 +842,10 @@ impl<'s> Conv<'s> {
             let gap = self.gap_words(pos, child.start_byte());
             simple.words.extend(gap);
             pos = pos.max(child.end_byte());
-            match (field, child.kind()) {
+            match (field, kind(child)) {
                 (_, "variable_assignment") => simple.assigns.push(self.assign_of(child)),
                 (Some("name"), _) => {
-                    let inner = if child.kind() == "command_name" {
+                    let inner = if kind(child) == "command_name" {
                         child.named_child(0).unwrap_or(child)
                     } else {
                         child
@@ -780,7 +889,7 @@ impl<'s> Conv<'s> {
     }
 
     fn assign_of(&mut self, node: TsNode<'_>) -> Assign {
-        let name_node = node.child_by_field_name("name");
+        let name_node = field(node, grammar().name);
         let name = name_node
             .map(|n| {
                 let t = self.text(n);
@@ -794,8 +903,8 @@ impl<'s> Conv<'s> {
                 value.push(scanned);
             }
         }
-        if let Some(v) = node.child_by_field_name("value") {
-            if v.kind() == "array" {
+        if let Some(v) = field(node, grammar().value) {
+            if kind(v) == "array" {
                 let mut cursor = v.walk();
                 for element in v.named_children(&mut cursor) {
                     value.push(self.word_of(element));
@@ -824,14 +933,14 @@ impl<'s> Conv<'s> {
                 }
                 continue;
             }
-            match child.kind() {
+            match kind(child) {
                 "variable_assignment" => {
                     let assign = self.assign_of(child);
                     let mut word = Word {
                         text: self.text(child).to_string(),
                         ..Word::default()
                     };
-                    let eq_text = match child.child_by_field_name("value") {
+                    let eq_text = match field(child, grammar().value) {
                         Some(v) => self
                             .src
                             .get(child.start_byte()..v.start_byte())
@@ -879,7 +988,7 @@ impl<'s> Conv<'s> {
         }
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
-            match child.kind() {
+            match kind(child) {
                 "binary_expression"
                 | "unary_expression"
                 | "parenthesized_expression"
@@ -916,7 +1025,7 @@ impl<'s> Conv<'s> {
             return;
         }
         let text = self.text(node);
-        match node.kind() {
+        match kind(node) {
             "word" | "number" | "variable_name" | "extglob_pattern" | "regex" | "test_operator"
             | "file_descriptor" | "brace_expression" | "heredoc_start"
                 if node.named_child_count() == 0 =>
@@ -994,8 +1103,7 @@ impl<'s> Conv<'s> {
     fn children_with_gaps(&mut self, node: TsNode<'_>, word: &mut Word, quoted: bool) {
         let mut pos = node.start_byte();
         let mut cursor = node.walk();
-        let children: Vec<TsNode<'_>> = node.named_children(&mut cursor).collect();
-        for child in children {
+        for child in node.named_children(&mut cursor) {
             if child.start_byte() > pos {
                 let gap = self.src.get(pos..child.start_byte()).unwrap_or("");
                 if quoted {
@@ -1031,13 +1139,12 @@ impl<'s> Conv<'s> {
         push_lit(word, "", true);
         let mut pos = start;
         let mut cursor = node.walk();
-        let children: Vec<TsNode<'_>> = node.named_children(&mut cursor).collect();
-        for child in children {
+        for child in node.named_children(&mut cursor) {
             if child.start_byte() > pos {
                 let gap = self.src.get(pos..child.start_byte().min(end)).unwrap_or("");
                 push_lit(word, &dq_unescape(gap), true);
             }
-            if child.kind() == "string_content" {
+            if kind(child) == "string_content" {
                 push_lit(word, &dq_unescape(self.text(child)), true);
             } else {
                 self.parts_into(child, word);
@@ -1072,8 +1179,7 @@ impl<'s> Conv<'s> {
             };
         }
         let mut redirects = Vec::new();
-        let mut cursor = node.walk();
-        for r in node.children_by_field_name("redirect", &mut cursor) {
+        for r in field_all(node, grammar().redirect) {
             redirects.extend(self.redirect_of(r));
         }
         let list = self.list_of(node);
@@ -1101,9 +1207,8 @@ impl<'s> Conv<'s> {
             return;
         }
         let mut cursor = node.walk();
-        let children: Vec<TsNode<'_>> = node.named_children(&mut cursor).collect();
-        for child in children {
-            match child.kind() {
+        for child in node.named_children(&mut cursor) {
+            match kind(child) {
                 "command_substitution" => {
                     let sub = self.command_sub(child);
                     word.subs.push(sub);

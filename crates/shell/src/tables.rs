@@ -1,8 +1,13 @@
 //! What well-known commands do with their arguments, as data.
 //!
-//! A new reader is one line in [`SPECS`]. Option arities matter: a value
+//! A new reader is one line in [`SPECS`]; [`known`] looks a name up in all
+//! the tables at once. Option arities matter: a value
 //! taken for an operand is a check missed, so an option whose arity is not
 //! listed is taken as a flag, and the word after it is checked as an operand.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 /// How a file named by an option or operand is touched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,15 +222,111 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "", ..spec(&["echo", "printf", "pwd", "true", "false", ":", "which", "type", "whereis", "whoami", "id", "uname", "hostname", "date", "printenv", "seq", "expr", "basename", "dirname", "sleep", "cd", "pushd", "popd", "dirs", "ps", "free", "uptime", "df", "nproc", "locale", "tty", "groups", "arch", "cal", "jobs", "help", "lsb_release", "getconf", "tr", "yes", "wait", "hash", "history", "command", "env", "numfmt", "factor", "lscpu", "lsblk", "whatis", "apropos", "man", "info", "tput", "logname", "users", "who", "w", "last", "stty", "shopt", "set", "ulimit", "umask", "bc", "dc"], Operands::None, true) },
 ];
 
-/// Looks a command name up.
-pub(crate) fn spec_for(name: &str) -> Option<&'static Spec> {
-    SPECS.iter().find(|s| s.names.contains(&name))
+/// What the tables say about one command name, gathered from all of them
+/// so that a command costs one hash lookup rather than a scan of each list.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Known {
+    /// Its entry in [`SPECS`].
+    pub spec: Option<&'static Spec>,
+    /// Its entry in [`WRAPPERS`].
+    pub wrapper: Option<&'static Wrapper>,
+    /// In [`PRIVILEGE`].
+    pub privilege: bool,
+    /// In [`SHELLS`].
+    pub shell: bool,
+    /// In [`INTERPRETERS`].
+    pub interpreter: bool,
+    /// In [`FETCHERS`].
+    pub fetcher: bool,
+    /// In [`POWER`].
+    pub power: bool,
 }
 
-/// Wrappers: commands that run the rest of their arguments as a command.
-/// Each entry: name, short options taking a value, long options taking a
+/// FNV-1a: the tables' keys are a few hundred short names fixed at build
+/// time, looked up several times per command, so a simple hash beats the
+/// default DoS-resistant one (nothing an attacker writes goes into a table;
+/// only lookups come from input).
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+type FnvSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
+
+/// Looks a command name (without its directory) up in every table.
+pub(crate) fn known(name: &str) -> Known {
+    static MAP: OnceLock<FnvMap<&'static str, Known>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut map: FnvMap<&'static str, Known> = FnvMap::default();
+        for spec in SPECS {
+            for name in spec.names {
+                // The first spec naming a command is the one that applies.
+                let k = map.entry(name).or_default();
+                k.spec = k.spec.or(Some(spec));
+            }
+        }
+        for w in WRAPPERS {
+            map.entry(w.0).or_default().wrapper = Some(w);
+        }
+        for name in PRIVILEGE {
+            map.entry(name).or_default().privilege = true;
+        }
+        for name in SHELLS {
+            map.entry(name).or_default().shell = true;
+        }
+        for name in INTERPRETERS {
+            map.entry(name).or_default().interpreter = true;
+        }
+        for name in FETCHERS {
+            map.entry(name).or_default().fetcher = true;
+        }
+        for name in POWER {
+            map.entry(name).or_default().power = true;
+        }
+        map
+    })
+    .get(name)
+    .copied()
+    .unwrap_or_default()
+}
+
+/// Whether assigning `var` changes what later commands run ([`EXEC_ENV`]).
+pub(crate) fn changes_what_runs(var: &str) -> bool {
+    static SET: OnceLock<FnvSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| EXEC_ENV.iter().copied().collect())
+        .contains(var)
+}
+
+/// Whether `git SUB` only reads ([`GIT_READ_ONLY`]).
+pub(crate) fn git_read_only(sub: &str) -> bool {
+    static SET: OnceLock<FnvSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| GIT_READ_ONLY.iter().copied().collect())
+        .contains(sub)
+}
+
+/// A wrapper: name, short options taking a value, long options taking a
 /// value, and how many leading operands belong to the wrapper.
-pub(crate) static WRAPPERS: &[(&str, &str, &[&str], usize)] = &[
+pub(crate) type Wrapper = (&'static str, &'static str, &'static [&'static str], usize);
+
+/// Wrappers: commands that run the rest of their arguments as a command.
+pub(crate) static WRAPPERS: &[Wrapper] = &[
     ("timeout", "sk", &["signal", "kill-after"], 1),
     ("nice", "n", &["adjustment"], 0),
     ("nohup", "", &[], 0),

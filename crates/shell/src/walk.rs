@@ -6,6 +6,7 @@
 //! function bodies, commands run by other commands) goes through
 //! [`Walker::deeper`], which stops at `Options::max_depth`.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -312,34 +313,40 @@ impl<'o> Walker<'o> {
         }
     }
 
-    fn env(&self, scope: &Scope) -> (Option<PathBuf>, bool) {
+    /// The directory a command of `scope` runs in, when known. Borrowed
+    /// from the options or the scope (not from the walker), so that the
+    /// walker stays free to record what it finds.
+    fn work_dir<'a>(opts: &'a Options, scope: &'a Scope) -> Option<Cow<'a, Path>> {
         match &scope.cwd {
-            Cwd::Start => (self.opts.cwd.clone(), true),
-            Cwd::At(p) if p.is_absolute() => (Some(p.clone()), true),
-            Cwd::At(p) => (self.opts.cwd.as_ref().map(|c| c.join(p)), true),
-            Cwd::Unknown => (None, false),
+            Cwd::Start => opts.cwd.as_deref().map(Cow::Borrowed),
+            Cwd::At(p) if p.is_absolute() => Some(Cow::Borrowed(p)),
+            Cwd::At(p) => opts.cwd.as_ref().map(|c| Cow::Owned(c.join(p))),
+            Cwd::Unknown => None,
         }
     }
 
-    fn expand(&mut self, word: &Word, scope: &Scope, dir: Option<&Path>) -> Vec<Arg> {
+    /// Expands a word onto `out`, within the expansion budget.
+    fn expand(&mut self, word: &Word, dir: Option<&Path>, out: &mut Vec<Arg>) {
         let remaining = EXPANSION_BUDGET.saturating_sub(self.expanded);
         let env = words::Env {
             home: self.opts.home.as_deref(),
             glob_dir: dir.filter(|_| remaining > 0),
             glob_limit: GLOB_LIMIT.min(remaining),
         };
-        let (mut args, note) = words::expand(word, &env);
-        if let Some(note) = note {
+        let start = out.len();
+        if let Some(note) = words::expand(word, &env, out) {
             self.unknown(note, None);
         }
-        if args.len() > 1 {
-            self.expanded += args.len();
+        let added = out.len() - start;
+        if added > 1 {
+            self.expanded += added;
             if self.expanded > EXPANSION_BUDGET {
                 self.unknown(
                     format!("expansion of `{}` adds too many words", word.text),
                     None,
                 );
-                args = vec![Arg::dynamic(word.text.clone())];
+                out.truncate(start);
+                out.push(Arg::dynamic(word.text.clone()));
             }
         }
         // A process substitution is a pipe, not a file of the tree.
@@ -348,12 +355,10 @@ impl<'o> Walker<'o> {
             && word.subs.len() == 1
             && word.subs.iter().all(|s| s.kind != SubKind::Command)
         {
-            for a in &mut args {
+            for a in &mut out[start..] {
                 a.pattern = Some(String::from("<process substitution>"));
             }
         }
-        let _ = scope;
-        args
     }
 
     fn simple(&mut self, s: &Simple, scope: &mut Scope) {
@@ -362,18 +367,18 @@ impl<'o> Walker<'o> {
             for v in &a.value {
                 self.subs(v, scope);
             }
-            if tables::EXEC_ENV.contains(&a.name.as_str()) {
+            if tables::changes_what_runs(&a.name) {
                 self.unknown(
                     format!("assignment to `{}` changes what later commands run", a.name),
                     None,
                 );
             }
         }
-        let (dir, _) = self.env(scope);
+        let dir = Self::work_dir(self.opts, scope);
         let mut args = Vec::new();
         for w in &s.words {
             self.subs(w, scope);
-            args.extend(self.expand(w, scope, dir.as_deref()));
+            self.expand(w, dir.as_deref(), &mut args);
         }
         for r in &s.redirects {
             self.redirect_subs(r, scope);
@@ -406,7 +411,7 @@ impl<'o> Walker<'o> {
                 break;
             }
             let name = base_name(&first.text).to_string();
-            if tables::PRIVILEGE.contains(&name.as_str()) && privilege.is_none() {
+            if privilege.is_none() && tables::known(&name).privilege {
                 privilege = Some(name.clone());
             }
             match wrappers::step(&name, &argv) {
@@ -419,7 +424,7 @@ impl<'o> Walker<'o> {
                     xargs: x,
                 } => {
                     for var in env {
-                        if tables::EXEC_ENV.contains(&var.as_str()) {
+                        if tables::changes_what_runs(&var) {
                             self.unknown(
                                 format!("`{name}` sets `{var}`, which changes what runs"),
                                 None,
@@ -619,15 +624,17 @@ impl<'o> Walker<'o> {
             .map(|a| base_name(&a.text).to_string())
             .unwrap_or_default();
         let literal_name = argv.first().is_some_and(|a| a.literal);
+        // The command takes its place now, so that the commands it runs
+        // come after it; its argv and wrappers move in once it is done.
         self.out.commands.push(Command {
-            argv: argv.iter().map(|a| a.text.clone()).collect(),
+            argv: Vec::new(),
             non_literal: argv
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| !a.literal)
                 .map(|(i, _)| i)
                 .collect(),
-            wrappers: all_wrappers.clone(),
+            wrappers: Vec::new(),
             cwd: match &scope.cwd {
                 Cwd::At(p) => Some(p.clone()),
                 _ => None,
@@ -676,10 +683,8 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
-        if tables::INTERPRETERS.contains(&name.as_str())
-            || tables::SHELLS.contains(&name.as_str())
-            || matches!(name.as_str(), "source" | "." | "eval")
-        {
+        let known = tables::known(&name);
+        if known.interpreter || known.shell || matches!(name.as_str(), "source" | "." | "eval") {
             let stdin_fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
             let runs_fetched_file = argv
                 .iter()
@@ -696,10 +701,14 @@ impl<'o> Walker<'o> {
                 );
             }
         }
-        let mut derive_args: Vec<Arg> = argv.get(1..).unwrap_or_default().to_vec();
-        if matches!(xargs, Some(None)) {
-            derive_args.push(Arg::dynamic("(xargs input)"));
-        }
+        let args = argv.get(1..).unwrap_or_default();
+        let derive_args: Cow<'_, [Arg]> = if matches!(xargs, Some(None)) {
+            let mut with_input = args.to_vec();
+            with_input.push(Arg::dynamic("(xargs input)"));
+            Cow::Owned(with_input)
+        } else {
+            Cow::Borrowed(args)
+        };
         let mut d = if literal_name {
             effects::derive(&name, &derive_args)
         } else {
@@ -724,7 +733,7 @@ impl<'o> Walker<'o> {
             &argv,
             &d,
             &hazards::Ctx {
-                cwd: self.env(scope).0.as_deref(),
+                cwd: Self::work_dir(self.opts, scope).as_deref(),
                 home: self.opts.home.as_deref(),
             },
         );
@@ -748,7 +757,7 @@ impl<'o> Walker<'o> {
             }
         }
         let mut writes = false;
-        let fetcher = tables::FETCHERS.contains(&name.as_str());
+        let fetcher = known.fetcher;
         for f in &d.found {
             let (kind, delete, recursive) = match f.access {
                 Access::Read => (EffectKind::Read, false, f.recursive),
@@ -812,6 +821,8 @@ impl<'o> Walker<'o> {
         }
         if let Some(c) = self.out.commands.get_mut(idx) {
             c.read_only = literal_name && d.read_only && !writes;
+            c.argv = argv.into_iter().map(|a| a.text).collect();
+            c.wrappers = all_wrappers;
         }
     }
 
@@ -909,8 +920,9 @@ impl<'o> Walker<'o> {
             return false;
         };
         let op = r.op.as_str();
-        let (dir, _) = self.env(scope);
-        let args = self.expand(w, scope, dir.as_deref());
+        let dir = Self::work_dir(self.opts, scope);
+        let mut args = Vec::new();
+        self.expand(w, dir.as_deref(), &mut args);
         let Some(arg) = args.first() else {
             return false;
         };
@@ -948,10 +960,7 @@ impl<'o> Walker<'o> {
             };
             self.effect(
                 EffectKind::Fetch,
-                &Arg {
-                    text: url,
-                    ..arg.clone()
-                },
+                &arg.with_text(url),
                 Origin::Redirect,
                 false,
                 false,
@@ -1077,7 +1086,7 @@ fn display(argv: &[Arg]) -> String {
 fn is_fetcher(c: &Command) -> bool {
     c.argv
         .first()
-        .is_some_and(|a| tables::FETCHERS.contains(&base_name(a)))
+        .is_some_and(|a| tables::known(base_name(a)).fetcher)
 }
 
 fn is_exit(node: &Node) -> bool {
@@ -1118,10 +1127,34 @@ fn reads_program_from_stdin(argv: &[Arg]) -> bool {
     true
 }
 
+/// Whether a word is exactly the literal `want` once quotes are removed
+/// (`echo`, `e"ch"o`), without building its text.
+fn literal_is(word: &Word, want: &str) -> bool {
+    let mut rest = want;
+    for p in &word.parts {
+        match p {
+            Part::Lit { text, .. } => match rest.strip_prefix(text.as_str()) {
+                Some(r) => rest = r,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// What a pipeline stage writes to its standard output, when that is a
 /// literal (`echo 'ls'`, `cat <<'EOF'`), for a shell that reads it.
 fn literal_output(node: &Node) -> Option<String> {
     let Node::Simple(s) = node else { return None };
+    // Most stages are none of these: tell before building any text.
+    let first = s.words.first()?;
+    if !["echo", "printf", "cat"]
+        .iter()
+        .any(|name| literal_is(first, name))
+    {
+        return None;
+    }
     let words: Vec<String> = s
         .words
         .iter()

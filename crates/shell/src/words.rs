@@ -34,6 +34,17 @@ impl Arg {
         }
     }
 
+    /// This argument with another value (a part of it, or a path derived
+    /// from it), keeping what else is known about it.
+    pub fn with_text(&self, text: impl Into<String>) -> Arg {
+        Arg {
+            text: text.into(),
+            literal: self.literal,
+            pattern: self.pattern.clone(),
+            beneath: self.beneath,
+        }
+    }
+
     /// An argument whose value is not known.
     pub fn dynamic(text: impl Into<String>) -> Arg {
         Arg {
@@ -54,13 +65,17 @@ pub(crate) struct Env<'a> {
 /// A character and whether it was quoted.
 type QChar = (char, bool);
 
-/// Expands a word; also returns why a part could not be followed, if so.
-pub(crate) fn expand(word: &Word, env: &Env<'_>) -> (Vec<Arg>, Option<String>) {
+/// Expands a word onto `out`; returns why a part could not be followed, if
+/// so. (Appending, rather than returning a vector, saves an allocation per
+/// word: most words are one argument.)
+pub(crate) fn expand(word: &Word, env: &Env<'_>, out: &mut Vec<Arg>) -> Option<String> {
     if let Some(text) = plain_text(word) {
-        return (vec![Arg::lit(text)], None);
+        out.push(Arg::lit(text));
+        return None;
     }
     let Some(chars) = literal_chars(word, env.home) else {
-        return (vec![Arg::dynamic(word.text.clone())], None);
+        out.push(Arg::dynamic(word.text.clone()));
+        return None;
     };
     // Tilde: `~` and `~/..` are the home directory (kept as written: the
     // policy resolves it); `~user`, `~+`, `~-` are not known here.
@@ -69,18 +84,13 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>) -> (Vec<Arg>, Option<String>) {
         .position(|&(c, q)| c == '/' && !q)
         .unwrap_or(chars.len());
     if matches!(chars.first(), Some(('~', false))) && tilde_end > 1 {
-        return (vec![Arg::dynamic(word.text.clone())], None);
+        out.push(Arg::dynamic(word.text.clone()));
+        return None;
     }
-    let variants = match brace_expand(&chars) {
-        Some(v) => v,
-        None => {
-            return (
-                vec![Arg::dynamic(word.text.clone())],
-                Some(format!("brace expansion of `{}` is too large", word.text)),
-            );
-        }
+    let Some(variants) = brace_expand(&chars) else {
+        out.push(Arg::dynamic(word.text.clone()));
+        return Some(format!("brace expansion of `{}` is too large", word.text));
     };
-    let mut out = Vec::new();
     let mut note = None;
     for variant in variants {
         let text: String = variant.iter().map(|&(c, _)| c).collect();
@@ -113,7 +123,7 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>) -> (Vec<Arg>, Option<String>) {
             }
         }
     }
-    (out, note)
+    note
 }
 
 /// The word's value when it is literal text with nothing to expand (the

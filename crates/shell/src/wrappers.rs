@@ -51,7 +51,8 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
     if argv.is_empty() {
         return Step::None;
     }
-    if let Some(&(_, short, long, leading)) = tables::WRAPPERS.iter().find(|(n, ..)| *n == name) {
+    let known = tables::known(name);
+    if let Some(&(_, short, long, leading)) = known.wrapper {
         return simple_wrapper(name, argv, short, long, leading);
     }
     match name {
@@ -108,7 +109,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             }
         }
         "watch" => watch(argv),
-        _ if tables::SHELLS.contains(&name) => shell(argv),
+        _ if known.shell => shell(argv),
         _ => Step::None,
     }
 }
@@ -186,13 +187,7 @@ fn env(argv: &[Arg]) -> Step {
             if attached.is_empty() {
                 (argv.get(i + 1).cloned(), 2)
             } else {
-                (
-                    Some(Arg {
-                        text: attached.to_string(),
-                        ..a.clone()
-                    }),
-                    1,
-                )
+                (Some(a.with_text(attached)), 1)
             }
         };
         if let Some(rest) = t

@@ -494,7 +494,7 @@ fn xargs_and_find_run_commands() {
     check(
         "find . -exec rm {} \\;",
         &["find . -exec rm {} ;", "rm ."],
-        &["R .", "Wrd ."],
+        &["R .", "Wr ."],
         &[],
         &[],
     );
@@ -508,14 +508,14 @@ fn xargs_and_find_run_commands() {
     check(
         "find /tmp -delete",
         &["find /tmp -delete"],
-        &["R /tmp", "Wrd /tmp"],
+        &["R /tmp", "Wr /tmp"],
         &[],
         &[],
     );
     check(
         "find / -delete",
         &["find / -delete"],
-        &["R /", "Wrd /"],
+        &["R /", "Wr /"],
         &[],
         &["rm-root"],
     );
@@ -1892,6 +1892,7 @@ fn bypass_shapes_are_seen() {
         "find ~ -delete", "f() { rm -rf ~; }", "(rm -rf ~)", "{ rm -rf ~; }", "if true; then rm -rf ~; fi",
         "xargs -0 rm -rf ~ < /dev/null", "find . -exec rm -rf ~ \\;", "rm -rf ~/",
         "coproc rm -rf ~", "coproc { rm -rf ~; }", "coproc name { rm -rf ~; }",
+        "e\"ch\"o 'rm -rf ~' | sh", "'printf' 'rm -rf ~' | bash", "c''at <<'E' | sh\nrm -rf ~\nE",
     ] {
         let a = analyze(cmd, &opts());
         assert!(a.hazards.iter().any(|h| h.kind == "rm-root"), "`{cmd}` hides rm -rf ~:\n{}", summary(&a));
@@ -2016,6 +2017,6 @@ fn emptying_a_directory_names_the_directory() {
     check("rm *.o", &["rm *.o"], &["Wd *.o"], &[], &[]);
     check("rm -rf build/*.o", &["rm -rf build/*.o"], &["Wrd build/*.o"], &[], &[]);
     // fd with no placeholder appends each path it finds.
-    check("fd -e rs -x rm", &["fd -e rs -x rm", "rm ."], &["R .", "Wrd ."], &[], &[]);
+    check("fd -e rs -x rm", &["fd -e rs -x rm", "rm ."], &["R .", "Wr ."], &[], &[]);
     check("fd x src -X wc -l {}", &["fd x src -X wc -l {}", "wc -l src"], &["R src", "Rr src"], &[], &[]);
 }
