@@ -91,6 +91,9 @@ for f in glob.glob(os.path.join(root, "crates/shell/tests/*.rs")):
             cmds.append(s)
 save("shell_analyze", cmds)
 
+# Calls to decide: the calls above, and each shell command as a `run_shell` call.
+save("decide_call", calls + [json.dumps({"tool": "run_shell", "input": {"command": c}}) for c in cmds])
+
 for client in ("claude", "gemini"):
     save(client + "_input", [open(f).read() for f in glob.glob(os.path.join(root, "crates/hook/tests/fixtures/%s/*.json" % client))]
          + [s for f in glob.glob(os.path.join(root, "crates/hook/tests/*.rs")) for s in lits(open(f).read()) if s.strip().startswith("{") and "tool_name" in s])

@@ -7,6 +7,9 @@
 #
 # Usage: scripts/compare.sh [CRITERION_FILTER]
 #
+# With a filter (e.g. `no-resolution`), only the matching benchmarks run and
+# README.md is left alone: the table needs every figure from one run.
+#
 # The benchmark first checks that all four engines decide every call alike
 # and stops with the differences if they do not. It takes a few minutes;
 # the figures are only as steady as the machine is idle: the load average
@@ -21,5 +24,8 @@ target_dir=$(cargo metadata --format-version 1 --no-deps |
 cargo build --release -p toolgate-bench --bin compare-report
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 cargo bench -p toolgate-bench --bench compare -- "$@"
+if [[ $# -gt 0 ]]; then
+    exit 0
+fi
 "$target_dir/release/compare-report" "$target_dir/criterion" \
     --readme README.md --load-before "$load_before"

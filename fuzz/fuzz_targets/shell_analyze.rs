@@ -21,12 +21,21 @@ fuzz_target!(|data: &[u8]| {
     let a = analyze(text, &opts);
     let n = a.commands.len();
     for e in &a.effects {
-        assert!(e.command.is_none_or(|i| i < n), "effect of a missing command");
+        assert!(
+            e.command.is_none_or(|i| i < n),
+            "effect of a missing command"
+        );
     }
     for u in &a.unknowns {
-        assert!(u.command.is_none_or(|i| i < n), "unknown of a missing command");
+        assert!(
+            u.command.is_none_or(|i| i < n),
+            "unknown of a missing command"
+        );
     }
     for h in &a.hazards {
-        assert!(h.command.is_none_or(|i| i < n), "hazard of a missing command");
+        assert!(
+            h.command.is_none_or(|i| i < n),
+            "hazard of a missing command"
+        );
     }
 });

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use toolgate_bench::SIZES;
-use toolgate_bench::calls::Kind;
+use toolgate_bench::calls::{self, Kind};
+use toolgate_bench::{SIZES, Workspace};
 
 const BEGIN: &str = "<!-- compare:begin -->";
 const END: &str = "<!-- compare:end -->";
@@ -47,6 +47,16 @@ fn time(ns: f64) -> String {
         format!("{:.2} µs", ns / 1e3)
     } else {
         format!("{ns:.0} ns")
+    }
+}
+
+fn ratio(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{r:.0}×")
+    } else if r >= 1.0 {
+        format!("{r:.1}×")
+    } else {
+        format!("{r:.2}×")
     }
 }
 
@@ -86,7 +96,7 @@ fn engine_table(out: &mut String, dir: &Path, group: &str) -> anyhow::Result<Vec
             if key == "toolgate" {
                 let _ = write!(out, " {} |", time(m));
             } else {
-                let _ = write!(out, " {} ({:.1}×) |", time(m), m / base[i]);
+                let _ = write!(out, " {} ({}) |", time(m), ratio(m / base[i]));
             }
             row.push(m);
         }
@@ -136,18 +146,31 @@ fn section(dir: &Path, load_before: Option<&str>) -> anyhow::Result<String> {
         load_before.unwrap_or("unknown"),
         format_args!(" before the run and {} after it", load_average()),
     );
-    let _ = writeln!(
+    let n_calls = calls::calls(SIZES[0], &Workspace::new()?)?.len();
+    let _ = write!(
         out,
         "All four engines decide the same generated rules (path globs, command \
-         prefixes, tool names, domains; allow, ask and deny) and the same calls, \
-         and are checked to agree on every call before anything is timed. \
-         toolgate's figure is the whole of `Policy::decide` on the tool call an \
-         agent sends: input validation, path resolution against the file system \
-         (each `lstat` is a system call), shell parsing, rule matching, and the \
-         decision with its reason. The other engines receive the call already \
-         reduced to what their rules look at (the resolved absolute path, the \
-         argv, the tool name, the host), so their figure is their evaluation \
-         alone, plus building their request or input from it.\n"
+         prefixes, tool names, domains; allow, ask and deny, overlapping so that \
+         the strictest match must win) and the same {n_calls} calls (reads, writes, \
+         shell commands, MCP tools and fetches that hit rules spread over the \
+         whole list, or miss), and are checked to agree on every call, and with \
+         what the rules intend, before anything is timed. What one decision \
+         includes:\n\n\
+         - toolgate: `Policy::decide` on the tool call as an agent sends it \
+         (`read_file`, `write_file`, `run_shell`, ...): input validation, path \
+         resolution against the file system (an `lstat` per path component, each \
+         a system call), shell parsing, rule matching through its index, and the \
+         `Decision` with its reason;\n\
+         - cedar-policy: building the `Context` and `Request`, \
+         `Authorizer::is_authorized` over one policy per rule, and reading ask \
+         from the `@effect(\"ask\")` annotation of a determining policy;\n\
+         - regorus: building the input `Value`, `set_input`, and \
+         `eval_rule(\"data.toolgate.decision\")` over one rule body per rule;\n\
+         - linear scan: every rule tested in turn (globset per path rule).\n\n\
+         Cedar, regorus and the linear scan receive the call already reduced to \
+         what their rules look at (the resolved absolute path, the argv, the tool \
+         name, the host): resolving, parsing and extracting are not in their \
+         figures.\n\n",
     );
     out.push_str("**Every call** (reads, writes, shell commands, MCP tools, fetches):\n\n");
     let all = engine_table(&mut out, dir, "all")?;

@@ -1,4 +1,4 @@
-//! The four engines, each built from the same [`Rule`]s.
+//! The four engines, each built from the same [`Rule`](crate::rules::Rule)s.
 
 pub mod cedar;
 pub mod linear;
@@ -8,9 +8,6 @@ pub mod toolgate;
 use toolgate_policy::Effect;
 
 use crate::calls::BenchCall;
-
-#[allow(unused_imports)] // named in the docs
-use crate::rules::Rule;
 
 /// An engine that decides benchmark calls.
 pub trait Engine {

@@ -10,7 +10,9 @@
 //! name `==` (or `startswith` for `name*`); a host `==`.
 //!
 //! Each call sets the input and evaluates `data.toolgate.decision` with
-//! `Engine::eval_rule`, which starts from a clean evaluation state.
+//! `Engine::eval_rule` (which regorus documents as faster than
+//! `eval_query`), starting from a clean evaluation state; the glob cache is
+//! sized to hold every glob of the policy.
 
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -28,10 +30,22 @@ fn lit(s: &str) -> String {
     serde_json::Value::from(s).to_string()
 }
 
-/// The module for `rules` under the workspace `root`.
-pub fn policy_text(rules: &[Rule], root: &str) -> String {
-    let mut out = String::from("package toolgate\n\nimport rego.v1\n\n");
+/// Rules per module: regorus refuses a policy file over 1 MiB, and 10,000
+/// rules in one file would be over that, so the package is split over files
+/// as a large policy would be.
+const RULES_PER_MODULE: usize = 1_000;
+
+const HEADER: &str = "package toolgate\n\nimport rego.v1\n\n";
+
+/// The modules for `rules` under the workspace `root`: the rules, a
+/// thousand per module, then the decision.
+pub fn policy_text(rules: &[Rule], root: &str) -> Vec<String> {
+    let mut modules = Vec::new();
+    let mut out = String::from(HEADER);
     for (k, r) in rules.iter().enumerate() {
+        if k > 0 && k % RULES_PER_MODULE == 0 {
+            modules.push(std::mem::replace(&mut out, String::from(HEADER)));
+        }
         let set = r.effect.as_str();
         let body = match &r.target {
             Target::Read(p) | Target::Write(p) => {
@@ -74,6 +88,8 @@ pub fn policy_text(rules: &[Rule], root: &str) -> String {
         };
         let _ = writeln!(out, "{set} contains {k} if {{\n\t{body}\n}}\n");
     }
+    modules.push(out);
+    let mut out = String::from(HEADER);
     let _ = writeln!(
         out,
         r#"decision := "deny" if {{
@@ -85,7 +101,8 @@ pub fn policy_text(rules: &[Rule], root: &str) -> String {
 }} else := "{DEFAULT}"
 "#
     );
-    out
+    modules.push(out);
+    modules
 }
 
 /// `regorus::Engine` with the module loaded.
@@ -97,8 +114,17 @@ pub struct Rego {
 impl Rego {
     /// Parses the module for `rules` under the workspace `root`.
     pub fn new(rules: &[Rule], root: &str) -> anyhow::Result<Rego> {
+        // regorus keeps compiled globs in a process-wide LRU cache of 128 by
+        // default; past 128 path rules, a call would recompile every glob
+        // it meets. Size it for the whole policy, as a deployment would.
+        regorus::cache::configure(regorus::cache::Config {
+            glob: regorus::cache::Config::MAX_CAPACITY,
+            ..regorus::cache::Config::default()
+        });
         let mut engine = regorus::Engine::new();
-        engine.add_policy("toolgate.rego".into(), policy_text(rules, root))?;
+        for (i, module) in policy_text(rules, root).into_iter().enumerate() {
+            engine.add_policy(format!("toolgate{i}.rego"), module)?;
+        }
         Ok(Rego {
             engine: RefCell::new(engine),
         })

@@ -2,6 +2,7 @@
 //! `globstar`: segment by segment, hidden names only for a pattern that
 //! starts with `.`, `.` and `..` never, results sorted.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -12,12 +13,22 @@ const ENTRIES_PER_MATCH: usize = 10;
 /// Expands `pattern` (characters with their quoting) in `dir`. A pattern
 /// starting with `~/` is expanded in `home` and its results keep the `~`.
 /// Returns the matches as they would be written, or why it gave up.
+/// `entries_left` is shared by every glob of one analysis: each directory
+/// entry read and each `stat` spends one.
 pub(crate) fn expand(
     pattern: &[(char, bool)],
     dir: &Path,
     home: Option<&Path>,
     limit: usize,
+    entries_left: &Cell<usize>,
 ) -> Result<Vec<String>, String> {
+    let spend = || match entries_left.get() {
+        0 => Err("too many directory entries looked at for one command".to_string()),
+        n => {
+            entries_left.set(n - 1);
+            Ok(())
+        }
+    };
     let mut segments: Vec<&[(char, bool)]> = pattern.split(|&(c, _)| c == '/').collect();
     let (base, prefix) = if pattern.first().is_some_and(|&(c, _)| c == '/') {
         segments.remove(0);
@@ -51,6 +62,7 @@ pub(crate) fn expand(
         if !crate::words::has_glob(seg) {
             let mut next = Vec::with_capacity(current.len());
             for (path, shown) in current {
+                spend()?;
                 let p = path.join(&text);
                 let keep = if is_last {
                     p.symlink_metadata().is_ok()
@@ -73,6 +85,7 @@ pub(crate) fn expand(
             };
             let mut names = Vec::new();
             for entry in entries.flatten() {
+                spend()?;
                 visited += 1;
                 if visited > budget {
                     return Err(format!("more than {budget} directory entries"));
@@ -179,7 +192,8 @@ mod tests {
         }
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/x.txt"), "").unwrap();
-        let e = |p: &str| expand(&pat(p), dir.path(), None, 100).unwrap();
+        let left = Cell::new(1_000);
+        let e = |p: &str| expand(&pat(p), dir.path(), None, 100, &left).unwrap();
         assert_eq!(e("*.txt"), ["a.txt", "b.txt"]);
         assert_eq!(e(".e*"), [".env"]);
         assert_eq!(e("*"), ["a.txt", "b.txt", "c.md", "sub"]);
@@ -190,7 +204,28 @@ mod tests {
         assert_eq!(e("./*.md"), ["./c.md"]);
         assert!(e("*.none").is_empty());
         let quoted: Vec<(char, bool)> = vec![('*', true), ('.', false), ('t', false)];
-        assert!(expand(&quoted, dir.path(), None, 100).unwrap().is_empty());
-        assert!(expand(&pat("*"), dir.path(), None, 2).is_err());
+        assert!(
+            expand(&quoted, dir.path(), None, 100, &left)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(expand(&pat("*"), dir.path(), None, 2, &left).is_err());
+    }
+
+    /// The entry budget is shared: once spent, no glob expands any more.
+    #[test]
+    fn entry_budget_is_shared_between_globs() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["a", "b", "c"] {
+            std::fs::write(dir.path().join(f), "").unwrap();
+        }
+        let left = Cell::new(5);
+        assert_eq!(
+            expand(&pat("*"), dir.path(), None, 100, &left).unwrap(),
+            ["a", "b", "c"]
+        );
+        assert_eq!(left.get(), 2);
+        assert!(expand(&pat("*"), dir.path(), None, 100, &left).is_err());
+        assert_eq!(left.get(), 0);
     }
 }

@@ -7,6 +7,7 @@
 //! [`Walker::deeper`], which stops at `Options::max_depth`.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,13 @@ const GLOB_LIMIT: usize = 10_000;
 /// Most words that brace and glob expansion may add in one analysis, so
 /// that expansion stays proportional to the input.
 const EXPANSION_BUDGET: usize = 50_000;
+
+/// Most directory entries (and `stat`s) glob expansion may look at in one
+/// analysis, all words together. Without it, one word of 1,024 brace
+/// alternatives each holding `/*/*/..` read the directory tree 1,024 times
+/// over (a fuzzed 175-byte command took 14 s); past it, globs are not
+/// expanded and the analysis reports an unknown.
+const GLOB_ENTRY_BUDGET: usize = 100_000;
 
 /// Longest working directory followed (Linux's `PATH_MAX`); a longer one is
 /// unknown, which also keeps a script of many `cd`s linear.
@@ -76,6 +84,9 @@ pub(crate) struct Walker<'o> {
     seen: HashSet<(String, Option<usize>)>,
     /// Words added by expansion so far, against [`EXPANSION_BUDGET`].
     expanded: usize,
+    /// Directory entries glob expansion may still look at, out of
+    /// [`GLOB_ENTRY_BUDGET`].
+    glob_entries: Cell<usize>,
     /// The script file of the shell about to be emitted (`bash x.sh`).
     script_file: Option<Arg>,
     too_deep: bool,
@@ -91,6 +102,7 @@ impl<'o> Walker<'o> {
             fetched_files: HashSet::new(),
             seen: HashSet::new(),
             expanded: 0,
+            glob_entries: Cell::new(GLOB_ENTRY_BUDGET),
             script_file: None,
             too_deep: false,
         }
@@ -332,6 +344,7 @@ impl<'o> Walker<'o> {
             home: self.opts.home.as_deref(),
             glob_dir: dir.filter(|_| remaining > 0),
             glob_limit: GLOB_LIMIT.min(remaining),
+            glob_entries: &self.glob_entries,
         };
         let start = out.len();
         if let Some(note) = words::expand(word, &env, out) {

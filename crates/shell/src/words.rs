@@ -2,6 +2,7 @@
 //! tilde and `$HOME`, brace expansion and globbing, and which results are
 //! not literal.
 
+use std::cell::Cell;
 use std::path::Path;
 
 use crate::glob;
@@ -60,6 +61,8 @@ pub(crate) struct Env<'a> {
     /// The directory globs are expanded in; `None` when unknown or disabled.
     pub glob_dir: Option<&'a Path>,
     pub glob_limit: usize,
+    /// Directory entries globs may still look at in this analysis.
+    pub glob_entries: &'a Cell<usize>,
 }
 
 /// A character and whether it was quoted.
@@ -105,7 +108,7 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>, out: &mut Vec<Arg>) -> Option<S
             });
             continue;
         };
-        match glob::expand(&variant, dir, env.home, env.glob_limit) {
+        match glob::expand(&variant, dir, env.home, env.glob_limit, env.glob_entries) {
             Ok(matches) if matches.is_empty() => out.push(Arg {
                 pattern: Some(text.clone()),
                 ..Arg::lit(text)
