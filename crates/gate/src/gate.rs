@@ -229,61 +229,44 @@ impl Gate {
                 let question = req.question();
                 let approver = &mut self.approver;
                 let answer = catch_unwind(AssertUnwindSafe(|| approver.ask(&mut req)));
-                let (log_answer, result) = match answer {
-                    Ok(Ok(Answer::Approve)) => ("approve", Ok(())),
-                    Ok(Ok(Answer::Session)) => {
-                        if decision.remember {
-                            self.grant(&decision.grant_rules);
-                            ("session", Ok(()))
-                        } else {
-                            ("approve", Ok(()))
-                        }
+                let why = |what: String| {
+                    Err(refusal_text(&format!("{what} ({})", decision.reason), None))
+                };
+                let (recorded, result) = match answer {
+                    Ok(Ok(Answer::Approve)) => (ApprovalAnswer::Approve, Ok(())),
+                    // "This session" only where the rule allows it;
+                    // elsewhere it is a yes for this call alone.
+                    Ok(Ok(Answer::Session)) if decision.remember => {
+                        self.grant(&decision.grant_rules);
+                        (ApprovalAnswer::Session, Ok(()))
                     }
+                    Ok(Ok(Answer::Session)) => (ApprovalAnswer::Approve, Ok(())),
                     Ok(Ok(Answer::Decline { note: n })) => {
                         note = n;
-                        (
-                            "decline",
-                            Err(refusal_text(
-                                &format!("the user declined: {}", decision.reason),
-                                note.as_deref(),
-                            )),
-                        )
+                        let text = refusal_text(
+                            &format!("the user declined: {}", decision.reason),
+                            note.as_deref(),
+                        );
+                        (ApprovalAnswer::Decline, Err(text))
                     }
                     Ok(Ok(Answer::Unanswered)) => return self.wait(snapshot, decision, start),
                     Ok(Ok(Answer::Other(v))) => (
-                        "none",
-                        Err(refusal_text(
-                            &format!(
-                                "the approver's answer `{v}` is not an approval ({})",
-                                decision.reason
-                            ),
-                            None,
-                        )),
+                        ApprovalAnswer::NoAnswer,
+                        why(format!("the approver's answer `{v}` is not an approval")),
                     ),
                     Ok(Err(e)) => (
-                        "none",
-                        Err(refusal_text(
-                            &format!("the approver failed: {e} ({})", decision.reason),
-                            None,
-                        )),
+                        ApprovalAnswer::NoAnswer,
+                        why(format!("the approver failed: {e}")),
                     ),
                     Err(_) => (
-                        "none",
-                        Err(refusal_text(
-                            &format!("the approver failed unexpectedly ({})", decision.reason),
-                            None,
-                        )),
+                        ApprovalAnswer::NoAnswer,
+                        why("the approver failed unexpectedly".to_string()),
                     ),
                 };
-                approval_answer = Some(match log_answer {
-                    "approve" => ApprovalAnswer::Approve,
-                    "session" => ApprovalAnswer::Session,
-                    "decline" => ApprovalAnswer::Decline,
-                    _ => ApprovalAnswer::NoAnswer,
-                });
+                approval_answer = Some(recorded);
                 approval = Some(ApprovalLog {
                     question,
-                    answer: log_answer.into(),
+                    answer: recorded.as_str().into(),
                     note: note.clone(),
                 });
                 result
@@ -416,86 +399,62 @@ impl Gate {
             session: self.session.clone(),
         }
         .question();
-        let Some(store) = &self.store else {
+        let (content, outcome, approval_id) = match &self.store {
             // No queue to wait in: an ask nobody answers is not an approval.
-            self.stats.count(Outcome::Blocked);
-            let result = ToolResult {
-                call_id: snapshot.id.clone(),
-                content: waiting_text(&decision.reason, None),
-                is_error: true,
-                outcome: Outcome::Blocked,
-                decision,
-                approval: Some(ApprovalLog {
-                    question,
-                    answer: "unanswered".into(),
-                    note: None,
-                }),
-                approval_id: None,
-            };
-            return result;
-        };
-        let digest = decision.digest.clone().unwrap_or_else(|| snapshot.digest());
-        let pending = PendingNew {
-            session: self.session.clone(),
-            client: client_tag(&snapshot),
-            call_id: snapshot.id.clone(),
-            tool: snapshot.tool.clone(),
-            snapshot_json: snapshot.canonical_json(),
-            digest: digest.clone(),
-            reason: decision.reason.clone(),
-            rule: decision.rule.clone(),
-            remember_allowed: decision.remember,
-        };
-        let record = self.record_of(
-            &snapshot,
-            &decision,
-            Some(ApprovalAnswer::Unanswered),
-            None,
-            toolgate_store::Outcome::Waiting,
-            start,
-            &digest,
-        );
-        match store.append_waiting(&record, &pending) {
-            Ok(q) => {
-                self.stats.count(Outcome::Waiting);
-                ToolResult {
+            None => (waiting_text(&decision.reason, None), Outcome::Blocked, None),
+            Some(store) => {
+                let digest = decision.digest.clone().unwrap_or_else(|| snapshot.digest());
+                let pending = PendingNew {
+                    session: self.session.clone(),
+                    client: client_tag(&snapshot),
                     call_id: snapshot.id.clone(),
-                    content: waiting_text(&decision.reason, Some(&q.id)),
-                    is_error: true,
-                    outcome: Outcome::Waiting,
-                    decision,
-                    approval: Some(ApprovalLog {
-                        question,
-                        answer: "unanswered".into(),
-                        note: None,
-                    }),
-                    approval_id: Some(q.id),
-                }
-            }
-            Err(e) => {
-                self.stats.count(Outcome::Blocked);
-                self.warnings
-                    .push(format!("cannot queue the approval: {e}"));
-                ToolResult {
-                    call_id: snapshot.id.clone(),
-                    content: refusal_text(
-                        &format!(
+                    tool: snapshot.tool.clone(),
+                    snapshot_json: snapshot.canonical_json(),
+                    digest: digest.clone(),
+                    reason: decision.reason.clone(),
+                    rule: decision.rule.clone(),
+                    remember_allowed: decision.remember,
+                };
+                let record = self.record_of(
+                    &snapshot,
+                    &decision,
+                    Some(ApprovalAnswer::Unanswered),
+                    None,
+                    toolgate_store::Outcome::Waiting,
+                    start,
+                    &digest,
+                );
+                match store.append_waiting(&record, &pending) {
+                    Ok(q) => (
+                        waiting_text(&decision.reason, Some(&q.id)),
+                        Outcome::Waiting,
+                        Some(q.id),
+                    ),
+                    Err(e) => {
+                        self.warnings
+                            .push(format!("cannot queue the approval: {e}"));
+                        let why = format!(
                             "{}, and the approval could not be queued ({e})",
                             decision.reason
-                        ),
-                        None,
-                    ),
-                    is_error: true,
-                    outcome: Outcome::Blocked,
-                    decision,
-                    approval: Some(ApprovalLog {
-                        question,
-                        answer: "unanswered".into(),
-                        note: None,
-                    }),
-                    approval_id: None,
+                        );
+                        (refusal_text(&why, None), Outcome::Blocked, None)
+                    }
                 }
             }
+        };
+        self.stats.count(outcome);
+        ToolResult {
+            call_id: snapshot.id.clone(),
+            content,
+            is_error: true,
+            outcome,
+            decision,
+            approval: Some(ApprovalLog {
+                question,
+                answer: "unanswered".into(),
+                note: None,
+            }),
+            approval_id,
         }
     }
 

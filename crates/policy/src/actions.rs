@@ -158,28 +158,24 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
         }
         Spec::Catalog(s) => {
             match s.target {
-                Target::Path(fields) => {
-                    if let Some(p) = first_str(input, fields) {
+                // A missing optional path means the working directory.
+                Target::Path(fields) | Target::OptionalPath(fields) => {
+                    let p = match (first_str(input, fields), s.target) {
+                        (Some(p), _) => Some(p),
+                        (None, Target::OptionalPath(_)) => Some("."),
+                        (None, _) => None,
+                    };
+                    if let Some(p) = p {
+                        let write = s.kind == Kind::Write;
                         items.push(direct(path_item(
                             p,
-                            s.kind == Kind::Write,
+                            write,
                             s.recursive,
                             false,
                             env.cwd,
                             env,
                         )));
                     }
-                }
-                Target::OptionalPath(fields) => {
-                    let p = first_str(input, fields).unwrap_or(".");
-                    items.push(direct(path_item(
-                        p,
-                        s.kind == Kind::Write,
-                        s.recursive,
-                        false,
-                        env.cwd,
-                        env,
-                    )));
                 }
                 Target::Paths(field) => {
                     for p in input
@@ -200,25 +196,19 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         }
                     }
                 }
-                Target::Command(field) => {
-                    let cmd = input.get(field).and_then(Value::as_str).unwrap_or("");
-                    let (cwd, extra) = shell_cwd(s.cwd_field, input, env);
-                    items.extend(extra);
-                    let env2 = DeriveEnv {
-                        cwd: &cwd,
-                        home: env.home,
-                        canonical: env.canonical,
+                // A command string, or an argv array analysed exactly as
+                // if its words had been quoted and joined.
+                Target::Command(field) | Target::Argv(field) => {
+                    let script = match (s.target, input.get(field)) {
+                        (Target::Argv(_), Some(Value::Array(words))) => {
+                            let argv: Vec<String> = words
+                                .iter()
+                                .filter_map(|v| v.as_str().map(str::to_string))
+                                .collect();
+                            shell_words::join(&argv)
+                        }
+                        (_, v) => v.and_then(Value::as_str).unwrap_or("").to_string(),
                     };
-                    shell_items(shell::analyze(cmd, &shell_opts(&env2)), &env2, &mut items);
-                }
-                Target::Argv(field) => {
-                    let argv: Vec<String> = input
-                        .get(field)
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect();
                     let (cwd, extra) = shell_cwd(s.cwd_field, input, env);
                     items.extend(extra);
                     let env2 = DeriveEnv {
@@ -227,7 +217,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         canonical: env.canonical,
                     };
                     shell_items(
-                        shell::analyze_argv(&argv, &shell_opts(&env2)),
+                        shell::analyze(&script, &shell_opts(&env2)),
                         &env2,
                         &mut items,
                     );
