@@ -15,20 +15,10 @@ const POLICY: &str = include_str!("../tests/corpus/policies/dev.toml");
 /// What an agent typically runs: a `cd`, a build with a redirect, a pipe.
 const TYPICAL: &str = "cd crates/shell && cargo test -p toolgate-shell 2>&1 | tail -n 20";
 
-/// A script of the shapes agents write, repeated to about 10 KB.
+/// A script of the shapes agents write, repeated to about 10 KB (the same
+/// block as the shell crate's own bench).
 fn script() -> String {
-    let block = r#"set -euo pipefail
-for f in src/*.rs; do
-  if grep -q "TODO" "$f"; then
-    echo "todo in $f" >> todo.log
-  fi
-done
-git status --short && git diff --stat HEAD~1 | head -n 50
-find . -name '*.tmp' -exec rm -f {} \;
-curl -fsSL https://example.com/api/v1/items -o items.json && jq '.items[] | .name' items.json | sort | uniq -c
-OUT=$(mktemp) ; sed -n '1,40p' README.md > "$OUT" ; cat "$OUT" | wc -l
-case "$1" in build) cargo build --release ;; test) cargo test -- --nocapture ;; *) echo usage ;; esac
-"#;
+    let block = include_str!("../../shell/benches/agent-script.sh");
     let mut s = String::new();
     while s.len() < 10 * 1024 {
         s.push_str(block);
