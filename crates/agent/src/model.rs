@@ -106,7 +106,7 @@ impl Arguments {
                 Ok(Value::Object(m)) => Ok(m),
                 Ok(other) => Err(format!(
                     "arguments are not a JSON object (got {})",
-                    json_kind(&other)
+                    toolgate_policy::json_type_name(&other)
                 )),
                 Err(e) => Err(format!("arguments are not valid JSON: {e}")),
             },
@@ -142,17 +142,6 @@ impl Arguments {
 impl fmt::Display for Arguments {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_json_string())
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

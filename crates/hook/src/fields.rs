@@ -77,14 +77,4 @@ pub(crate) fn optional_string(map: &Map<String, Value>, field: &str) -> Option<S
     map.get(field).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// The JSON type of a value, for error messages.
-pub(crate) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use toolgate_policy::json_type_name as type_name;

@@ -77,4 +77,5 @@ pub use policy::{
     BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, default_state_dir, locate,
 };
 pub use rule::{Remember, Rule};
+pub use schema::json_type_name;
 pub use testing::TestOutcome;

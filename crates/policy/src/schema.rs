@@ -115,7 +115,7 @@ impl Schema {
             return Err(format!(
                 "`{at}` must be {}, not {}",
                 names.join(" or "),
-                type_name(v)
+                json_type_name(v)
             ));
         }
         if let Some(options) = &self.enumeration
@@ -171,7 +171,9 @@ impl Schema {
     }
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// The JSON type of a value with its article ("a string", "null"), for
+/// error messages about inputs.
+pub fn json_type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
