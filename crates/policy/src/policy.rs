@@ -244,6 +244,25 @@ impl Policy {
         })
     }
 
+    /// The id of a `deny` rule that refuses this tool whatever its input (a
+    /// tool-name selector without a specifier, or `*`): what a host such as
+    /// the MCP gateway hides from the tool list it shows a model. A call to
+    /// a hidden tool is still decided, and refused, by `decide_in`.
+    pub fn denied_by_name(&self, tool: &str) -> Option<&str> {
+        let mut rules = Vec::new();
+        self.index.tools.for_tool(tool, &mut rules);
+        let by_name = rules
+            .iter()
+            .filter(|tr| tr.pattern.is_none())
+            .map(|tr| tr.rule);
+        let any = self.index.any.iter().map(|(r, _)| *r);
+        by_name
+            .chain(any)
+            .filter_map(|r| self.rules.get(r))
+            .find(|r| r.effect == Effect::Deny)
+            .map(|r| r.id.as_str())
+    }
+
     /// The policy file, or `None` for the built-in policy.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()

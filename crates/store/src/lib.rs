@@ -138,6 +138,7 @@ mod grants;
 mod ledger;
 mod open;
 mod paths;
+mod pins;
 mod schema;
 mod stored;
 mod time;
@@ -152,6 +153,7 @@ use rusqlite::Connection;
 pub use chain::GENESIS_HASH;
 pub use error::{Error, Result, UnknownValue};
 pub use open::BUSY_TIMEOUT;
+pub use pins::{Pin, PinChange, PinCheck};
 pub use paths::{DB_FILE_NAME, STATE_DIR_ENV, default_db_path, state_dir};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use types::{

@@ -6,12 +6,12 @@ pub const APPLICATION_ID: i32 = 0x7467_6462;
 
 /// `PRAGMA user_version` written by this build. A file with a higher
 /// version is refused rather than read with the wrong schema.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
 /// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
 /// sets `user_version`, so a crash leaves the old version intact.
-pub(crate) const MIGRATIONS: &[&str] = &[V1];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
 
 const V1: &str = r#"
 -- One row per submitted call (kind 'request'), plus one per call that
@@ -84,6 +84,23 @@ CREATE TABLE grants (
     rule    TEXT NOT NULL,
     granted TEXT NOT NULL,
     PRIMARY KEY (session, rule)
+) WITHOUT ROWID;
+"#;
+
+/// Version 2: the pinned tool definitions of MCP servers.
+const V2: &str = r#"
+-- One row per (server, tool): the pinned definition, and a later one that
+-- differs from it until a person accepts it.
+CREATE TABLE pins (
+    server             TEXT NOT NULL,
+    tool               TEXT NOT NULL,
+    digest             TEXT NOT NULL,
+    definition         TEXT NOT NULL,
+    pinned             TEXT NOT NULL,
+    changed_digest     TEXT,
+    changed_definition TEXT,
+    changed_seen       TEXT,
+    PRIMARY KEY (server, tool)
 ) WITHOUT ROWID;
 "#;
 

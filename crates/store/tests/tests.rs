@@ -9,5 +9,6 @@ mod crash;
 mod files;
 mod grants;
 mod ledger;
+mod pins;
 mod support;
 mod tamper;
