@@ -9,6 +9,7 @@ use crate::agent;
 use crate::check;
 use crate::demo;
 use crate::hook;
+use crate::mcp;
 use crate::state;
 
 /// A permission gate for AI-agent tool calls.
@@ -63,6 +64,11 @@ pub enum Command {
     /// special case, in a temporary workspace. Any flag runs just that
     /// configuration.
     Demo(demo::DemoArgs),
+    /// A gateway in front of an MCP server: `toolgate mcp [--name SRV] --
+    /// CMD ARGS..` serves an MCP client on standard input/output and passes
+    /// every tools/call through the gate; `toolgate mcp pins` lists the
+    /// pinned tool definitions and accepts a changed one.
+    Mcp(mcp::McpArgs),
     /// The queue of calls waiting for a person: list, approve (a waiting
     /// call of toolgate's own tools then runs, once), decline.
     Approvals {
@@ -132,6 +138,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(c) => hook::import(c),
         Command::Agent(a) => agent::agent(a),
         Command::Demo(a) => demo::demo(a),
+        Command::Mcp(a) => mcp::mcp(a),
         Command::Approvals { command, db } => state::approvals(
             command.unwrap_or(state::ApprovalsCommand::List { all: false }),
             &db,

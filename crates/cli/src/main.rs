@@ -9,6 +9,7 @@ mod check;
 mod cli;
 mod demo;
 mod hook;
+mod mcp;
 mod state;
 
 use std::process::ExitCode;

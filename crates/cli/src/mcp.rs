@@ -1,0 +1,205 @@
+//! `toolgate mcp`: the MCP gateway, and `toolgate mcp pins`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, anyhow, bail};
+use clap::{Args, Subcommand};
+use toolgate_mcp::{Config, Host, UpstreamSpec, names};
+use toolgate_store::Store;
+
+use crate::check::{load_policy, parse_mode};
+use crate::cli::PolicyArgs;
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// The server's name: its tools are `mcp__NAME__TOOL` for rules, its
+    /// pins and ledger rows are kept under it (default: the command's file
+    /// name).
+    #[arg(long, value_name = "SRV")]
+    pub name: Option<String>,
+    /// Keep tools denied by name in `tools/list` (calls are still refused).
+    #[arg(long)]
+    pub show_denied: bool,
+    /// The server speaks streamable HTTP at this URL (instead of a command).
+    #[arg(long, value_name = "URL", conflicts_with = "server")]
+    pub url: Option<String>,
+    /// Serve clients over streamable HTTP at ADDR (a port, or host:port;
+    /// the host defaults to 127.0.0.1) instead of on standard input/output.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// The state database (default: $TOOLGATE_STATE_DIR/toolgate.db, else
+    /// ~/.local/state/toolgate/toolgate.db).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub server: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Pinned tool definitions: list them, or accept a changed one.
+    Pins {
+        #[command(subcommand)]
+        command: PinsCommand,
+        /// The state database (see `toolgate mcp --db`).
+        #[arg(long, value_name = "FILE", global = true)]
+        db: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PinsCommand {
+    /// Every pinned definition (of one server), marking changed ones.
+    List {
+        /// Only this server's pins.
+        server: Option<String>,
+        /// One JSON object per pin.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust the changed definition of a tool: it becomes the pin.
+    Accept {
+        /// The server's name.
+        server: String,
+        /// The tool's name as the server gives it.
+        tool: String,
+    },
+}
+
+fn open_store(db: Option<&PathBuf>) -> anyhow::Result<Store> {
+    match db {
+        Some(p) => Store::open(p),
+        None => Store::open_default(),
+    }
+    .map_err(|e| anyhow!("{e}"))
+}
+
+fn listen_addr(text: &str) -> anyhow::Result<SocketAddr> {
+    if let Ok(a) = text.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let port = text.trim_start_matches(':');
+    let port: u16 = port
+        .parse()
+        .map_err(|_| anyhow!("--listen `{text}`: expected a port or host:port"))?;
+    Ok(SocketAddr::from(([127, 0, 0, 1], port)))
+}
+
+pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
+    if let Some(McpCommand::Pins { command, db }) = args.command {
+        return pins(command, db.as_ref());
+    }
+    let upstream = match (&args.url, args.server.split_first()) {
+        (Some(url), _) => UpstreamSpec::Http { url: url.clone() },
+        (None, Some((program, rest))) => UpstreamSpec::Stdio {
+            program: program.clone(),
+            args: rest.to_vec(),
+        },
+        (None, None) => bail!("toolgate mcp: name the server: `-- CMD ARGS..` or `--url URL`"),
+    };
+    let server = match (&args.name, &upstream) {
+        (Some(n), _) => names::server_name(n),
+        (None, UpstreamSpec::Stdio { program, .. }) => names::default_server_name(program),
+        (None, UpstreamSpec::Http { .. }) => bail!("toolgate mcp --url: name the server with --name"),
+    };
+    let listen = args.listen.as_deref().map(listen_addr).transpose()?;
+    let mode = parse_mode(args.policy.mode.as_deref())?;
+    let policy = load_policy(&args.policy)?;
+    let store = open_store(args.db.as_ref()).context("cannot open the state store")?;
+    let db = store.path().to_path_buf();
+    drop(store);
+    let host = Host {
+        policy: Arc::new(policy),
+        db,
+        session: toolgate_gate::new_session_id(),
+        server: server.clone(),
+        mode,
+        stub: Default::default(),
+        stub_policy: Arc::new(std::sync::Mutex::new(Some(load_policy(&args.policy)?))),
+    };
+    let config = Config {
+        server,
+        upstream,
+        show_denied: args.show_denied,
+        host,
+    };
+    let code = toolgate_mcp::run(config, listen).map_err(|e| anyhow!("toolgate mcp: {e}"))?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+fn pins(cmd: PinsCommand, db: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
+    let store = open_store(db)?;
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        PinsCommand::List { server, json } => {
+            let pins = store.pins(server.as_deref()).map_err(|e| anyhow!("{e}"))?;
+            for p in &pins {
+                if json {
+                    let v = serde_json::json!({
+                        "server": p.server,
+                        "tool": p.tool,
+                        "digest": p.digest,
+                        "pinned": p.pinned,
+                        "changed": p.changed.as_ref().map(|c| serde_json::json!({
+                            "digest": c.digest,
+                            "seen": c.seen,
+                            "definition": serde_json::from_str::<serde_json::Value>(&c.definition).ok(),
+                        })),
+                        "definition": serde_json::from_str::<serde_json::Value>(&p.definition).ok(),
+                    });
+                    writeln!(out, "{v}")?;
+                } else {
+                    let state = match &p.changed {
+                        Some(c) => format!(
+                            "CHANGED (now {}, seen {}): accept with `toolgate mcp pins accept {} {}`",
+                            &c.digest[..c.digest.len().min(12)],
+                            c.seen,
+                            p.server,
+                            p.tool
+                        ),
+                        None => "pinned".into(),
+                    };
+                    writeln!(
+                        out,
+                        "{}  {}  {}  {}  {}",
+                        p.server,
+                        p.tool,
+                        &p.digest[..p.digest.len().min(12)],
+                        p.pinned,
+                        state
+                    )?;
+                }
+            }
+            if pins.is_empty() && !json {
+                writeln!(out, "no pinned tools")?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        PinsCommand::Accept { server, tool } => {
+            match store
+                .accept_pin(&server, &tool, None)
+                .map_err(|e| anyhow!("{e}"))?
+            {
+                Some(p) => {
+                    writeln!(
+                        out,
+                        "accepted: {server} {tool} is now pinned at {}",
+                        &p.digest[..p.digest.len().min(12)]
+                    )?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                None => bail!("no changed definition of `{tool}` of the server `{server}` waits to be accepted"),
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Asking the person at the client: an [`Approver`] that sends
+//! `elicitation/create` (form mode) to the client and waits for its answer.
+//!
+//! The gate calls `ask` on a blocking thread; the request goes out on the
+//! async runtime (`Handle::block_on` from that thread) and the answer comes
+//! back as the gate's [`Answer`]: `accept` approves this call once (or for
+//! the session, when the rule allows it and the person chose so); `decline`,
+//! `cancel`, an error, or the call being cancelled by the client do not.
+
+use rmcp::Peer;
+use rmcp::RoleServer;
+use rmcp::model::{ClientResult, ElicitRequestParams, ElicitationAction, ServerRequest};
+use serde_json::json;
+use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
+use toolgate_gate::{Answer, ApprovalRequest, Approver};
+
+/// The form field offering "this session" (optional; absent means once).
+pub const SCOPE_FIELD: &str = "scope";
+
+/// Sends the approval question to the client as a form elicitation.
+pub struct ElicitApprover {
+    /// The client.
+    pub peer: Peer<RoleServer>,
+    /// The runtime the request is sent on.
+    pub runtime: Handle,
+    /// Cancelled when the client withdraws the call.
+    pub cancelled: CancellationToken,
+    /// The server's name, shown in the question.
+    pub server: String,
+}
+
+impl ElicitApprover {
+    /// The form: a message with everything a person needs, and no required
+    /// field, so a plain accept is a yes for this call.
+    pub fn params(&self, req: &ApprovalRequest) -> Result<ElicitRequestParams, String> {
+        let args = serde_json::Value::Object(req.call.input.clone());
+        let message = format!(
+            "toolgate: approve this call of the MCP server `{}`?\n{}arguments: {}\ndigest:  {}",
+            self.server,
+            req.details(),
+            serde_json::to_string_pretty(&args).unwrap_or_else(|_| args.to_string()),
+            req.digest
+        );
+        let mut properties = serde_json::Map::new();
+        if req.remember {
+            properties.insert(
+                SCOPE_FIELD.into(),
+                json!({
+                    "type": "string",
+                    "title": "Approve for",
+                    "description": "`once` (the default) or `session` for the rest of this session",
+                    "enum": ["once", "session"],
+                    "default": "once"
+                }),
+            );
+        }
+        serde_json::from_value(json!({
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": properties}
+        }))
+        .map_err(|e| format!("cannot build the approval form: {e}"))
+    }
+}
+
+impl Approver for ElicitApprover {
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String> {
+        let params = self.params(req)?;
+        let request = ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params));
+        let peer = self.peer.clone();
+        let cancelled = self.cancelled.clone();
+        let answer = self.runtime.block_on(async move {
+            let handle = peer
+                .send_request_with_option(request, Default::default())
+                .await
+                .map_err(|e| format!("cannot ask the client: {e}"))?;
+            let id = handle.id.clone();
+            tokio::select! {
+                r = handle.await_response() => r.map(Some).map_err(|e| format!("the client did not answer: {e}")),
+                _ = cancelled.cancelled() => {
+                    let _ = crate::relay::cancel_request::<RoleServer>(&peer, id, "the call was cancelled").await;
+                    Ok(None)
+                }
+            }
+        })?;
+        let Some(result) = answer else {
+            return Ok(Answer::Decline {
+                note: Some("the call was cancelled while it waited for approval".into()),
+            });
+        };
+        match result {
+            ClientResult::ElicitResult(r) => Ok(match r.action {
+                ElicitationAction::Accept => {
+                    let scope = r
+                        .content
+                        .as_ref()
+                        .and_then(|c| c.get(SCOPE_FIELD))
+                        .and_then(|v| v.as_str());
+                    match scope {
+                        Some("session") if req.remember => Answer::Session,
+                        None | Some("once") => Answer::Approve,
+                        Some(other) => Answer::Other(format!("accept with scope `{other}`")),
+                    }
+                }
+                ElicitationAction::Decline => Answer::Decline {
+                    note: Some("the user declined".into()),
+                },
+                ElicitationAction::Cancel => Answer::Decline {
+                    note: Some("the user cancelled the approval".into()),
+                },
+                _ => Answer::Other("an elicitation action toolgate does not know".into()),
+            }),
+            other => Ok(Answer::Other(format!(
+                "the client answered the approval with something else: {other:?}"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Tool pinning: a tool's definition (name, description, input schema) as
+//! canonical JSON and its SHA-256, checked against the pin in the state
+//! store. What cannot be checked is not trusted.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rmcp::model::Tool;
+use sha2::{Digest, Sha256};
+use toolgate_store::{PinCheck, Store};
+
+/// What the gateway knows of one tool's definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trust {
+    /// Pinned (now or before) and unchanged.
+    Trusted,
+    /// Differs from its pin: calls are refused until a person accepts it.
+    Changed {
+        /// The pinned digest.
+        pinned: String,
+        /// The digest now shown.
+        seen: String,
+    },
+    /// The pin store could not be read or written: fail closed.
+    Unknown(String),
+}
+
+impl Trust {
+    /// Whether calls to the tool may go to the gate at all.
+    pub fn trusted(&self) -> bool {
+        matches!(self, Trust::Trusted)
+    }
+
+    /// Why a call is refused, for the model; `None` when trusted.
+    pub fn refusal(&self, server: &str, tool: &str) -> Option<String> {
+        match self {
+            Trust::Trusted => None,
+            Trust::Changed { pinned, seen } => Some(format!(
+                "the definition of the tool `{tool}` of the server `{server}` changed since it \
+                 was pinned (pinned {}, now {}); it is not trusted until a person runs \
+                 `toolgate mcp pins accept {server} {tool}`",
+                short(pinned),
+                short(seen)
+            )),
+            Trust::Unknown(e) => Some(format!(
+                "the pinned definitions of the server `{server}` cannot be read ({e}), so no \
+                 tool of it is trusted"
+            )),
+        }
+    }
+}
+
+fn short(d: &str) -> &str {
+    &d[..d.len().min(12)]
+}
+
+/// The pinned part of a definition as canonical JSON, and its hex SHA-256.
+pub fn definition(tool: &Tool) -> (String, String) {
+    let mut obj = serde_json::Map::new();
+    obj.insert("name".into(), tool.name.to_string().into());
+    obj.insert(
+        "description".into(),
+        tool.description
+            .as_ref()
+            .map(|d| serde_json::Value::String(d.to_string()))
+            .unwrap_or(serde_json::Value::Null),
+    );
+    obj.insert(
+        "inputSchema".into(),
+        serde_json::Value::Object((*tool.input_schema).clone()),
+    );
+    let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
+    let hash = Sha256::digest(json.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for b in hash.iter() {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    (json, hex)
+}
+
+/// Checks every tool against its pin (pinning first sights) in one store
+/// opening. Blocking: call it off the async threads.
+pub fn check_all(db: &Path, server: &str, tools: &[Tool]) -> HashMap<String, Trust> {
+    let store = match Store::open(db) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = e.to_string();
+            return tools
+                .iter()
+                .map(|t| (t.name.to_string(), Trust::Unknown(why.clone())))
+                .collect();
+        }
+    };
+    tools
+        .iter()
+        .map(|t| {
+            let (json, digest) = definition(t);
+            let trust = match store.check_pin(server, &t.name, &digest, &json) {
+                Ok(PinCheck::Pinned | PinCheck::Same) => Trust::Trusted,
+                Ok(PinCheck::Changed { pinned }) => Trust::Changed {
+                    pinned,
+                    seen: digest,
+                },
+                Err(e) => Trust::Unknown(e.to_string()),
+            };
+            (t.name.to_string(), trust)
+        })
+        .collect()
+}

@@ -1,0 +1,542 @@
+//! The relay: the gateway as the client's server. Every request of the
+//! client goes on to the server as it came, except two, which go through
+//! the gate first: `tools/call` (decided, approved, recorded; forwarded only
+//! on a verdict to run) and `tools/list` (tools denied by name hidden, tools
+//! whose definition changed since it was pinned marked).
+//!
+//! There is no lock held across a request: each request is its own task
+//! (rmcp's), the state shared between them is a few maps behind short
+//! mutexes, and the gate runs on a blocking thread per call.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rmcp::model::{
+    CallToolRequest, CallToolResult, CancelledNotification, CancelledNotificationParam,
+    ClientConfig, ClientNotification, ClientRequest, ContentBlock, ErrorData,
+    GetMeta, Implementation, InitializeResult, ListToolsRequest, ListToolsResult,
+    PaginatedRequestParams, ProgressToken, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerConfig, ServerResult,
+};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService,
+    RunningServiceCancellationToken, ServiceError,
+};
+use rmcp::service::ServiceRole;
+use rmcp::{RoleServer, Service};
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+use crate::gate_api::Verdict;
+use toolgate_gate::{Approver, NeverApprover, QueueApprover};
+use toolgate_policy::{Call, Client};
+
+use crate::config::Config;
+use crate::elicit::ElicitApprover;
+use crate::names;
+use crate::pins::{self, Trust};
+use crate::upstream::{self, Upstream};
+
+/// Progress tokens of forwarded requests: the token the receiving side was
+/// given (rmcp's own) to the token the sending side chose.
+pub type ProgressMap = Mutex<HashMap<ProgressToken, ProgressToken>>;
+
+/// What the relay's request tasks share, for one client session.
+pub struct Shared {
+    /// The gateway's settings.
+    pub config: Arc<Config>,
+    /// The client, once it has introduced itself.
+    pub downstream: OnceLock<Peer<RoleServer>>,
+    /// The server's client-side peer, once connected.
+    pub upstream: tokio::sync::OnceCell<Result<Peer<RoleClient>, String>>,
+    /// How to end the connected server: its service and its process.
+    pub running: Mutex<Option<(RunningServiceCancellationToken, Option<tokio::process::Child>)>>,
+    /// Set when the server's service has ended.
+    pub gone: tokio::sync::Notify,
+    /// Progress of the client's requests to the server.
+    pub progress_up: ProgressMap,
+    /// Progress of the server's requests to the client.
+    pub progress_down: ProgressMap,
+    /// Each tool's trust, from the last listing (`None`: list again).
+    pub tools: Mutex<Option<HashMap<String, Trust>>>,
+    /// The server has gone away.
+    pub dead: AtomicBool,
+    /// Cancelled to end this session (the server died and the client asked
+    /// again).
+    pub ended: CancellationToken,
+    /// The exit status the gateway ends with.
+    pub exit_code: AtomicI32,
+}
+
+use rmcp::RoleClient;
+
+impl Shared {
+    /// A fresh session.
+    pub fn new(config: Arc<Config>) -> Arc<Shared> {
+        Arc::new(Shared {
+            config,
+            downstream: OnceLock::new(),
+            upstream: tokio::sync::OnceCell::new(),
+            running: Mutex::new(None),
+            gone: tokio::sync::Notify::new(),
+            progress_up: Mutex::new(HashMap::new()),
+            progress_down: Mutex::new(HashMap::new()),
+            tools: Mutex::new(None),
+            dead: AtomicBool::new(false),
+            ended: CancellationToken::new(),
+            exit_code: AtomicI32::new(0),
+        })
+    }
+
+    /// Forgets the tool listing (`notifications/tools/list_changed`): the
+    /// next listing or call lists, pins and filters again.
+    pub fn forget_tools(&self) {
+        if let Ok(mut t) = self.tools.lock() {
+            *t = None;
+        }
+    }
+
+    /// Ends the server: its service, then its process.
+    pub async fn end_server(&self) {
+        let running = self.running.lock().ok().and_then(|mut r| r.take());
+        if let Some((service, child)) = running {
+            service.cancel();
+            if let Some(mut child) = child {
+                // The server saw its input close; give it a moment to go.
+                let quit = tokio::time::timeout(std::time::Duration::from_millis(500), child.wait());
+                if quit.await.is_err() {
+                    let _ = child.start_kill();
+                    let _ = child.wait().await;
+                }
+            }
+        }
+    }
+}
+
+/// The gateway's server-role service for one client session.
+#[derive(Clone)]
+pub struct Relay {
+    shared: Arc<Shared>,
+}
+
+impl Relay {
+    /// A relay over a fresh session.
+    pub fn new(config: Arc<Config>) -> Relay {
+        Relay {
+            shared: Shared::new(config),
+        }
+    }
+
+    /// The session's shared state.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// The server, connecting on first use with `info` as the gateway's
+    /// introduction.
+    async fn upstream(&self, info: impl FnOnce() -> ClientConfig) -> Result<Peer<RoleClient>, ErrorData> {
+        let shared = &self.shared;
+        let r = shared
+            .upstream
+            .get_or_init(|| async {
+                match upstream::connect(&shared.config.upstream, Arc::clone(shared), info()).await {
+                    Ok(Upstream { service, child }) => {
+                        let peer = service.peer().clone();
+                        if let Ok(mut r) = shared.running.lock() {
+                            *r = Some((service.cancellation_token(), child));
+                        }
+                        watch_server(Arc::clone(shared), service);
+                        Ok(peer)
+                    }
+                    Err(e) => Err(e),
+                }
+            })
+            .await;
+        match r {
+            Ok(p) => Ok(p.clone()),
+            Err(e) => Err(ErrorData::internal_error(e.clone(), None)),
+        }
+    }
+
+    fn check_alive(&self) -> Result<(), ErrorData> {
+        if !self.shared.dead.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        // Answer, then end: the client learns why rather than hanging.
+        self.shared.exit_code.store(1, Ordering::SeqCst);
+        let ended = self.shared.ended.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            ended.cancel();
+        });
+        Err(ErrorData::internal_error(
+            format!(
+                "the MCP server `{}` has exited; toolgate mcp is ending",
+                self.shared.config.server
+            ),
+            None,
+        ))
+    }
+
+    async fn initialize(
+        &self,
+        params: rmcp::model::InitializeRequestParams,
+    ) -> Result<ServerResult, ErrorData> {
+        let mut info = params.clone();
+        if !info.protocol_version.has_initialize() {
+            info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        }
+        let peer = self.upstream(move || info).await?;
+        let Some(server) = peer.peer_info() else {
+            return Err(ErrorData::internal_error(
+                "the MCP server did not introduce itself",
+                None,
+            ));
+        };
+        let mut result = InitializeResult::new(server.capabilities.clone());
+        result.protocol_version = server.protocol_version.clone();
+        result.server_info = server
+            .server_info
+            .clone()
+            .unwrap_or_else(|| Implementation::new(self.shared.config.server.clone(), "unknown"));
+        result.instructions = server.instructions.clone();
+        result.meta = server.meta.clone();
+        Ok(ServerResult::InitializeResult(result))
+    }
+
+    /// The server for a request other than `initialize` (a client on the
+    /// per-request lifecycle introduces itself in each request's `_meta`).
+    async fn server_for(&self, meta: &RequestMetaObject) -> Result<Peer<RoleClient>, ErrorData> {
+        let caps = meta.client_capabilities().unwrap_or_default();
+        let client = meta
+            .client_info()
+            .unwrap_or_else(|| Implementation::new("toolgate-mcp", env!("CARGO_PKG_VERSION")));
+        self.upstream(move || {
+            let mut c = ClientConfig::new(caps, client);
+            c.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+            c
+        })
+        .await
+    }
+
+    async fn list_tools(
+        &self,
+        req: ListToolsRequest,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let peer = self.server_for(&ctx.meta).await?;
+        let result = forward(
+            &peer,
+            ClientRequest::ListToolsRequest(req),
+            ctx.meta,
+            &ctx.ct,
+            &self.shared.progress_up,
+        )
+        .await
+        .map_err(to_error)?;
+        let ServerResult::ListToolsResult(list) = result else {
+            return Ok(result);
+        };
+        Ok(ServerResult::ListToolsResult(self.filter(list).await))
+    }
+
+    /// Pins, marks and filters one page of tools.
+    async fn filter(&self, mut list: ListToolsResult) -> ListToolsResult {
+        let trust = self.check_pins(list.tools.clone()).await;
+        let cfg = &self.shared.config;
+        if let Ok(mut t) = self.shared.tools.lock() {
+            let cache = t.get_or_insert_with(HashMap::new);
+            cache.extend(trust.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        list.tools.retain(|tool| {
+            let q = names::qualified(&cfg.server, &tool.name);
+            cfg.show_denied || cfg.host.policy.denied_by_name(&q).is_none()
+        });
+        for tool in &mut list.tools {
+            let t = trust
+                .get(tool.name.as_ref())
+                .cloned()
+                .unwrap_or_else(|| Trust::Unknown("not checked".into()));
+            if let Some(why) = t.refusal(&cfg.server, &tool.name) {
+                let old = tool.description.as_deref().unwrap_or("");
+                tool.description = Some(format!("[toolgate: not trusted: {why}] {old}").into());
+            }
+        }
+        list
+    }
+
+    async fn check_pins(&self, tools: Vec<rmcp::model::Tool>) -> HashMap<String, Trust> {
+        let db = self.shared.config.host.db.clone();
+        let server = self.shared.config.server.clone();
+        let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+        match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &tools)).await {
+            Ok(m) => m,
+            Err(_) => names
+                .into_iter()
+                .map(|n| (n, Trust::Unknown("the pin check failed".into())))
+                .collect(),
+        }
+    }
+
+    /// The trust of one tool, listing the server's tools when they are not
+    /// known (a client may call without listing).
+    async fn trust_of(&self, peer: &Peer<RoleClient>, tool: &str) -> Trust {
+        let known = |s: &Self| {
+            s.shared
+                .tools
+                .lock()
+                .ok()
+                .and_then(|t| t.as_ref().map(|m| m.get(tool).cloned()))
+        };
+        if let Some(Some(t)) = known(self) {
+            return t;
+        }
+        let mut cursor: Option<String> = None;
+        let mut all = HashMap::new();
+        for _ in 0..100 {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
+            let page = match peer.list_tools(Some(params)).await {
+                Ok(p) => p,
+                Err(e) => return Trust::Unknown(format!("the server's tools cannot be listed: {e}")),
+            };
+            all.extend(self.check_pins(page.tools).await);
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let t = all
+            .get(tool)
+            .cloned()
+            .unwrap_or_else(|| Trust::Unknown(format!("the server does not list a tool `{tool}`")));
+        if let Ok(mut m) = self.shared.tools.lock() {
+            *m = Some(all);
+        }
+        t
+    }
+
+    fn can_elicit(&self, peer: &Peer<RoleServer>) -> bool {
+        peer.peer_info().is_some_and(|info| {
+            info.protocol_version.has_initialize()
+                && info
+                    .capabilities
+                    .elicitation
+                    .as_ref()
+                    .is_some_and(|e| e.form.is_some() || e.url.is_none())
+        })
+    }
+
+    async fn call_tool(
+        &self,
+        req: CallToolRequest,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let peer = self.server_for(&ctx.meta).await?;
+        let cfg = Arc::clone(&self.shared.config);
+        let tool = req.params.name.to_string();
+        let qualified = names::qualified(&cfg.server, &tool);
+        let input = req.params.arguments.clone().unwrap_or_default();
+        let trust = self.trust_of(&peer, &tool).await;
+        let pin_refusal = trust.refusal(&cfg.server, &tool);
+        let call = Call {
+            id: call_id(&qualified, &input),
+            tool: qualified.clone(),
+            input,
+            client: Client::Mcp,
+            cwd: None,
+        };
+        let (approver, blocked): (Box<dyn Approver>, Vec<String>) = if pin_refusal.is_some() {
+            (Box::new(NeverApprover), vec![qualified])
+        } else if self.can_elicit(&ctx.peer) {
+            (
+                Box::new(ElicitApprover {
+                    peer: ctx.peer.clone(),
+                    runtime: tokio::runtime::Handle::current(),
+                    cancelled: ctx.ct.clone(),
+                    server: cfg.server.clone(),
+                }),
+                Vec::new(),
+            )
+        } else {
+            (Box::new(QueueApprover), Vec::new())
+        };
+        let passage = match cfg.host.pass(call, approver, blocked).await {
+            Ok(p) => p,
+            Err(text) => return Ok(refused(text)),
+        };
+        if !matches!(passage.verdict, Verdict::Run) {
+            let mut text = passage.message;
+            if let Some(why) = pin_refusal {
+                text.push('\n');
+                text.push_str(&why);
+            }
+            return Ok(refused(text));
+        }
+        match forward(
+            &peer,
+            ClientRequest::CallToolRequest(req),
+            ctx.meta,
+            &ctx.ct,
+            &self.shared.progress_up,
+        )
+        .await
+        {
+            Ok(r) => Ok(r),
+            Err(ServiceError::McpError(e)) => Err(e),
+            Err(e) => Ok(refused(format!(
+                "the call was allowed and sent to the MCP server `{}`, but no result came back \
+                 ({e}); whether it ran is unknown",
+                cfg.server
+            ))),
+        }
+    }
+}
+
+/// A `tools/call` result that is an error and not the tool's output.
+fn refused(text: String) -> ServerResult {
+    ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(text)]))
+}
+
+/// The call id of an MCP call: derived from the tool and its arguments, so
+/// the same call retried after an approval has the same digest.
+fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> String {
+    let mut obj = serde_json::Map::new();
+    obj.insert("tool".into(), tool.into());
+    obj.insert("input".into(), serde_json::Value::Object(input.clone()));
+    let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
+    let hash = Sha256::digest(json.as_bytes());
+    let mut id = String::from("mcp-");
+    for b in hash.iter().take(8) {
+        id.push_str(&format!("{b:02x}"));
+    }
+    id
+}
+
+/// Marks the session's server dead when its service ends.
+fn watch_server(shared: Arc<Shared>, service: RunningService<RoleClient, upstream::ToClient>) {
+    tokio::spawn(async move {
+        let _ = service.waiting().await;
+        shared.dead.store(true, Ordering::SeqCst);
+        shared.gone.notify_waiters();
+    });
+}
+
+/// Sends `request` to `peer` as it came (its `_meta` put back), relaying
+/// the progress token and a cancellation by the sender.
+pub async fn forward<R: ServiceRole>(
+    peer: &Peer<R>,
+    mut request: R::Req,
+    meta: RequestMetaObject,
+    cancelled: &CancellationToken,
+    progress: &ProgressMap,
+) -> Result<R::PeerResp, ServiceError> {
+    let token = meta.get_progress_token();
+    *request.get_meta_mut() = meta;
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await?;
+    let theirs = handle.progress_token.clone();
+    if let Some(t) = token
+        && let Ok(mut m) = progress.lock()
+    {
+        m.insert(theirs.clone(), t);
+    }
+    let id = handle.id.clone();
+    let r = tokio::select! {
+        r = handle.await_response() => r,
+        _ = cancelled.cancelled() => {
+            let _ = cancel_request(peer, id, "cancelled by the sender").await;
+            Err(ServiceError::Cancelled { reason: Some("cancelled".into()) })
+        }
+    };
+    if let Ok(mut m) = progress.lock() {
+        m.remove(&theirs);
+    }
+    r
+}
+
+/// Tells `peer` that the request `id` is withdrawn.
+pub async fn cancel_request<R: ServiceRole>(
+    peer: &Peer<R>,
+    id: RequestId,
+    reason: &str,
+) -> Result<(), ServiceError> {
+    let n = CancelledNotification::new(CancelledNotificationParam::new(
+        Some(id),
+        Some(reason.to_string()),
+    ));
+    peer.send_notification(n.into()).await
+}
+
+/// A failed forward as the JSON-RPC error the sender gets.
+pub fn to_error(e: ServiceError) -> ErrorData {
+    match e {
+        ServiceError::McpError(e) => e,
+        other => ErrorData::internal_error(other.to_string(), None),
+    }
+}
+
+impl Service<RoleServer> for Relay {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let _ = self.shared.downstream.set(ctx.peer.clone());
+        self.check_alive()?;
+        match request {
+            ClientRequest::InitializeRequest(r) => self.initialize(r.params).await,
+            ClientRequest::PingRequest(_) => Ok(ServerResult::empty(())),
+            ClientRequest::ListToolsRequest(r) => self.list_tools(r, ctx).await,
+            ClientRequest::CallToolRequest(r) => self.call_tool(r, ctx).await,
+            other => {
+                let peer = self.server_for(&ctx.meta).await?;
+                let r = forward(&peer, other, ctx.meta, &ctx.ct, &self.shared.progress_up).await;
+                if r.is_err() && self.shared.dead.load(Ordering::SeqCst) {
+                    self.check_alive()?;
+                }
+                r.map_err(to_error)
+            }
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        mut notification: ClientNotification,
+        ctx: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let _ = self.shared.downstream.set(ctx.peer.clone());
+        match &mut notification {
+            // rmcp has already cancelled the request task it names, which
+            // withdraws the forwarded request (or the approval it waits for).
+            ClientNotification::CancelledNotification(_) => return Ok(()),
+            // The gateway tells the server itself when it connects.
+            ClientNotification::InitializedNotification(_) => return Ok(()),
+            ClientNotification::ProgressNotification(p) => {
+                let mapped = self
+                    .shared
+                    .progress_down
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(&p.params.progress_token).cloned());
+                match mapped {
+                    Some(t) => p.params.progress_token = t,
+                    None => return Ok(()),
+                }
+            }
+            _ => {}
+        }
+        *notification.get_meta_mut() = ctx.meta;
+        if let Some(Ok(peer)) = self.shared.upstream.get() {
+            let _ = peer.send_notification(notification).await;
+        }
+        Ok(())
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        let mut info = InitializeResult::new(Default::default());
+        info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        info.server_info = Implementation::new("toolgate-mcp", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}

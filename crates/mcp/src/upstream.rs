@@ -1,0 +1,160 @@
+//! Upstream transports: the MCP server, spawned on stdio or reached over
+//! streamable HTTP, and the client-role handler through which the server's
+//! own requests and notifications reach the downstream client.
+
+use std::sync::{Arc, Weak};
+
+use rmcp::model::{
+    ClientConfig, ClientResult, ErrorData, ServerNotification, ServerRequest,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, Service, ServiceExt};
+use tokio::process::{Child, Command};
+
+use crate::framing;
+use crate::relay::{Shared, forward, to_error};
+
+/// Where the MCP server is.
+#[derive(Debug, Clone)]
+pub enum UpstreamSpec {
+    /// A command spawned with the server on its standard input and output.
+    Stdio {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A server speaking streamable HTTP at this URL.
+    Http {
+        /// The server's endpoint.
+        url: String,
+    },
+}
+
+/// A connected server.
+pub struct Upstream {
+    /// The running client-role service (its peer sends to the server).
+    pub service: RunningService<RoleClient, ToClient>,
+    /// The spawned process, when the server runs on stdio.
+    pub child: Option<Child>,
+}
+
+/// Connects to the server, introducing the gateway with `info` (the
+/// downstream client's own capabilities and identity).
+pub async fn connect(
+    spec: &UpstreamSpec,
+    shared: Arc<Shared>,
+    info: ClientConfig,
+) -> Result<Upstream, String> {
+    let handler = ToClient {
+        shared: Arc::downgrade(&shared),
+        info,
+    };
+    match spec {
+        UpstreamSpec::Stdio { program, args } => {
+            let mut child = Command::new(program)
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| format!("cannot start the MCP server `{program}`: {e}"))?;
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(format!("the MCP server `{program}` has no standard streams"));
+            };
+            let transport = framing::checked(stdout, stdin);
+            let service = handler
+                .serve(transport)
+                .await
+                .map_err(|e| format!("the MCP server `{program}` did not initialize: {e}"))?;
+            Ok(Upstream {
+                service,
+                child: Some(child),
+            })
+        }
+        UpstreamSpec::Http { url } => {
+            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            let service = handler
+                .serve(transport)
+                .await
+                .map_err(|e| format!("the MCP server at `{url}` did not initialize: {e}"))?;
+            Ok(Upstream {
+                service,
+                child: None,
+            })
+        }
+    }
+}
+
+/// The gateway as the server's client: relays what the server sends on its
+/// own (elicitation, sampling, roots, progress, log messages, list changes)
+/// to the downstream client.
+pub struct ToClient {
+    // Weak: the server's service must not keep the session (and so the
+    // server's process) alive after the client has gone.
+    shared: Weak<Shared>,
+    info: ClientConfig,
+}
+
+impl Service<RoleClient> for ToClient {
+    async fn handle_request(
+        &self,
+        request: ServerRequest,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ClientResult, ErrorData> {
+        if let ServerRequest::PingRequest(_) = request {
+            return Ok(ClientResult::empty(()));
+        }
+        let Some(shared) = self.shared.upgrade() else {
+            return Err(ErrorData::internal_error("the client has gone", None));
+        };
+        let Some(client) = shared.downstream.get() else {
+            return Err(ErrorData::internal_error(
+                "the client is not connected yet",
+                None,
+            ));
+        };
+        forward(client, request, ctx.meta, &ctx.ct, &shared.progress_down)
+            .await
+            .map_err(to_error)
+    }
+
+    async fn handle_notification(
+        &self,
+        mut notification: ServerNotification,
+        ctx: NotificationContext<RoleClient>,
+    ) -> Result<(), ErrorData> {
+        use rmcp::model::GetMeta;
+        let Some(shared) = self.shared.upgrade() else {
+            return Ok(());
+        };
+        match &mut notification {
+            // rmcp has already cancelled the request this names.
+            ServerNotification::CancelledNotification(_) => return Ok(()),
+            ServerNotification::ProgressNotification(p) => {
+                let mapped = shared.progress_up.lock().ok().and_then(|m| {
+                    m.get(&p.params.progress_token).cloned()
+                });
+                match mapped {
+                    Some(t) => p.params.progress_token = t,
+                    None => return Ok(()),
+                }
+            }
+            ServerNotification::ToolListChangedNotification(_) => {
+                shared.forget_tools();
+            }
+            _ => {}
+        }
+        *notification.get_meta_mut() = ctx.meta;
+        if let Some(client) = shared.downstream.get() {
+            let _ = client.send_notification(notification).await;
+        }
+        Ok(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+}

@@ -1,0 +1,94 @@
+"""A scripted MCP client over stdio (the Python `mcp` SDK 2.x), for the
+gateway tests.
+
+    client.py [--elicit none|accept|session|decline|cancel|hang] STEPS_JSON -- CMD ARGS..
+
+STEPS_JSON is a list of steps: {"op": "list"}, {"op": "call", "name": ..,
+"args": {..}}, {"op": "call_cancel", "name": .., "args": {..}, "after": s},
+{"op": "wait_file", "path": .., "timeout": s}. Each step prints one JSON
+line: a listing's tools, a call's isError and text. Elicitation requests
+received are printed too ({"elicitation": {...}}), before the answer.
+"""
+
+import json
+import os
+import sys
+
+import anyio
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+
+def out(obj):
+    print(json.dumps(obj), flush=True)
+
+
+async def main():
+    args = sys.argv[1:]
+    mode = "none"
+    if args[:1] == ["--elicit"]:
+        mode = args[1]
+        args = args[2:]
+    steps = json.loads(args[0])
+    sep = args.index("--")
+    cmd = args[sep + 1 :]
+
+    async def elicit(ctx, params):
+        out({"elicitation": params.model_dump(by_alias=True, mode="json", exclude_none=True)})
+        if mode == "hang":
+            await anyio.sleep(3600)
+        if mode == "accept":
+            return types.ElicitResult(action="accept", content={})
+        if mode == "session":
+            return types.ElicitResult(action="accept", content={"scope": "session"})
+        return types.ElicitResult(action=mode)
+
+    server = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+    async with stdio_client(server) as (read, write):
+        kwargs = {}
+        if mode != "none":
+            kwargs["elicitation_callback"] = elicit
+        async with ClientSession(read, write, **kwargs) as session:
+            init = await session.initialize()
+            out({"initialized": init.protocol_version})
+            for step in steps:
+                op = step["op"]
+                if op == "list":
+                    r = await session.list_tools()
+                    out({"tools": [{"name": t.name, "description": t.description or ""} for t in r.tools]})
+                elif op == "call":
+                    try:
+                        r = await session.call_tool(step["name"], step.get("args", {}))
+                        text = "".join(c.text for c in r.content if getattr(c, "type", "") == "text")
+                        out({"call": step["name"], "isError": bool(r.is_error), "text": text})
+                    except Exception as e:  # a JSON-RPC error
+                        out({"call": step["name"], "error": str(e)})
+                elif op == "call_cancel":
+                    async with anyio.create_task_group() as tg:
+                        async def run():
+                            try:
+                                await session.call_tool(step["name"], step.get("args", {}))
+                                out({"call": step["name"], "cancelled": False})
+                            except Exception as e:
+                                out({"call": step["name"], "error": str(e)})
+                        scope = anyio.CancelScope()
+                        async def cancellable():
+                            with scope:
+                                await run()
+                            if scope.cancel_called:
+                                out({"call": step["name"], "cancelled": True})
+                        tg.start_soon(cancellable)
+                        await anyio.sleep(step.get("after", 1.0))
+                        scope.cancel()
+                elif op == "sleep":
+                    await anyio.sleep(step["seconds"])
+                elif op == "wait_file":
+                    for _ in range(int(step.get("timeout", 10) * 20)):
+                        if os.path.exists(step["path"]):
+                            break
+                        await anyio.sleep(0.05)
+                    out({"wait_file": step["path"], "exists": os.path.exists(step["path"])})
+
+
+anyio.run(main)
