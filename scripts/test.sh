@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The test command: installs the pinned Claude Code and Gemini CLI (into a
 # cache outside the repository; skipped when already there) for the hook
-# tests that run the real clients, then runs every test of the workspace.
+# tests that run the real clients, and the MCP servers and Python SDK the
+# gateway tests run against (scripts/install-mcp.sh), then runs every test
+# of the workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-clients.sh
+./scripts/install-mcp.sh >/dev/null
 cargo test "$@"

@@ -110,7 +110,9 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     let server = match (&args.name, &upstream) {
         (Some(n), _) => names::server_name(n),
         (None, UpstreamSpec::Stdio { program, .. }) => names::default_server_name(program),
-        (None, UpstreamSpec::Http { .. }) => bail!("toolgate mcp --url: name the server with --name"),
+        (None, UpstreamSpec::Http { .. }) => {
+            bail!("toolgate mcp --url: name the server with --name")
+        }
     };
     let listen = args.listen.as_deref().map(listen_addr).transpose()?;
     let mode = parse_mode(args.policy.mode.as_deref())?;
@@ -198,7 +200,9 @@ fn pins(cmd: PinsCommand, db: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
                     )?;
                     Ok(ExitCode::SUCCESS)
                 }
-                None => bail!("no changed definition of `{tool}` of the server `{server}` waits to be accepted"),
+                None => bail!(
+                    "no changed definition of `{tool}` of the server `{server}` waits to be accepted"
+                ),
             }
         }
     }

@@ -33,4 +33,3 @@ pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     shared.end_server().await;
     Ok(shared.exit_code.load(Ordering::SeqCst))
 }
-

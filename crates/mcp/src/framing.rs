@@ -19,8 +19,7 @@ use tokio::sync::mpsc;
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// The parse error sent for a line that is not JSON.
-pub const PARSE_ERROR: &str =
-    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
+pub const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
 
 /// Puts the check between a peer's byte streams and rmcp: returns the
 /// reading and writing ends rmcp uses. The copying tasks end when either

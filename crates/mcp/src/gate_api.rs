@@ -3,7 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use toolgate_gate::{Answer, ApprovalRequest, Approver, Executor, Gate, GateOptions, Outcome, ToolOutput};
+use toolgate_gate::{
+    Answer, ApprovalRequest, Approver, Executor, Gate, GateOptions, Outcome, ToolOutput,
+};
 use toolgate_policy::{Call, Decision, Policy};
 
 /// The verdict.
@@ -51,7 +53,10 @@ struct Pass;
 
 impl Executor for Pass {
     fn execute(&self, _call: &Call) -> ToolOutput {
-        ToolOutput { content: String::new(), is_error: false }
+        ToolOutput {
+            content: String::new(),
+            is_error: false,
+        }
     }
 }
 
@@ -67,7 +72,10 @@ impl StubGate {
         let slot: Slot = Arc::new(Mutex::new(None));
         let gate = Gate::new(policy, Box::new(SlotApprover(Arc::clone(&slot))), opts)
             .map_err(|e| e.to_string())?;
-        Ok(StubGate { gate: Mutex::new(gate), slot })
+        Ok(StubGate {
+            gate: Mutex::new(gate),
+            slot,
+        })
     }
 
     /// `Gate::pass`.
@@ -78,10 +86,29 @@ impl StubGate {
         }
         let tool = call.tool.clone();
         if blocked {
-            gate.register(&tool, Box::new(Pass));
-        } else {
-            gate.register(&tool, Box::new(Pass));
+            let reason = format!("the host blocked the tool `{tool}`");
+            return Passage {
+                verdict: Verdict::Refuse,
+                message: toolgate_gate::refusal_text(&reason, None),
+                decision: Decision {
+                    id: call.id.clone(),
+                    decision: toolgate_policy::Effect::Deny,
+                    reason,
+                    rule: Some("host:blocked-tool".into()),
+                    hard: false,
+                    tool: tool.clone(),
+                    client: call.client,
+                    mode: toolgate_policy::Mode::Default,
+                    digest: None,
+                    remember: false,
+                    grant_rules: Vec::new(),
+                    actions: Vec::new(),
+                },
+                approval_id: None,
+                warnings: Vec::new(),
+            };
         }
+        gate.register(&tool, Box::new(Pass));
         let r = gate.submit(call);
         let verdict = match r.outcome {
             Outcome::Executed => Verdict::Run,

@@ -63,7 +63,11 @@ impl Host {
                     mode,
                     ..GateOptions::default()
                 };
-                let p = sp.lock().ok().and_then(|mut p| p.take()).ok_or("no policy")?;
+                let p = sp
+                    .lock()
+                    .ok()
+                    .and_then(|mut p| p.take())
+                    .ok_or("no policy")?;
                 StubGate::new(p, opts)
             });
             let gate = gate.as_ref().map_err(|e| e.clone())?;

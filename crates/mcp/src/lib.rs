@@ -52,7 +52,9 @@ pub fn run(config: Config, listen: Option<SocketAddr>) -> Result<i32, Error> {
     let config = Arc::new(config);
     let code = rt.block_on(async move {
         match listen {
-            Some(addr) => Err(Error::Listen(format!("serving over HTTP ({addr}) is not available yet"))),
+            Some(addr) => Err(Error::Listen(format!(
+                "serving over HTTP ({addr}) is not available yet"
+            ))),
             None => downstream::serve_stdio(config).await,
         }
     });

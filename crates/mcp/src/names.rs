@@ -38,7 +38,10 @@ mod tests {
     #[test]
     fn names() {
         assert_eq!(qualified("fs", "read_file"), "mcp__fs__read_file");
-        assert_eq!(default_server_name("/usr/bin/mcp-server-git"), "mcp-server-git");
+        assert_eq!(
+            default_server_name("/usr/bin/mcp-server-git"),
+            "mcp-server-git"
+        );
         assert_eq!(server_name("my server.v2"), "my_server_v2");
     }
 }

@@ -12,22 +12,21 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::gate_api::Verdict;
 use rmcp::model::{
     CallToolRequest, CallToolResult, CancelledNotification, CancelledNotificationParam,
-    ClientConfig, ClientNotification, ClientRequest, ContentBlock, ErrorData,
-    GetMeta, Implementation, InitializeResult, ListToolsRequest, ListToolsResult,
-    PaginatedRequestParams, ProgressToken, ProtocolVersion, RequestId, RequestMetaObject,
-    ServerConfig, ServerResult,
+    ClientConfig, ClientNotification, ClientRequest, ContentBlock, ErrorData, GetMeta,
+    Implementation, InitializeResult, ListToolsRequest, ListToolsResult, PaginatedRequestParams,
+    ProgressToken, ProtocolVersion, RequestId, RequestMetaObject, ServerConfig, ServerResult,
 };
+use rmcp::service::ServiceRole;
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService,
     RunningServiceCancellationToken, ServiceError,
 };
-use rmcp::service::ServiceRole;
 use rmcp::{RoleServer, Service};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
-use crate::gate_api::Verdict;
 use toolgate_gate::{Approver, NeverApprover, QueueApprover};
 use toolgate_policy::{Call, Client};
 
@@ -50,7 +49,12 @@ pub struct Shared {
     /// The server's client-side peer, once connected.
     pub upstream: tokio::sync::OnceCell<Result<Peer<RoleClient>, String>>,
     /// How to end the connected server: its service and its process.
-    pub running: Mutex<Option<(RunningServiceCancellationToken, Option<tokio::process::Child>)>>,
+    pub running: Mutex<
+        Option<(
+            RunningServiceCancellationToken,
+            Option<tokio::process::Child>,
+        )>,
+    >,
     /// Set when the server's service has ended.
     pub gone: tokio::sync::Notify,
     /// Progress of the client's requests to the server.
@@ -103,7 +107,8 @@ impl Shared {
             service.cancel();
             if let Some(mut child) = child {
                 // The server saw its input close; give it a moment to go.
-                let quit = tokio::time::timeout(std::time::Duration::from_millis(500), child.wait());
+                let quit =
+                    tokio::time::timeout(std::time::Duration::from_millis(500), child.wait());
                 if quit.await.is_err() {
                     let _ = child.start_kill();
                     let _ = child.wait().await;
@@ -134,7 +139,10 @@ impl Relay {
 
     /// The server, connecting on first use with `info` as the gateway's
     /// introduction.
-    async fn upstream(&self, info: impl FnOnce() -> ClientConfig) -> Result<Peer<RoleClient>, ErrorData> {
+    async fn upstream(
+        &self,
+        info: impl FnOnce() -> ClientConfig,
+    ) -> Result<Peer<RoleClient>, ErrorData> {
         let shared = &self.shared;
         let r = shared
             .upstream
@@ -297,7 +305,9 @@ impl Relay {
             let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
             let page = match peer.list_tools(Some(params)).await {
                 Ok(p) => p,
-                Err(e) => return Trust::Unknown(format!("the server's tools cannot be listed: {e}")),
+                Err(e) => {
+                    return Trust::Unknown(format!("the server's tools cannot be listed: {e}"));
+                }
             };
             all.extend(self.check_pins(page.tools).await);
             cursor = page.next_cursor;

@@ -4,9 +4,7 @@
 
 use std::sync::{Arc, Weak};
 
-use rmcp::model::{
-    ClientConfig, ClientResult, ErrorData, ServerNotification, ServerRequest,
-};
+use rmcp::model::{ClientConfig, ClientResult, ErrorData, ServerNotification, ServerRequest};
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, Service, ServiceExt};
@@ -62,7 +60,9 @@ pub async fn connect(
                 .spawn()
                 .map_err(|e| format!("cannot start the MCP server `{program}`: {e}"))?;
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-                return Err(format!("the MCP server `{program}` has no standard streams"));
+                return Err(format!(
+                    "the MCP server `{program}` has no standard streams"
+                ));
             };
             let transport = framing::checked(stdout, stdin);
             let service = handler
@@ -134,9 +134,11 @@ impl Service<RoleClient> for ToClient {
             // rmcp has already cancelled the request this names.
             ServerNotification::CancelledNotification(_) => return Ok(()),
             ServerNotification::ProgressNotification(p) => {
-                let mapped = shared.progress_up.lock().ok().and_then(|m| {
-                    m.get(&p.params.progress_token).cloned()
-                });
+                let mapped = shared
+                    .progress_up
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(&p.params.progress_token).cloned());
                 match mapped {
                     Some(t) => p.params.progress_token = t,
                     None => return Ok(()),

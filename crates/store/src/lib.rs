@@ -153,8 +153,8 @@ use rusqlite::Connection;
 pub use chain::GENESIS_HASH;
 pub use error::{Error, Result, UnknownValue};
 pub use open::BUSY_TIMEOUT;
-pub use pins::{Pin, PinChange, PinCheck};
 pub use paths::{DB_FILE_NAME, STATE_DIR_ENV, default_db_path, state_dir};
+pub use pins::{Pin, PinChange, PinCheck};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use types::{
     Answer, Answered, Appended, ApprovalAnswer, ApprovalStatus, Decision, Grant, Head, Outcome,

@@ -131,7 +131,12 @@ impl Store {
     /// the new pin, or `None` when the tool has no pin or no change waits.
     /// When `digest` is given, only a change with that digest is accepted
     /// (so what a person looked at is what is trusted).
-    pub fn accept_pin(&self, server: &str, tool: &str, digest: Option<&str>) -> Result<Option<Pin>> {
+    pub fn accept_pin(
+        &self,
+        server: &str,
+        tool: &str,
+        digest: Option<&str>,
+    ) -> Result<Option<Pin>> {
         {
             let conn = self.conn();
             let n = conn

@@ -9,15 +9,21 @@ use crate::support::{db_in, fresh, raw};
 fn first_sight_pins_and_a_change_waits_for_acceptance() {
     let (_dir, store) = fresh();
     assert_eq!(
-        store.check_pin("fs", "read", "aaa", r#"{"name":"read"}"#).unwrap(),
+        store
+            .check_pin("fs", "read", "aaa", r#"{"name":"read"}"#)
+            .unwrap(),
         PinCheck::Pinned
     );
     assert_eq!(
-        store.check_pin("fs", "read", "aaa", r#"{"name":"read"}"#).unwrap(),
+        store
+            .check_pin("fs", "read", "aaa", r#"{"name":"read"}"#)
+            .unwrap(),
         PinCheck::Same
     );
     assert_eq!(
-        store.check_pin("fs", "read", "bbb", r#"{"name":"read2"}"#).unwrap(),
+        store
+            .check_pin("fs", "read", "bbb", r#"{"name":"read2"}"#)
+            .unwrap(),
         PinCheck::Changed {
             pinned: "aaa".into()
         }
@@ -32,7 +38,12 @@ fn first_sight_pins_and_a_change_waits_for_acceptance() {
     assert_eq!(pin.changed.as_ref().unwrap().digest, "bbb");
 
     // Only the change that is waiting can be accepted.
-    assert!(store.accept_pin("fs", "read", Some("ccc")).unwrap().is_none());
+    assert!(
+        store
+            .accept_pin("fs", "read", Some("ccc"))
+            .unwrap()
+            .is_none()
+    );
     let accepted = store.accept_pin("fs", "read", None).unwrap().unwrap();
     assert_eq!(accepted.digest, "bbb");
     assert!(accepted.changed.is_none());
@@ -47,7 +58,10 @@ fn first_sight_pins_and_a_change_waits_for_acceptance() {
 fn pins_are_per_server() {
     let (_dir, store) = fresh();
     store.check_pin("a", "t", "1", "{}").unwrap();
-    assert_eq!(store.check_pin("b", "t", "2", "{}").unwrap(), PinCheck::Pinned);
+    assert_eq!(
+        store.check_pin("b", "t", "2", "{}").unwrap(),
+        PinCheck::Pinned
+    );
     assert_eq!(store.pins(None).unwrap().len(), 2);
     assert_eq!(store.pins(Some("b")).unwrap()[0].digest, "2");
 }
@@ -69,7 +83,10 @@ fn a_version_1_database_is_migrated_keeping_its_rows() {
     }
     let store = Store::open(db_in(&dir)).unwrap();
     assert!(store.has_grant("s", "r").unwrap());
-    assert_eq!(store.check_pin("x", "y", "1", "{}").unwrap(), PinCheck::Pinned);
+    assert_eq!(
+        store.check_pin("x", "y", "1", "{}").unwrap(),
+        PinCheck::Pinned
+    );
     drop(store);
     let version: i64 = raw(&db_in(&dir))
         .pragma_query_value(None, "user_version", |r| r.get(0))

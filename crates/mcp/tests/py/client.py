@@ -58,10 +58,17 @@ async def main():
                     r = await session.list_tools()
                     out({"tools": [{"name": t.name, "description": t.description or ""} for t in r.tools]})
                 elif op == "call":
+                    seen = []
+
+                    async def on_progress(progress, total, message):
+                        seen.append(progress)
+
                     try:
-                        r = await session.call_tool(step["name"], step.get("args", {}))
+                        r = await session.call_tool(
+                            step["name"], step.get("args", {}), progress_callback=on_progress
+                        )
                         text = "".join(c.text for c in r.content if getattr(c, "type", "") == "text")
-                        out({"call": step["name"], "isError": bool(r.is_error), "text": text})
+                        out({"call": step["name"], "isError": bool(r.is_error), "text": text, "progress": seen})
                     except Exception as e:  # a JSON-RPC error
                         out({"call": step["name"], "error": str(e)})
                 elif op == "call_cancel":

@@ -1,0 +1,52 @@
+"""The repo's own small MCP server (Python `mcp` SDK 2.x, `MCPServer`), for
+the gateway tests: every tool leaves its proof on disk.
+
+    server.py
+
+Environment: MARKER_DESC changes the description of `touch` (a changed
+definition, for pinning tests); MARKER_PIDFILE names a file the server
+writes its process id to.
+"""
+
+import os
+import time
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("marker")
+
+
+@server.tool(description=os.environ.get("MARKER_DESC", "Create the file at `path`."))
+def touch(path: str) -> str:
+    with open(path, "a"):
+        pass
+    return f"touched {path}"
+
+
+@server.tool(description="Wait `seconds`, then create the file at `path`.")
+async def slow(path: str, seconds: float) -> str:
+    await anyio.sleep(seconds)
+    with open(path, "a"):
+        pass
+    return f"touched {path} after {seconds}s"
+
+
+@server.tool(description="Report progress `steps` times, then answer.")
+async def progress(steps: int, ctx: Context) -> str:
+    for i in range(steps):
+        await ctx.report_progress(i + 1, steps)
+        await anyio.sleep(0.01)
+    return "done"
+
+
+@server.tool(description="Exit the server in the middle of the call.")
+def crash() -> str:
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    if os.environ.get("MARKER_PIDFILE"):
+        with open(os.environ["MARKER_PIDFILE"], "w") as f:
+            f.write(str(os.getpid()))
+    server.run("stdio")
