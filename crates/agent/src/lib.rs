@@ -37,7 +37,7 @@ let policy = Policy::from_toml(
 let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots()).unwrap();
 let gate = Gate::new(policy, Box::new(NeverApprover), GateOptions::default())
     .unwrap()
-    .with_builtin_tools(ws);
+    .with_executors(toolgate_tools::executors(ws, Default::default()));
 
 let script = Script::parse(r#"
 [[turn]]
@@ -58,7 +58,6 @@ assert_eq!(agent.gate().stats().executions, 1);
 #![deny(missing_docs)]
 
 mod anthropic;
-pub mod demo;
 mod http;
 mod live;
 mod model;
@@ -81,4 +80,4 @@ pub use run::{
 };
 pub use scripted::{DEFAULT_SCRIPT, Script, ScriptError, ScriptedModel};
 pub use tools::{TOOL_NAMES, builtin_tools};
-pub use trace::{Trace, describe_step};
+pub use trace::{Trace, cut, describe_step};

@@ -200,7 +200,7 @@ pub fn default_system_prompt(workspace: Option<&Path>) -> String {
     }
     s.push_str(
         " Every tool call passes a permission gate: it runs, waits for a person's approval, or is refused. \
-A result that starts with \"not executed\" says why the call did not run. Do not repeat a refused call: change your approach, or explain to the user what you need. \
+A result that says \"The call was not executed\" says why the call did not run. Do not repeat a refused call: change your approach, or explain to the user what you need. \
 When the task is done, answer with a short summary and no tool call.",
     );
     s
@@ -369,7 +369,7 @@ impl Agent {
             call: call.clone(),
             reply: ToolReply {
                 call_id: call.id.clone(),
-                content: format!("not executed: {why}."),
+                content: toolgate_gate::texts::refusal(why, false, None),
                 is_error: true,
             },
             outcome: Outcome::Blocked,

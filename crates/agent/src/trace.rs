@@ -24,7 +24,9 @@ impl<W: Write> Trace<W> {
 }
 
 /// `text` cut to `max` characters, marked when cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
+/// `text` cut to `max` characters, with an ellipsis when cut: what the
+/// trace and the demo show of long arguments and outputs.
+pub fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }

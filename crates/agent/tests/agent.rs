@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, json};
-use toolgate_agent::demo::{DemoConfig, DemoOptions, HostAnswer, run_demo};
 use toolgate_agent::{
     Agent, Arguments, Conversation, Finish, Handling, INVALID_ARGUMENTS_RULE, Limits, Message,
     Model, ModelError, Observer, Quiet, Script, ScriptedModel, Step, Stop, ToolCall, ToolDef,
@@ -66,7 +65,7 @@ impl Fixture {
         };
         Gate::new(policy, approver, opts)
             .unwrap()
-            .with_builtin_tools(ws)
+            .with_executors(toolgate_tools::executors(ws, Default::default()))
     }
 
     fn agent(&self) -> Agent {
@@ -160,17 +159,17 @@ fn every_call_gets_exactly_one_result_in_order() {
     assert_eq!(ids, ["a", "b", "c", "d", "e"]);
     let r = &replies[0];
     assert_eq!((r[0].content.as_str(), r[0].is_error), ("hello", false));
-    assert!(r[1].is_error && r[1].content.starts_with("not executed"));
+    assert!(r[1].is_error && r[1].content.contains("was not executed"));
     assert!(!r[2].is_error && r[2].content.contains("readme.txt"));
     assert!(
         r[3].is_error
             && r[3]
                 .content
-                .starts_with("not executed: arguments are not valid JSON"),
+                .starts_with("toolgate: arguments are not valid JSON"),
         "{}",
         r[3].content
     );
-    assert!(r[4].is_error && r[4].content.starts_with("not executed"));
+    assert!(r[4].is_error && r[4].content.contains("was not executed"));
     // The malformed write never ran.
     assert!(!fx.root.join("marker.txt").exists());
 }
@@ -242,7 +241,7 @@ fn three_refusals_in_a_row_stop_the_run_and_the_rest_of_the_turn_is_answered() {
     let last = results(&finish.conversation).pop().unwrap();
     assert_eq!(last.len(), 2);
     assert_eq!(last[1].call_id, "4");
-    assert!(last[1].content.starts_with("not executed: the run stopped"));
+    assert!(last[1].content.starts_with("toolgate: the run stopped"));
     assert!(!fx.root.join("marker.txt").exists());
     assert_eq!(agent.gate().stats().requests, 3);
 }
@@ -337,7 +336,7 @@ fn refusal_text_and_the_users_note_reach_the_model() {
     let reply = &results(&seen[1])[0][0];
     assert!(reply.is_error);
     assert!(
-        reply.content.starts_with("not executed"),
+        reply.content.contains("was not executed"),
         "{}",
         reply.content
     );
@@ -461,119 +460,4 @@ fn the_offered_schemas_match_what_the_policy_accepts() {
         let d = policy.decide(&Call::new(&t.name, json!(extra)));
         assert_eq!(d.decision, Effect::Deny, "{} with an extra field", t.name);
     }
-}
-
-#[test]
-fn the_demo_runs_every_scenario_and_leaves_proof_of_what_ran() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut out = Vec::new();
-    let report = run_demo(
-        &DemoOptions {
-            color: false,
-            only: None,
-            dir: Some(tmp.path().to_path_buf()),
-        },
-        &mut out,
-    )
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
-    assert!(!text.contains('\x1b'), "no colour when not asked for");
-
-    let titles: Vec<&str> = report.scenarios.iter().map(|s| s.title.as_str()).collect();
-    assert_eq!(
-        titles,
-        [
-            "the host approves",
-            "the host declines",
-            "no answer yet",
-            "deny beats a yes",
-            "allow needs no yes",
-            "a blocked tool",
-            "a call budget of 1",
-        ]
-    );
-    let counts: Vec<(u64, u64, u64, u64, u64)> = report
-        .scenarios
-        .iter()
-        .map(|s| {
-            let t = s.stats;
-            (t.requests, t.prompts, t.executions, t.blocked, t.waiting)
-        })
-        .collect();
-    assert_eq!(
-        counts,
-        [
-            (3, 1, 2, 1, 0),
-            (3, 1, 1, 2, 0),
-            (3, 1, 1, 1, 1),
-            (1, 0, 0, 1, 0),
-            (1, 0, 1, 0, 0),
-            (1, 0, 0, 1, 0),
-            (1, 0, 1, 0, 0),
-        ]
-    );
-    // What is on disk afterwards: only the approved write happened.
-    let base = std::fs::canonicalize(tmp.path()).unwrap();
-    let notes =
-        |n: usize| std::fs::read_to_string(base.join(format!("workspace-{n}/notes.txt"))).unwrap();
-    assert_eq!(notes(1), "reviewed");
-    for n in 2..=7 {
-        assert_eq!(notes(n), "draft", "scenario {n}");
-    }
-    assert_eq!(report.scenarios[6].stop, Stop::CallBudget { max_calls: 1 });
-    let t = report.totals;
-    assert_eq!(
-        (t.requests, t.prompts, t.executions, t.blocked, t.waiting),
-        (13, 3, 6, 6, 1)
-    );
-    assert!(report.chain_intact);
-    // The waiting write is a pending approval in the demo's ledger.
-    let store = Store::open(base.join("state/toolgate.db")).unwrap();
-    let pending = store.list_pending().unwrap();
-    assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].tool, "write_file");
-
-    for needle in [
-        "1. the host approves",
-        "rule no-secrets: secrets.txt never enters the model's context",
-        "-> approve",
-        "-> decline (keep the draft for now)",
-        "-> unanswered",
-        "rule host:blocked-tool",
-        "beyond the call budget of 1",
-        "notes.txt \"reviewed\"",
-        "requests 13  prompts 3  executions 6  blocked 6  waiting 1",
-        "hash chain intact",
-    ] {
-        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
-    }
-}
-
-#[test]
-fn the_demo_runs_one_configuration_with_colour() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut out = Vec::new();
-    let report = run_demo(
-        &DemoOptions {
-            color: true,
-            only: Some(DemoConfig {
-                answer: HostAnswer::Decline,
-                blocked_tools: vec!["read_file".into()],
-                max_calls: None,
-            }),
-            dir: Some(tmp.path().to_path_buf()),
-        },
-        &mut out,
-    )
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("\x1b[31m"), "red for refusals");
-    assert_eq!(report.scenarios.len(), 1);
-    let s = report.scenarios[0].stats;
-    // Both reads blocked by the host; the write asked and was declined.
-    assert_eq!(
-        (s.requests, s.prompts, s.executions, s.blocked),
-        (3, 1, 0, 3)
-    );
-    assert_eq!(report.scenarios[0].notes, "draft");
 }

@@ -175,7 +175,12 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
     })?;
     let workspace = Workspace::open(policy.roots(), policy.read_roots())
         .map_err(|e| anyhow!("cannot open the workspace: {e}"))?;
-    let store = Store::open_default().context("cannot open the ledger")?;
+    // The store opens in the directory the policy protects.
+    let state_dir = match policy.state_dir() {
+        Some(dir) => dir.to_path_buf(),
+        None => toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
+    };
+    let store = Store::open_in(state_dir).context("cannot open the ledger")?;
     let gate = Gate::new(
         policy,
         approver(&args),
@@ -186,7 +191,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         },
     )
     .map_err(|e| anyhow!("{e}"))?
-    .with_builtin_tools(workspace);
+    .with_executors(toolgate_tools::executors(workspace, Default::default()));
     let mut agent = Agent::new(gate).with_limits(Limits {
         max_calls: args.max_calls,
         ..Limits::default()

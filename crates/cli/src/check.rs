@@ -69,7 +69,7 @@ pub fn check(args: CheckArgs, explain: bool) -> anyhow::Result<ExitCode> {
                     let v = serde_json::json!({
                         "id": null, "decision": "deny",
                         "reason": format!("the call cannot be read: {e}"),
-                        "rule": "invalid-call", "hard": false,
+                        "rule": toolgate_policy::rule_ids::INVALID_CALL, "hard": false,
                     });
                     writeln!(out, "{v}")?;
                 }

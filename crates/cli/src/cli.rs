@@ -129,6 +129,14 @@ pub struct TestArgs {
     pub workspace: Option<PathBuf>,
 }
 
+impl Cli {
+    /// Whether this command's output is an answer a client acts on (a
+    /// hook), so that failing to write it must fail the command.
+    pub fn answers_a_client(&self) -> bool {
+        matches!(self.command, Command::Hook(_))
+    }
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(a) => check::check(a, false),

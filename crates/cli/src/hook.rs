@@ -152,16 +152,64 @@ fn answer(
             }
         }
     };
-    let mut stderr = std::io::stderr().lock();
-    stderr.write_all(reply.stderr.as_bytes())?;
-    if !reply.stderr.is_empty() && !reply.stderr.ends_with('\n') {
-        stderr.write_all(b"\n")?;
+    Ok(deliver(&reply))
+}
+
+/// Writes a hook's answer: the decision on standard output first, then
+/// warnings on standard error. A closed pipe on either, or a write that
+/// fails, ends in exit 2 (which Claude Code and Codex take as a block,
+/// and which Gemini CLI takes as a block when the deny reached it); the
+/// process never exits 0 without its whole answer delivered.
+fn deliver(reply: &HookReply) -> ExitCode {
+    use std::os::fd::AsFd;
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    if closed(stdout.as_fd()) || closed(stderr.as_fd()) {
+        let _ = stderr
+            .lock()
+            .write_all(b"toolgate: the hook's output is closed; the call was blocked\n");
+        return ExitCode::from(2);
     }
-    stderr.flush()?;
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(reply.stdout.as_bytes())?;
-    stdout.flush()?;
-    Ok(ExitCode::from(reply.exit_code))
+    let mut out = stdout.lock();
+    if out
+        .write_all(reply.stdout.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        return ExitCode::from(2);
+    }
+    let mut err = stderr.lock();
+    let mut text = reply.stderr.clone();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if err
+        .write_all(text.as_bytes())
+        .and_then(|()| err.flush())
+        .is_err()
+    {
+        return ExitCode::from(2);
+    }
+    ExitCode::from(reply.exit_code)
+}
+
+/// Whether `fd` is a pipe or socket whose reading end is gone: writing
+/// nothing cannot tell, so ask the kernel without waiting.
+fn closed(fd: std::os::fd::BorrowedFd<'_>) -> bool {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let mut fds = [PollFd::new(&fd, PollFlags::OUT)];
+    match poll(
+        &mut fds,
+        Some(&rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        }),
+    ) {
+        Ok(_) => fds[0]
+            .revents()
+            .intersects(PollFlags::ERR | PollFlags::HUP | PollFlags::NVAL),
+        Err(_) => true,
+    }
 }
 
 fn options(args: &RunArgs) -> Result<HookOptions, String> {

@@ -18,10 +18,14 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    // A reader that stops early (`toolgate audit show | head`) is not a
+    // failure of a listing command; for a hook, whose answer is its output,
+    // an answer that could not be delivered must never look like success.
+    let quiet_on_broken_pipe = !args.answers_a_client();
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            if is_broken_pipe(&e) {
+            if quiet_on_broken_pipe && is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("toolgate: {e:#}");

@@ -36,10 +36,6 @@ pub struct McpArgs {
     /// the host defaults to 127.0.0.1) instead of on standard input/output.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
-    /// The state database (default: $TOOLGATE_STATE_DIR/toolgate.db, else
-    /// ~/.local/state/toolgate/toolgate.db).
-    #[arg(long, value_name = "FILE")]
-    pub db: Option<PathBuf>,
     /// The server's command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub server: Vec<String>,
@@ -51,7 +47,8 @@ pub enum McpCommand {
     Pins {
         #[command(subcommand)]
         command: PinsCommand,
-        /// The state database (see `toolgate mcp --db`).
+        /// The state database (default: toolgate.db in $TOOLGATE_STATE_DIR,
+        /// else ~/.local/state/toolgate).
         #[arg(long, value_name = "FILE", global = true)]
         db: Option<PathBuf>,
     },
@@ -79,7 +76,7 @@ pub enum PinsCommand {
 fn open_store(db: Option<&PathBuf>) -> anyhow::Result<Store> {
     match db {
         Some(p) => Store::open(p),
-        None => Store::open_default(),
+        None => Store::open_in(toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?),
     }
     .map_err(|e| anyhow!("{e}"))
 }
@@ -117,17 +114,20 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     let listen = args.listen.as_deref().map(listen_addr).transpose()?;
     let mode = parse_mode(args.policy.mode.as_deref())?;
     let policy = load_policy(&args.policy)?;
-    let store = open_store(args.db.as_ref()).context("cannot open the state store")?;
-    let db = store.path().to_path_buf();
-    drop(store);
+    // The directory the policy protects is the one the store writes.
+    let state_dir = match policy.state_dir() {
+        Some(d) => d.to_path_buf(),
+        None => toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
+    };
+    // Created now, so that a store that cannot be opened is reported before
+    // the client connects (each call opens it again, and fails closed).
+    Store::open_in(&state_dir).context("cannot open the state store")?;
     let host = Host {
         policy: Arc::new(policy),
-        db,
+        state_dir,
         session: toolgate_gate::new_session_id(),
         server: server.clone(),
         mode,
-        stub: Default::default(),
-        stub_policy: Arc::new(std::sync::Mutex::new(Some(load_policy(&args.policy)?))),
     };
     let config = Config {
         server,

@@ -26,7 +26,7 @@ impl DbArgs {
     fn open(&self) -> anyhow::Result<Store> {
         let store = match &self.db {
             Some(p) => Store::open(p),
-            None => Store::open_default(),
+            None => Store::open_in(toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?),
         };
         store.map_err(|e| anyhow!("{e}"))
     }
@@ -167,7 +167,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 },
             )
             .map_err(|e| anyhow!("{e}"))?
-            .with_builtin_tools(ws);
+            .with_executors(toolgate_tools::executors(ws, Default::default()));
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {
                 eprintln!("toolgate: warning: {w}");

@@ -400,12 +400,16 @@ fn openai_streamed_calls_malformed_arguments_and_refusals_reach_the_model() {
     assert!(
         results[0]
             .1
-            .starts_with("not executed: arguments are not valid JSON"),
+            .starts_with("toolgate: arguments are not valid JSON"),
         "{}",
         results[0].1
     );
     assert_eq!(results[1].0, "call_s");
-    assert!(results[1].1.starts_with("not executed"), "{}", results[1].1);
+    assert!(
+        results[1].1.contains("was not executed"),
+        "{}",
+        results[1].1
+    );
     assert!(results[1].1.contains("secrets.txt"), "{}", results[1].1);
     assert!(results[1].1.contains("Do not retry"), "{}", results[1].1);
     assert_eq!(results[2], ("call_r", "hello"));
@@ -674,7 +678,7 @@ fn anthropic_streamed_tool_use_malformed_input_and_refusals_reach_the_model() {
     assert_eq!(results[0]["tool_use_id"], "toolu_s");
     assert_eq!(results[0]["is_error"], true);
     let denied = results[0]["content"].as_str().unwrap();
-    assert!(denied.starts_with("not executed"), "{denied}");
+    assert!(denied.contains("was not executed"), "{denied}");
     assert!(denied.contains("Do not retry"), "{denied}");
     assert_eq!(results[1]["tool_use_id"], "toolu_w");
     assert_eq!(results[1]["is_error"], true);
@@ -682,7 +686,7 @@ fn anthropic_streamed_tool_use_malformed_input_and_refusals_reach_the_model() {
         results[1]["content"]
             .as_str()
             .unwrap()
-            .starts_with("not executed: arguments are not valid JSON")
+            .starts_with("toolgate: arguments are not valid JSON")
     );
     assert_eq!(invalid_rows(&ws, "toolu_w").len(), 1);
 }

@@ -1,4 +1,4 @@
-//! Approvers: who answers an `ask`, and how (DESIGN §7).
+//! Approvers: who answers an `ask`, and how (docs/policy.md, "Approvals").
 //!
 //! Only an explicit yes allows. Every approver returns an [`Answer`]; the
 //! gate runs the call only for `Approve` or `Session`. A decline, no answer,
@@ -120,12 +120,77 @@ pub enum Answer {
     /// Something that is not an answer (an unrecognised reply): not an
     /// approval.
     Other(String),
+    /// The host asks the person itself (Claude Code's own permission
+    /// prompt): the gate hands the call over and never learns the answer.
+    /// Only the host-executes path ([`Gate::pass`]) can do this; for a call
+    /// toolgate runs itself it is not an approval.
+    ///
+    /// [`Gate::pass`]: crate::Gate::pass
+    Host,
+    /// No person can be asked here (Gemini CLI's hook without a queue):
+    /// refused, with `why` telling how such calls can be allowed.
+    Unavailable {
+        /// Shown to the model beside the reason.
+        why: String,
+    },
 }
 
 /// Answers `ask`s.
 pub trait Approver: Send {
     /// Answers one request. An `Err` is not an approval.
     fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String>;
+
+    /// After an [`Answer::Unanswered`], how long the gate waits for a
+    /// person to answer the queued call, and how often it looks. Zero: the
+    /// call returns at once as waiting.
+    fn patience(&self) -> Patience {
+        Patience::default()
+    }
+}
+
+/// How long a queued call waits for its answer (see [`Approver::patience`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Patience {
+    /// How long to wait before the call is refused as still pending.
+    pub wait: std::time::Duration,
+    /// How often the queue is looked at meanwhile.
+    pub poll: std::time::Duration,
+}
+
+impl Default for Patience {
+    fn default() -> Self {
+        Patience {
+            wait: std::time::Duration::ZERO,
+            poll: std::time::Duration::from_millis(200),
+        }
+    }
+}
+
+/// The host asks the person itself: every ask is handed over
+/// ([`Answer::Host`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostApprover;
+
+impl Approver for HostApprover {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+        Ok(Answer::Host)
+    }
+}
+
+/// No one can be asked where the host runs: every ask is refused with the
+/// same explanation ([`Answer::Unavailable`]).
+#[derive(Debug, Clone, Default)]
+pub struct UnavailableApprover {
+    /// Why, and how such calls can be allowed instead.
+    pub why: String,
+}
+
+impl Approver for UnavailableApprover {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+        Ok(Answer::Unavailable {
+            why: self.why.clone(),
+        })
+    }
 }
 
 /// Declines everything: for CI and scripts, where no one can answer.
@@ -166,13 +231,30 @@ impl Approver for FixedApprover {
 }
 
 /// Leaves every ask unanswered: the gate stores it as a pending approval,
-/// answered later with `toolgate approvals approve|decline ID`.
+/// answered later with `toolgate approvals approve|decline ID` or on the
+/// approval page. The call returns at once as waiting.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct QueueApprover;
 
 impl Approver for QueueApprover {
     fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
         Ok(Answer::Unanswered)
+    }
+}
+
+/// Like [`QueueApprover`], but the gate then waits up to `wait` for a
+/// person's answer: an approval given in time lets the call run, a decline
+/// refuses it, and no answer refuses it while it stays queued.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WaitingApprover(pub Patience);
+
+impl Approver for WaitingApprover {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+        Ok(Answer::Unanswered)
+    }
+
+    fn patience(&self) -> Patience {
+        self.0
     }
 }
 

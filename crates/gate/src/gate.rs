@@ -1,19 +1,32 @@
-//! `Gate::submit`: the single execution entry.
+//! The gate: one path from a proposed call to its answer, for every host.
+//!
+//! Two ways out, the same way in:
+//! - [`Gate::submit`]: toolgate executes (the agent loop, the demo). The
+//!   call runs through a registered [`Executor`] only on allow.
+//! - [`Gate::pass`]: the host executes (the Claude Code, Gemini CLI and
+//!   Codex hooks, the MCP gateway). The gate decides, asks, records and
+//!   hands back a [`Verdict`]; the host runs the call only on
+//!   [`Verdict::Run`].
+//!
+//! Both snapshot the call, decide it, consult the approver on ask (picking
+//! up an approval a person gave earlier for the same call), refuse what
+//! cannot be recorded, and write the ledger through the same functions.
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::Instant;
 
-use toolgate_policy::{Call, Context, Decision, Effect, Mode, Policy};
-use toolgate_store::{ApprovalAnswer, PendingNew, Record, Store};
-use toolgate_tools::Workspace;
+use toolgate_policy::{Call, Context, Decision, Effect, Ledger, Mode, Policy, rule_ids};
+use toolgate_store::{ApprovalAnswer, Pending, Store};
 
 use crate::approver::{Answer, ApprovalRequest, Approver, QueueApprover};
-use crate::builtin::{self, BuiltinOptions};
 use crate::error::GateError;
 use crate::executor::{Executor, ToolOutput};
-use crate::result::{ApprovalLog, Outcome, ToolResult, refusal_text, waiting_text};
+use crate::queue::{self, Queued};
+use crate::record::{self, Row};
+use crate::result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
+use crate::texts;
 
 /// How a gate is set up.
 pub struct GateOptions {
@@ -22,13 +35,23 @@ pub struct GateOptions {
     /// Where the ledger, the queue and the grants live. Without a store
     /// nothing is recorded and no call can wait.
     pub store: Option<Store>,
+    /// Why there is no store although the host wanted one (the state
+    /// directory is not writable, the database is locked or damaged). With
+    /// a policy whose `ledger` is `required` (the default), every call is
+    /// then refused with this reason.
+    pub store_error: Option<String>,
     /// Replaces the policy's mode.
     pub mode: Option<Mode>,
+    /// The client's own mode (Claude Code's `permission_mode`): it can only
+    /// tighten the decision.
+    pub client_mode: Option<Mode>,
     /// Tools the host refuses whatever the policy says (`--block TOOL`).
     pub blocked_tools: Vec<String>,
     /// Who answers approvals given later through [`Gate::resume`] (for the
     /// record).
     pub who: String,
+    /// The MCP server the calls go to, for the record and the queue.
+    pub server: Option<String>,
 }
 
 impl Default for GateOptions {
@@ -36,32 +59,25 @@ impl Default for GateOptions {
         GateOptions {
             session: new_session_id(),
             store: None,
+            store_error: None,
             mode: None,
+            client_mode: None,
             blocked_tools: Vec::new(),
             who: "toolgate".into(),
+            server: None,
         }
     }
 }
 
 /// The rule id of a call refused because its arguments could not be read.
-pub const INVALID_ARGUMENTS_RULE: &str = "invalid-arguments";
+pub const INVALID_ARGUMENTS_RULE: &str = rule_ids::INVALID_ARGUMENTS;
 
-/// A fresh session id: time and process, unique enough to tell runs apart.
+/// A fresh session id.
 pub fn new_session_id() -> String {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    format!(
-        "s-{:x}-{:x}-{}",
-        nanos,
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
+    toolgate_policy::new_id("s")
 }
 
-/// What this gate has seen (DESIGN §2: counts kept per session).
+/// What this gate has seen: the counts kept per session.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Calls submitted.
@@ -76,6 +92,8 @@ pub struct Stats {
     pub waiting: u64,
     /// Calls that ran and failed.
     pub failed: u64,
+    /// Calls handed to the host to run.
+    pub passed: u64,
 }
 
 impl Stats {
@@ -85,57 +103,101 @@ impl Stats {
             Outcome::Failed => self.failed += 1,
             Outcome::Blocked => self.blocked += 1,
             Outcome::Waiting => self.waiting += 1,
+            Outcome::Passed => self.passed += 1,
         }
     }
 }
 
-/// The gate: decides, asks, executes and records every call.
+/// The gate: decides, asks, records every call, and executes the ones
+/// toolgate runs itself.
 pub struct Gate {
-    policy: Policy,
+    pub(crate) policy: Arc<Policy>,
     approver: Box<dyn Approver>,
-    store: Option<Store>,
+    pub(crate) store: Option<Store>,
+    store_error: Option<String>,
     executors: HashMap<String, Box<dyn Executor>>,
-    session: String,
+    pub(crate) session: String,
     mode: Option<Mode>,
+    client_mode: Option<Mode>,
     blocked: HashSet<String>,
     grants: Vec<String>,
     who: String,
+    pub(crate) server: Option<String>,
     stats: Stats,
-    warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Where a call stands once the approver (or the queue) has spoken.
+enum Approval {
+    /// Run it (approved, or allowed without asking).
+    Go {
+        answer: Option<ApprovalAnswer>,
+        note: Option<String>,
+        log: Option<ApprovalLog>,
+        /// The approval it ran on, when it came through the queue: its
+        /// resolution row ends it.
+        queued: Option<Pending>,
+        /// The approval was picked up from an earlier identical call:
+        /// this call gets its own request row linked to it.
+        picked_up: bool,
+    },
+    /// The host's own prompt decides.
+    Host,
+    /// Refused; `recorded` says whether its rows are already written.
+    Refuse {
+        text: String,
+        answer: Option<ApprovalAnswer>,
+        note: Option<String>,
+        log: Option<ApprovalLog>,
+        recorded: bool,
+        approval_id: Option<String>,
+    },
+    /// Queued, and no answer (yet): its `waiting` row is written.
+    Wait {
+        text: String,
+        id: String,
+        log: ApprovalLog,
+    },
 }
 
 impl Gate {
     /// A gate over a policy. A queue approver needs a store.
     pub fn new(
-        policy: Policy,
+        policy: impl Into<Arc<Policy>>,
         approver: Box<dyn Approver>,
         opts: GateOptions,
     ) -> Result<Gate, GateError> {
-        let grants = match &opts.store {
-            Some(s) => s
-                .grants(&opts.session)?
-                .into_iter()
-                .map(|g| g.rule)
-                .collect(),
+        // Grants only ever lift an ask, so deciding without them when they
+        // cannot be read is the safe side.
+        let mut warnings = Vec::new();
+        let grants = match opts.store.as_ref().map(|s| s.grants(&opts.session)) {
+            Some(Ok(grants)) => grants.into_iter().map(|g| g.rule).collect(),
+            Some(Err(e)) => {
+                warnings.push(format!("session grants cannot be read ({e})"));
+                Vec::new()
+            }
             None => Vec::new(),
         };
         Ok(Gate {
-            policy,
+            policy: policy.into(),
             approver,
             store: opts.store,
+            store_error: opts.store_error,
             executors: HashMap::new(),
             session: opts.session,
             mode: opts.mode,
+            client_mode: opts.client_mode,
             blocked: opts.blocked_tools.into_iter().collect(),
             grants,
             who: opts.who,
+            server: opts.server,
             stats: Stats::default(),
-            warnings: Vec::new(),
+            warnings,
         })
     }
 
     /// A gate whose approver queues every ask (requires a store).
-    pub fn queued(policy: Policy, opts: GateOptions) -> Result<Gate, GateError> {
+    pub fn queued(policy: impl Into<Arc<Policy>>, opts: GateOptions) -> Result<Gate, GateError> {
         if opts.store.is_none() {
             return Err(GateError::Config(
                 "the queue approver needs the state store to keep pending approvals".into(),
@@ -144,16 +206,13 @@ impl Gate {
         Gate::new(policy, Box::new(QueueApprover), opts)
     }
 
-    /// Registers toolgate's own five tools, confined to `ws`.
-    pub fn with_builtin_tools(self, ws: Workspace) -> Gate {
-        self.with_builtin_tools_opts(ws, BuiltinOptions::default())
-    }
-
-    /// Registers toolgate's own five tools with settings.
-    pub fn with_builtin_tools_opts(mut self, ws: Workspace, opts: BuiltinOptions) -> Gate {
-        for (name, exec) in builtin::executors(ws, opts) {
-            self.executors.insert(name.to_string(), exec);
-        }
+    /// Registers the executors of several tools (e.g. toolgate's own five,
+    /// from `toolgate_tools::executors`).
+    pub fn with_executors(
+        mut self,
+        executors: impl IntoIterator<Item = (String, Box<dyn Executor>)>,
+    ) -> Gate {
+        self.executors.extend(executors);
         self
     }
 
@@ -183,112 +242,767 @@ impl Gate {
     }
 
     /// Problems that did not stop a call but should be shown (the ledger
-    /// could not be written); drained by the caller.
+    /// could not be written under `ledger = "best-effort"`); drained by the
+    /// caller.
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Submits one call and returns its one result.
+    /// Who answers through [`Gate::resume`], for the record.
+    pub fn who(&self) -> &str {
+        &self.who
+    }
+
+    /// The MCP server this gate's calls go to.
+    pub fn server(&self) -> Option<&str> {
+        self.server.as_deref()
+    }
+
+    /// Submits one call that toolgate executes, and returns its one result.
     pub fn submit(&mut self, call: &Call) -> ToolResult {
         let start = Instant::now();
         // INVARIANT: from here on only `snapshot` is used; the caller's
         // object is never looked at again.
         let snapshot = call.clone();
         let digest = snapshot.digest();
-        self.stats.requests += 1;
-
-        let decision = if self.blocked.contains(&snapshot.tool) {
-            blocked_by_host(&snapshot, self.mode.unwrap_or(self.policy.mode()), &digest)
-        } else {
-            let ctx = Context {
-                mode: self.mode,
-                grants: &self.grants,
-                ..Context::default()
-            };
-            self.policy
-                .decide_in(&snapshot, &ctx)
-                .with_digest(digest.clone())
-        };
-
-        let mut approval: Option<ApprovalLog> = None;
-        let mut approval_answer: Option<ApprovalAnswer> = None;
-        let mut note: Option<String> = None;
-        let run = match decision.decision {
-            Effect::Allow => Ok(()),
-            Effect::Deny => Err(refusal_text(&decision.reason, None)),
-            Effect::Ask => {
-                self.stats.prompts += 1;
-                let mut req = ApprovalRequest {
-                    call: snapshot.clone(),
-                    digest: digest.clone(),
-                    reason: decision.reason.clone(),
-                    rule: decision.rule.clone(),
-                    remember: decision.remember,
-                    session: self.session.clone(),
-                };
-                let question = req.question();
-                let approver = &mut self.approver;
-                let answer = catch_unwind(AssertUnwindSafe(|| approver.ask(&mut req)));
-                let why = |what: String| {
-                    Err(refusal_text(&format!("{what} ({})", decision.reason), None))
-                };
-                let (recorded, result) = match answer {
-                    Ok(Ok(Answer::Approve)) => (ApprovalAnswer::Approve, Ok(())),
-                    // "This session" only where the rule allows it;
-                    // elsewhere it is a yes for this call alone.
-                    Ok(Ok(Answer::Session)) if decision.remember => {
-                        self.grant(&decision.grant_rules);
-                        (ApprovalAnswer::Session, Ok(()))
-                    }
-                    Ok(Ok(Answer::Session)) => (ApprovalAnswer::Approve, Ok(())),
-                    Ok(Ok(Answer::Decline { note: n })) => {
-                        note = n;
-                        let text = refusal_text(
-                            &format!("the user declined: {}", decision.reason),
-                            note.as_deref(),
-                        );
-                        (ApprovalAnswer::Decline, Err(text))
-                    }
-                    Ok(Ok(Answer::Unanswered)) => return self.wait(snapshot, decision, start),
-                    Ok(Ok(Answer::Other(v))) => (
-                        ApprovalAnswer::NoAnswer,
-                        why(format!("the approver's answer `{v}` is not an approval")),
-                    ),
-                    Ok(Err(e)) => (
-                        ApprovalAnswer::NoAnswer,
-                        why(format!("the approver failed: {e}")),
-                    ),
-                    Err(_) => (
-                        ApprovalAnswer::NoAnswer,
-                        why("the approver failed unexpectedly".to_string()),
-                    ),
-                };
-                approval_answer = Some(recorded);
-                approval = Some(ApprovalLog {
-                    question,
-                    answer: recorded.as_str().into(),
-                    note: note.clone(),
-                });
-                result
+        let decision = self.decide(&snapshot, &digest);
+        // toolgate runs the call before its row is written: check first
+        // that the row can be written.
+        let approval = self.settle(&snapshot, &decision, start, true);
+        let (content, is_error, outcome, log, approval_id) = match approval {
+            Approval::Go {
+                answer,
+                note,
+                log,
+                queued,
+                picked_up,
+            } => {
+                let (content, is_error, outcome) = self.execute(&snapshot, &digest);
+                let id = queued.as_ref().map(|p| p.id.clone());
+                if let Err(text) = self.finish_run(
+                    &snapshot, &decision, start, answer, note, queued, picked_up, outcome,
+                ) {
+                    // The check before running passed; the call ran.
+                    self.warnings.push(text);
+                }
+                (content, is_error, outcome, log, id)
             }
-        };
-
-        let (content, is_error, outcome) = match run {
-            Err(text) => (text, true, Outcome::Blocked),
-            Ok(()) => self.execute(&snapshot, &digest),
+            Approval::Host => {
+                // toolgate runs this call itself: handing it to a host
+                // prompt that does not exist is no approval.
+                let text = texts::refusal(
+                    &format!(
+                        "{} (no one here can answer the host's prompt)",
+                        decision.reason
+                    ),
+                    false,
+                    None,
+                );
+                let row =
+                    Row::request(Outcome::Blocked, start).answer(Some(ApprovalAnswer::NoAnswer));
+                // A refusal stands whether or not it could be recorded.
+                let _ = self.write(&snapshot, &decision, row);
+                (text, true, Outcome::Blocked, None, None)
+            }
+            Approval::Refuse {
+                text,
+                answer,
+                note,
+                log,
+                recorded,
+                approval_id,
+            } => {
+                if !recorded {
+                    let row = Row::request(Outcome::Blocked, start)
+                        .answer(answer)
+                        .note(note)
+                        .approval(approval_id.clone());
+                    let _ = self.write(&snapshot, &decision, row);
+                }
+                (text, true, Outcome::Blocked, log, approval_id)
+            }
+            Approval::Wait { text, id, log } => (text, true, Outcome::Waiting, Some(log), Some(id)),
         };
         self.stats.count(outcome);
-        let result = ToolResult {
+        ToolResult {
             call_id: snapshot.id.clone(),
             content,
             is_error,
             outcome,
             decision,
-            approval,
-            approval_id: None,
+            approval: log,
+            approval_id,
+        }
+    }
+
+    /// Decides one call that the host executes: the same snapshot,
+    /// decision, approval and record as [`Gate::submit`], then the verdict
+    /// is handed back instead of running anything. The request row says
+    /// `passed` for a call handed over; how it ends is the host's to know.
+    ///
+    /// It cannot fail: every problem (a store that cannot record, an
+    /// approver that breaks) is a [`Verdict::Refuse`].
+    pub fn pass(&mut self, call: &Call) -> Passage {
+        let start = Instant::now();
+        let snapshot = call.clone();
+        let digest = snapshot.digest();
+        let decision = self.decide(&snapshot, &digest);
+        // The host runs the call after its row is written: a row that
+        // cannot be written refuses it then.
+        let approval = self.settle(&snapshot, &decision, start, false);
+        let (verdict, message, log, approval_id, outcome) = match approval {
+            Approval::Go {
+                answer,
+                note,
+                log,
+                queued,
+                picked_up,
+            } => {
+                let id = queued.as_ref().map(|p| p.id.clone());
+                let message = match &queued {
+                    Some(p) => texts::approved_text(
+                        &decision.reason,
+                        p.answered_by.as_deref(),
+                        p.answer == Some(toolgate_store::Answer::Session),
+                        Some(&p.id),
+                    ),
+                    None if answer.is_some() => texts::approved_text(
+                        &decision.reason,
+                        None,
+                        answer == Some(ApprovalAnswer::Session),
+                        None,
+                    ),
+                    None => format!("toolgate: {}", decision.reason),
+                };
+                match self.finish_run(
+                    &snapshot,
+                    &decision,
+                    start,
+                    answer,
+                    note,
+                    queued,
+                    picked_up,
+                    Outcome::Passed,
+                ) {
+                    Ok(()) => (Verdict::Run, message, log, id, Outcome::Passed),
+                    Err(text) => (Verdict::Refuse, text, log, id, Outcome::Blocked),
+                }
+            }
+            Approval::Host => {
+                let row = Row::request(Outcome::Passed, start);
+                match self.write(&snapshot, &decision, row) {
+                    Ok(()) => (
+                        Verdict::AskHost,
+                        format!("toolgate: {}", decision.reason),
+                        None,
+                        None,
+                        Outcome::Passed,
+                    ),
+                    Err(text) => (Verdict::Refuse, text, None, None, Outcome::Blocked),
+                }
+            }
+            Approval::Refuse {
+                text,
+                answer,
+                note,
+                log,
+                recorded,
+                approval_id,
+            } => {
+                if !recorded {
+                    let row = Row::request(Outcome::Blocked, start)
+                        .answer(answer)
+                        .note(note)
+                        .approval(approval_id.clone());
+                    // A refusal stands whether or not it could be recorded.
+                    let _ = self.write(&snapshot, &decision, row);
+                }
+                (Verdict::Refuse, text, log, approval_id, Outcome::Blocked)
+            }
+            Approval::Wait { text, id, log } => {
+                (Verdict::Wait, text, Some(log), Some(id), Outcome::Waiting)
+            }
         };
-        self.record(&snapshot, &result, approval_answer, note, start);
-        result
+        self.stats.count(outcome);
+        Passage {
+            call_id: snapshot.id.clone(),
+            verdict,
+            message,
+            decision,
+            approval: log,
+            approval_id,
+        }
+    }
+
+    /// The decision for a snapshot: the host's blocked tools first, then
+    /// the policy with this session's grants and the modes.
+    fn decide(&mut self, snapshot: &Call, digest: &str) -> Decision {
+        self.stats.requests += 1;
+        if self.blocked.contains(&snapshot.tool) {
+            return blocked_by_host(snapshot, self.mode.unwrap_or(self.policy.mode()), digest);
+        }
+        let ctx = Context {
+            mode: self.mode,
+            client_mode: self.client_mode,
+            grants: &self.grants,
+            trace: false,
+        };
+        self.policy
+            .decide_in(snapshot, &ctx)
+            .with_digest(digest.to_string())
+    }
+
+    /// What the decision, the approver and the queue make of a call. Rows
+    /// for waiting and declined-in-queue calls are written here; the
+    /// others are written by the caller once it knows the outcome.
+    fn settle(
+        &mut self,
+        snapshot: &Call,
+        decision: &Decision,
+        start: Instant,
+        preflight: bool,
+    ) -> Approval {
+        if let Err(problem) = self.ledger_ready(preflight) {
+            return Approval::Refuse {
+                text: texts::unrecorded_text(&decision.reason, &problem),
+                answer: None,
+                note: None,
+                log: None,
+                recorded: true,
+                approval_id: None,
+            };
+        }
+        match decision.decision {
+            Effect::Allow => Approval::Go {
+                answer: None,
+                note: None,
+                log: None,
+                queued: None,
+                picked_up: false,
+            },
+            Effect::Deny => Approval::Refuse {
+                text: texts::refusal(&decision.reason, decision.hard, None),
+                answer: None,
+                note: None,
+                log: None,
+                recorded: false,
+                approval_id: None,
+            },
+            Effect::Ask => {
+                self.stats.prompts += 1;
+                self.ask(snapshot, decision, start)
+            }
+        }
+    }
+
+    /// The approver's turn (after looking for an approval a person gave
+    /// earlier for the same call).
+    fn ask(&mut self, snapshot: &Call, decision: &Decision, start: Instant) -> Approval {
+        match queue::approved_earlier(self, snapshot) {
+            Ok(Some(earlier)) => return self.pick_up(decision, earlier),
+            Ok(None) => {}
+            Err(problem) => {
+                return Approval::Refuse {
+                    text: texts::refusal(
+                        &format!(
+                            "{}; the approval queue cannot be read ({problem})",
+                            decision.reason
+                        ),
+                        false,
+                        None,
+                    ),
+                    answer: None,
+                    note: None,
+                    log: None,
+                    recorded: false,
+                    approval_id: None,
+                };
+            }
+        }
+        let digest = decision.digest.clone().unwrap_or_else(|| snapshot.digest());
+        let mut req = ApprovalRequest {
+            call: snapshot.clone(),
+            digest,
+            reason: decision.reason.clone(),
+            rule: decision.rule.clone(),
+            remember: decision.remember,
+            session: self.session.clone(),
+        };
+        let question = req.question();
+        let approver = &mut self.approver;
+        let answer = catch_unwind(AssertUnwindSafe(|| approver.ask(&mut req)));
+        let log = |answer: ApprovalAnswer, note: Option<String>| ApprovalLog {
+            question: question.clone(),
+            answer: answer.as_str().into(),
+            note,
+        };
+        let refuse =
+            |what: String, answer: ApprovalAnswer, note: Option<String>| Approval::Refuse {
+                text: texts::refusal(&what, false, note.as_deref()),
+                answer: Some(answer),
+                log: Some(log(answer, note.clone())),
+                note,
+                recorded: false,
+                approval_id: None,
+            };
+        let no_answer = |what: String| {
+            refuse(
+                format!("{what} ({})", decision.reason),
+                ApprovalAnswer::NoAnswer,
+                None,
+            )
+        };
+        match answer {
+            Ok(Ok(Answer::Approve)) => Approval::Go {
+                answer: Some(ApprovalAnswer::Approve),
+                note: None,
+                log: Some(log(ApprovalAnswer::Approve, None)),
+                queued: None,
+                picked_up: false,
+            },
+            Ok(Ok(Answer::Session)) => {
+                // "This session" only where the rule allows it; elsewhere
+                // it is a yes for this call alone.
+                let recorded = if decision.remember {
+                    self.grant(&decision.grant_rules);
+                    ApprovalAnswer::Session
+                } else {
+                    ApprovalAnswer::Approve
+                };
+                Approval::Go {
+                    answer: Some(recorded),
+                    note: None,
+                    log: Some(log(recorded, None)),
+                    queued: None,
+                    picked_up: false,
+                }
+            }
+            Ok(Ok(Answer::Decline { note })) => Approval::Refuse {
+                text: texts::declined_text(&decision.reason, None, None, note.as_deref()),
+                answer: Some(ApprovalAnswer::Decline),
+                log: Some(log(ApprovalAnswer::Decline, note.clone())),
+                note,
+                recorded: false,
+                approval_id: None,
+            },
+            Ok(Ok(Answer::Unanswered)) => {
+                let patience = self.approver.patience();
+                match queue::enqueue(self, snapshot, decision, start) {
+                    Err(problem) => refuse(
+                        format!(
+                            "{}; it needs a person's approval, but the approval queue failed ({problem})",
+                            decision.reason
+                        ),
+                        ApprovalAnswer::NoAnswer,
+                        None,
+                    ),
+                    Ok(None) => Approval::Refuse {
+                        text: texts::waiting_text(&decision.reason, None),
+                        answer: Some(ApprovalAnswer::Unanswered),
+                        note: None,
+                        log: Some(log(ApprovalAnswer::Unanswered, None)),
+                        recorded: false,
+                        approval_id: None,
+                    },
+                    Ok(Some(id)) => {
+                        let waited = queue::await_answer(self, &id, patience);
+                        self.after_wait(
+                            decision,
+                            id,
+                            waited,
+                            patience,
+                            log(ApprovalAnswer::Unanswered, None),
+                        )
+                    }
+                }
+            }
+            Ok(Ok(Answer::Host)) => Approval::Host,
+            Ok(Ok(Answer::Unavailable { why })) => Approval::Refuse {
+                text: texts::refusal(&format!("{}; {why}", decision.reason), false, None),
+                answer: Some(ApprovalAnswer::NoAnswer),
+                note: None,
+                log: Some(log(ApprovalAnswer::NoAnswer, None)),
+                recorded: false,
+                approval_id: None,
+            },
+            Ok(Ok(Answer::Other(v))) => {
+                no_answer(format!("the approver's answer `{v}` is not an approval"))
+            }
+            Ok(Err(e)) => no_answer(format!("the approver failed: {e}")),
+            Err(_) => no_answer("the approver failed unexpectedly".to_string()),
+        }
+    }
+
+    /// What became of a queued call after waiting for its answer.
+    fn after_wait(
+        &mut self,
+        decision: &Decision,
+        id: String,
+        waited: Queued,
+        patience: crate::approver::Patience,
+        log: ApprovalLog,
+    ) -> Approval {
+        let refuse_recorded = |text: String| Approval::Refuse {
+            text,
+            answer: None,
+            note: None,
+            log: None,
+            recorded: true,
+            approval_id: Some(id.clone()),
+        };
+        match waited {
+            Queued::Approved(claimed) => {
+                self.take_session_grant(&claimed, decision);
+                Approval::Go {
+                    answer: claimed.answer.map(ApprovalAnswer::from),
+                    note: claimed.note.clone(),
+                    log: Some(ApprovalLog {
+                        question: log.question,
+                        answer: claimed
+                            .answer
+                            .map(|a| a.to_string())
+                            .unwrap_or_else(|| "approve".into()),
+                        note: claimed.note.clone(),
+                    }),
+                    queued: Some(claimed),
+                    picked_up: false,
+                }
+            }
+            Queued::Declined(p) => {
+                // The store wrote the decline's resolution row.
+                let text = texts::declined_text(
+                    &decision.reason,
+                    p.answered_by.as_deref(),
+                    Some(&p.id),
+                    p.note.as_deref(),
+                );
+                Approval::Refuse {
+                    text,
+                    answer: Some(ApprovalAnswer::Decline),
+                    note: p.note.clone(),
+                    log: Some(ApprovalLog {
+                        question: log.question,
+                        answer: "decline".into(),
+                        note: p.note.clone(),
+                    }),
+                    recorded: true,
+                    approval_id: Some(p.id),
+                }
+            }
+            Queued::Pending if patience.wait.is_zero() => Approval::Wait {
+                text: texts::waiting_text(&decision.reason, Some(&id)),
+                id,
+                log,
+            },
+            Queued::Pending => Approval::Wait {
+                text: texts::still_pending_text(&decision.reason, &id, patience.wait),
+                id,
+                log,
+            },
+            Queued::Taken => refuse_recorded(texts::used_elsewhere_text(&decision.reason, &id)),
+            Queued::Gone => refuse_recorded(texts::refusal(
+                &format!(
+                    "{}; its pending approval `{id}` disappeared from the queue",
+                    decision.reason
+                ),
+                false,
+                None,
+            )),
+            Queued::Failed(problem) => refuse_recorded(texts::refusal(
+                &format!(
+                    "{}; the approval queue failed while waiting for `{id}` ({problem})",
+                    decision.reason
+                ),
+                false,
+                None,
+            )),
+        }
+    }
+
+    /// Uses an approval a person gave after an earlier identical call
+    /// stopped waiting. The approval's resolution row is about that
+    /// earlier call, which was told it was refused: it says `blocked`.
+    /// This call's own row links to the approval.
+    fn pick_up(&mut self, decision: &Decision, earlier: Pending) -> Approval {
+        match queue::claim(self, &earlier.id) {
+            Ok(Some(claimed)) => {
+                self.take_session_grant(&claimed, decision);
+                if let Some(store) = &self.store
+                    && let Err(e) = store.finish(&claimed.id, toolgate_store::Outcome::Blocked, 0)
+                {
+                    self.warnings
+                        .push(format!("the approval's resolution was not recorded ({e})"));
+                }
+                Approval::Go {
+                    answer: claimed.answer.map(ApprovalAnswer::from),
+                    note: claimed.note.clone(),
+                    log: Some(ApprovalLog {
+                        question: format!("{} (call {})", earlier.tool, earlier.call_id),
+                        answer: claimed
+                            .answer
+                            .map(|a| a.to_string())
+                            .unwrap_or_else(|| "approve".into()),
+                        note: claimed.note.clone(),
+                    }),
+                    queued: Some(claimed),
+                    picked_up: true,
+                }
+            }
+            Ok(None) => Approval::Refuse {
+                text: texts::used_elsewhere_text(&decision.reason, &earlier.id),
+                answer: None,
+                note: None,
+                log: None,
+                recorded: false,
+                approval_id: Some(earlier.id),
+            },
+            Err(problem) => Approval::Refuse {
+                text: texts::refusal(
+                    &format!(
+                        "{}; an approval for it (`{}`) could not be taken ({problem})",
+                        decision.reason, earlier.id
+                    ),
+                    false,
+                    None,
+                ),
+                answer: None,
+                note: None,
+                log: None,
+                recorded: false,
+                approval_id: Some(earlier.id),
+            },
+        }
+    }
+
+    /// Records a call that runs (or is handed over): its own request row,
+    /// or, for a call that waited in the queue, the approval's resolution.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_run(
+        &mut self,
+        snapshot: &Call,
+        decision: &Decision,
+        start: Instant,
+        answer: Option<ApprovalAnswer>,
+        note: Option<String>,
+        queued: Option<Pending>,
+        picked_up: bool,
+        outcome: Outcome,
+    ) -> Result<(), String> {
+        match queued {
+            Some(p) if !picked_up => match &self.store {
+                Some(store) => store
+                    .finish(&p.id, outcome.store(), record::elapsed_us(start))
+                    .map(|_| ())
+                    .or_else(|e| self.unrecorded(decision, e.to_string())),
+                None => Ok(()),
+            },
+            queued => {
+                let row = Row::request(outcome, start)
+                    .answer(answer)
+                    .note(note)
+                    .approval(queued.map(|p| p.id));
+                self.write(snapshot, decision, row)
+            }
+        }
+    }
+
+    /// Appends a row; a failure is a refusal text when the policy requires
+    /// a record, a warning otherwise.
+    fn write(&mut self, snapshot: &Call, decision: &Decision, row: Row) -> Result<(), String> {
+        match record::append(self, snapshot, decision, row) {
+            Ok(()) => Ok(()),
+            Err(problem) => self.unrecorded(decision, problem),
+        }
+    }
+
+    fn unrecorded(&mut self, decision: &Decision, problem: String) -> Result<(), String> {
+        match self.policy.ledger() {
+            Ledger::BestEffort => {
+                self.warnings
+                    .push(format!("the call was not recorded ({problem})"));
+                Ok(())
+            }
+            Ledger::Required => Err(texts::unrecorded_text(&decision.reason, &problem)),
+        }
+    }
+
+    /// Whether calls can be recorded before any of them runs: a store
+    /// that could not be opened, or cannot take a write now, refuses every
+    /// call unless the policy says `ledger = "best-effort"`.
+    fn ledger_ready(&mut self, preflight: bool) -> Result<(), String> {
+        let problem = match (&self.store, &self.store_error) {
+            (Some(_), _) if !preflight => return Ok(()),
+            (Some(store), _) => match store.check_writable() {
+                Ok(()) => return Ok(()),
+                Err(e) => e.to_string(),
+            },
+            (None, Some(problem)) => problem.clone(),
+            // A gate set up without a store records nothing by design.
+            (None, None) => return Ok(()),
+        };
+        match self.policy.ledger() {
+            Ledger::BestEffort => {
+                self.warnings
+                    .push(format!("the call was not recorded ({problem})"));
+                Ok(())
+            }
+            Ledger::Required => Err(problem),
+        }
+    }
+
+    /// Runs the snapshot, after checking it is still the call that was
+    /// decided.
+    fn execute(&self, snapshot: &Call, digest: &str) -> (String, bool, Outcome) {
+        if snapshot.digest() != digest {
+            return (
+                texts::refusal_text("the call changed after it was decided", None),
+                true,
+                Outcome::Blocked,
+            );
+        }
+        let Some(exec) = self.executors.get(&snapshot.tool) else {
+            return (
+                format!(
+                    "the call was allowed, but no tool named `{}` is available here",
+                    snapshot.tool
+                ),
+                true,
+                Outcome::Failed,
+            );
+        };
+        match catch_unwind(AssertUnwindSafe(|| exec.execute(snapshot))) {
+            Ok(ToolOutput { content, is_error }) => {
+                let o = if is_error {
+                    Outcome::Failed
+                } else {
+                    Outcome::Executed
+                };
+                (content, is_error, o)
+            }
+            Err(_) => (
+                format!("the tool `{}` crashed while running", snapshot.tool),
+                true,
+                Outcome::Failed,
+            ),
+        }
+    }
+
+    /// Runs a queued call once a person approved it: claims it (so it runs
+    /// at most once, whoever else tries), checks the stored snapshot
+    /// against its digest, decides it again (a deny now still wins), runs
+    /// it and records the resolution.
+    pub fn resume(&mut self, id: &str) -> Result<ToolResult, GateError> {
+        let start = Instant::now();
+        let store = self.store.as_ref().ok_or_else(|| {
+            GateError::Config("resuming a queued call needs the state store".into())
+        })?;
+        let Some(pending) = store.claim_for_execution(id)? else {
+            let status = store
+                .approval(id)?
+                .map(|p| p.status.to_string())
+                .ok_or_else(|| GateError::UnknownApproval(id.to_string()))?;
+            return Err(GateError::NotResumable {
+                id: id.to_string(),
+                status,
+                what: "only an approved call that has not run yet can be executed".into(),
+            });
+        };
+        let refuse = |this: &mut Gate,
+                      why: String,
+                      decision: Option<Decision>|
+         -> Result<ToolResult, GateError> {
+            if let Some(s) = &this.store {
+                s.finish(
+                    id,
+                    toolgate_store::Outcome::Blocked,
+                    record::elapsed_us(start),
+                )?;
+            }
+            this.stats.count(Outcome::Blocked);
+            Ok(ToolResult {
+                call_id: pending.call_id.clone(),
+                content: texts::refusal_text(&why, None),
+                is_error: true,
+                outcome: Outcome::Blocked,
+                decision: decision
+                    .unwrap_or_else(|| unreadable_decision(&pending.call_id, &pending.tool, &why)),
+                approval: None,
+                approval_id: Some(id.to_string()),
+            })
+        };
+        let Some(snapshot) = queue::stored_call(&pending) else {
+            return refuse(
+                self,
+                "the stored call no longer matches the digest that was approved".into(),
+                None,
+            );
+        };
+        let digest = snapshot.digest();
+        let decision = self.decide(&snapshot, &digest);
+        if decision.decision == Effect::Deny {
+            let why = decision.reason.clone();
+            return refuse(self, why, Some(decision));
+        }
+        self.take_session_grant(&pending, &decision);
+        let (content, is_error, outcome) = self.execute(&snapshot, &digest);
+        self.stats.count(outcome);
+        if let Some(s) = &self.store {
+            s.finish(id, outcome.store(), record::elapsed_us(start))?;
+        }
+        Ok(ToolResult {
+            call_id: snapshot.id.clone(),
+            content,
+            is_error,
+            outcome,
+            decision,
+            approval: Some(ApprovalLog {
+                question: format!("{} (call {})", snapshot.tool, snapshot.id),
+                answer: pending
+                    .answer
+                    .map(|a| a.to_string())
+                    .unwrap_or_else(|| "approve".into()),
+                note: pending.note.clone(),
+            }),
+            approval_id: Some(id.to_string()),
+        })
+    }
+
+    /// The one rule for "this session" answers, whichever way the answer
+    /// arrives (the approver, the queue while waiting, an approval picked
+    /// up on retry, `approvals approve` + resume): when the call's decision
+    /// allows remembering, every rule that asked for it
+    /// (`Decision::grant_rules`) is granted for the session, so that the
+    /// same call does not ask again; otherwise the answer counts once.
+    fn take_session_grant(&mut self, approval: &Pending, decision: &Decision) {
+        if approval.answer != Some(toolgate_store::Answer::Session) {
+            return;
+        }
+        if !decision.remember && decision.decision == Effect::Ask {
+            return;
+        }
+        let mut rules = decision.grant_rules.clone();
+        // The store granted the rule that asked when the answer was given.
+        if let Some(rule) = &approval.rule
+            && !rules.contains(rule)
+            && approval.remember_allowed
+        {
+            rules.push(rule.clone());
+        }
+        self.grant(&rules);
+    }
+
+    fn grant(&mut self, rules: &[String]) {
+        for r in rules {
+            if !self.grants.contains(r) {
+                self.grants.push(r.clone());
+            }
+            if let Some(s) = &self.store
+                && let Err(e) = s.grant(&self.session, r)
+            {
+                self.warnings
+                    .push(format!("cannot record the session grant: {e}"));
+            }
+        }
     }
 
     /// Refuses a call that could not even be read (its arguments are not a
@@ -322,329 +1036,19 @@ impl Gate {
         let mut decision = unreadable_decision(call_id, tool, problem);
         decision.rule = Some(INVALID_ARGUMENTS_RULE.into());
         decision.digest = Some(digest);
-        let result = ToolResult {
+        // The ledger keeps what the model sent, byte for byte.
+        let row = Row::request(Outcome::Blocked, start).raw_input(raw.to_string());
+        let _ = self.write(&snapshot, &decision, row);
+        ToolResult {
             call_id: call_id.to_string(),
-            content: refusal_text(&decision.reason, None),
+            content: texts::refusal_text(&decision.reason, None),
             is_error: true,
             outcome: Outcome::Blocked,
             decision,
             approval: None,
             approval_id: None,
-        };
-        if let Some(store) = &self.store {
-            let digest = result.decision.digest.clone().unwrap_or_default();
-            let mut record = self.record_of(
-                &snapshot,
-                &result.decision,
-                None,
-                None,
-                toolgate_store::Outcome::Blocked,
-                start,
-                &digest,
-            );
-            // The ledger keeps what the model sent, byte for byte.
-            record.input = raw.to_string();
-            if let Err(e) = store.append(&record) {
-                self.warnings.push(format!("cannot write the ledger: {e}"));
-            }
-        }
-        result
-    }
-
-    /// Runs the snapshot, after checking it is still the call that was
-    /// decided.
-    fn execute(&self, snapshot: &Call, digest: &str) -> (String, bool, Outcome) {
-        if snapshot.digest() != digest {
-            return (
-                refusal_text("the call changed after it was decided", None),
-                true,
-                Outcome::Blocked,
-            );
-        }
-        let Some(exec) = self.executors.get(&snapshot.tool) else {
-            return (
-                format!(
-                    "the call was allowed, but no tool named `{}` is available here",
-                    snapshot.tool
-                ),
-                true,
-                Outcome::Failed,
-            );
-        };
-        match catch_unwind(AssertUnwindSafe(|| exec.execute(snapshot))) {
-            Ok(ToolOutput { content, is_error }) => {
-                let o = if is_error {
-                    Outcome::Failed
-                } else {
-                    Outcome::Executed
-                };
-                (content, is_error, o)
-            }
-            Err(_) => (
-                format!("the tool `{}` crashed while running", snapshot.tool),
-                true,
-                Outcome::Failed,
-            ),
         }
     }
-
-    /// Queues an unanswered ask.
-    fn wait(&mut self, snapshot: Call, decision: Decision, start: Instant) -> ToolResult {
-        let question = ApprovalRequest {
-            call: snapshot.clone(),
-            digest: decision.digest.clone().unwrap_or_default(),
-            reason: decision.reason.clone(),
-            rule: decision.rule.clone(),
-            remember: decision.remember,
-            session: self.session.clone(),
-        }
-        .question();
-        let (content, outcome, approval_id) = match &self.store {
-            // No queue to wait in: an ask nobody answers is not an approval.
-            None => (waiting_text(&decision.reason, None), Outcome::Blocked, None),
-            Some(store) => {
-                let digest = decision.digest.clone().unwrap_or_else(|| snapshot.digest());
-                let pending = PendingNew {
-                    session: self.session.clone(),
-                    client: client_tag(&snapshot),
-                    call_id: snapshot.id.clone(),
-                    tool: snapshot.tool.clone(),
-                    snapshot_json: snapshot.canonical_json(),
-                    digest: digest.clone(),
-                    reason: decision.reason.clone(),
-                    rule: decision.rule.clone(),
-                    remember_allowed: decision.remember,
-                };
-                let record = self.record_of(
-                    &snapshot,
-                    &decision,
-                    Some(ApprovalAnswer::Unanswered),
-                    None,
-                    toolgate_store::Outcome::Waiting,
-                    start,
-                    &digest,
-                );
-                match store.append_waiting(&record, &pending) {
-                    Ok(q) => (
-                        waiting_text(&decision.reason, Some(&q.id)),
-                        Outcome::Waiting,
-                        Some(q.id),
-                    ),
-                    Err(e) => {
-                        self.warnings
-                            .push(format!("cannot queue the approval: {e}"));
-                        let why = format!(
-                            "{}, and the approval could not be queued ({e})",
-                            decision.reason
-                        );
-                        (refusal_text(&why, None), Outcome::Blocked, None)
-                    }
-                }
-            }
-        };
-        self.stats.count(outcome);
-        ToolResult {
-            call_id: snapshot.id.clone(),
-            content,
-            is_error: true,
-            outcome,
-            decision,
-            approval: Some(ApprovalLog {
-                question,
-                answer: "unanswered".into(),
-                note: None,
-            }),
-            approval_id,
-        }
-    }
-
-    /// Runs a queued call once a person approved it: claims it (so it runs
-    /// at most once, whoever else tries), checks the stored snapshot
-    /// against its digest, decides it again (a deny now still wins), runs
-    /// it and records the resolution.
-    pub fn resume(&mut self, id: &str) -> Result<ToolResult, GateError> {
-        let start = Instant::now();
-        let store = self.store.as_ref().ok_or_else(|| {
-            GateError::Config("resuming a queued call needs the state store".into())
-        })?;
-        let Some(pending) = store.claim_for_execution(id)? else {
-            let status = store
-                .approval(id)?
-                .map(|p| p.status.to_string())
-                .ok_or_else(|| GateError::UnknownApproval(id.to_string()))?;
-            return Err(GateError::NotResumable {
-                id: id.to_string(),
-                status,
-                what: "only an approved call that has not run yet can be executed".into(),
-            });
-        };
-        let parsed = serde_json::from_str::<serde_json::Value>(&pending.snapshot_json)
-            .ok()
-            .and_then(|v| Call::from_value(&v).ok());
-        let refuse = |this: &mut Gate,
-                      why: String,
-                      decision: Option<Decision>|
-         -> Result<ToolResult, GateError> {
-            if let Some(s) = &this.store {
-                s.finish(id, toolgate_store::Outcome::Blocked, elapsed_us(start))?;
-            }
-            this.stats.count(Outcome::Blocked);
-            Ok(ToolResult {
-                call_id: pending.call_id.clone(),
-                content: refusal_text(&why, None),
-                is_error: true,
-                outcome: Outcome::Blocked,
-                decision: decision
-                    .unwrap_or_else(|| unreadable_decision(&pending.call_id, &pending.tool, &why)),
-                approval: None,
-                approval_id: Some(id.to_string()),
-            })
-        };
-        let Some(snapshot) = parsed else {
-            return refuse(self, "the stored call cannot be read".into(), None);
-        };
-        let digest = snapshot.digest();
-        if digest != pending.digest {
-            return refuse(
-                self,
-                "the stored call no longer matches the digest that was approved".into(),
-                None,
-            );
-        }
-        if let Some(a) = pending.answer
-            && a == toolgate_store::Answer::Session
-            && let Some(rule) = &pending.rule
-            && !self.grants.contains(rule)
-        {
-            self.grants.push(rule.clone());
-        }
-        let ctx = Context {
-            mode: self.mode,
-            grants: &self.grants,
-            ..Context::default()
-        };
-        let decision = self
-            .policy
-            .decide_in(&snapshot, &ctx)
-            .with_digest(digest.clone());
-        if decision.decision == Effect::Deny {
-            let why = decision.reason.clone();
-            return refuse(self, why, Some(decision));
-        }
-        let (content, is_error, outcome) = self.execute(&snapshot, &digest);
-        self.stats.count(outcome);
-        if let Some(s) = &self.store {
-            s.finish(id, outcome.store(), elapsed_us(start))?;
-        }
-        Ok(ToolResult {
-            call_id: snapshot.id.clone(),
-            content,
-            is_error,
-            outcome,
-            decision,
-            approval: Some(ApprovalLog {
-                question: format!("{} (call {})", snapshot.tool, snapshot.id),
-                answer: pending
-                    .answer
-                    .map(|a| a.to_string())
-                    .unwrap_or_else(|| "approve".into()),
-                note: pending.note.clone(),
-            }),
-            approval_id: Some(id.to_string()),
-        })
-    }
-
-    /// Who answers through [`Gate::resume`], for the record.
-    pub fn who(&self) -> &str {
-        &self.who
-    }
-
-    fn grant(&mut self, rules: &[String]) {
-        for r in rules {
-            if !self.grants.contains(r) {
-                self.grants.push(r.clone());
-            }
-            if let Some(s) = &self.store
-                && let Err(e) = s.grant(&self.session, r)
-            {
-                self.warnings
-                    .push(format!("cannot record the session grant: {e}"));
-            }
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn record_of(
-        &self,
-        snapshot: &Call,
-        decision: &Decision,
-        approval: Option<ApprovalAnswer>,
-        note: Option<String>,
-        outcome: toolgate_store::Outcome,
-        start: Instant,
-        digest: &str,
-    ) -> Record {
-        Record {
-            session: self.session.clone(),
-            client: client_tag(snapshot),
-            call_id: snapshot.id.clone(),
-            tool: snapshot.tool.clone(),
-            digest: digest.to_string(),
-            input: serde_json::Value::Object(snapshot.input.clone()).to_string(),
-            decision: match decision.decision {
-                Effect::Allow => toolgate_store::Decision::Allow,
-                Effect::Ask => toolgate_store::Decision::Ask,
-                Effect::Deny => toolgate_store::Decision::Deny,
-            },
-            rule: decision.rule.clone(),
-            hard: decision.hard,
-            reason: decision.reason.clone(),
-            approval,
-            note,
-            outcome,
-            duration_us: elapsed_us(start),
-            approval_id: None,
-        }
-    }
-
-    fn record(
-        &mut self,
-        snapshot: &Call,
-        result: &ToolResult,
-        approval: Option<ApprovalAnswer>,
-        note: Option<String>,
-        start: Instant,
-    ) {
-        let Some(store) = &self.store else { return };
-        let digest = result
-            .decision
-            .digest
-            .clone()
-            .unwrap_or_else(|| snapshot.digest());
-        let record = self.record_of(
-            snapshot,
-            &result.decision,
-            approval,
-            note,
-            result.outcome.store(),
-            start,
-            &digest,
-        );
-        if let Err(e) = store.append(&record) {
-            self.warnings.push(format!("cannot write the ledger: {e}"));
-        }
-    }
-}
-
-fn client_tag(call: &Call) -> Option<String> {
-    match call.client {
-        toolgate_policy::Client::Toolgate => None,
-        c => Some(c.as_str().to_string()),
-    }
-}
-
-fn elapsed_us(start: Instant) -> u64 {
-    u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
 fn blocked_by_host(call: &Call, mode: Mode, digest: &str) -> Decision {
@@ -653,7 +1057,7 @@ fn blocked_by_host(call: &Call, mode: Mode, digest: &str) -> Decision {
         id: call.id.clone(),
         decision: Effect::Deny,
         reason,
-        rule: Some("host:blocked-tool".into()),
+        rule: Some(rule_ids::HOST_BLOCKED_TOOL.into()),
         hard: false,
         tool: call.tool.clone(),
         client: call.client,
@@ -670,7 +1074,7 @@ fn unreadable_decision(id: &str, tool: &str, why: &str) -> Decision {
         id: id.to_string(),
         decision: Effect::Deny,
         reason: why.to_string(),
-        rule: Some("invalid-snapshot".into()),
+        rule: Some(rule_ids::INVALID_SNAPSHOT.into()),
         hard: false,
         tool: tool.to_string(),
         client: toolgate_policy::Client::Toolgate,

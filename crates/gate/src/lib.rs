@@ -35,32 +35,34 @@ let policy = Policy::from_toml(
 let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots()).unwrap();
 let mut gate = Gate::new(policy, Box::new(NeverApprover), GateOptions::default())
     .unwrap()
-    .with_builtin_tools(ws);
+    .with_executors(toolgate_tools::executors(ws, Default::default()));
 
 let r = gate.submit(&Call::new("read_file", json!({"path": "readme.txt"})));
 assert_eq!((r.outcome, r.content.as_str()), (Outcome::Executed, "hello"));
 
 let r = gate.submit(&Call::new("read_file", json!({"path": "secrets.txt"})));
 assert_eq!(r.outcome, Outcome::Blocked);
-assert!(r.is_error && r.content.starts_with("not executed"));
+assert!(r.is_error && r.content.contains("was not executed"));
 ```
 */
 #![deny(missing_docs)]
 
 mod approver;
-mod builtin;
 mod error;
 mod executor;
 mod gate;
+mod queue;
+mod record;
 mod result;
+pub mod texts;
 
 pub use approver::{
-    Answer, ApprovalRequest, Approver, FixedApprover, NeverApprover, QueueApprover,
-    TerminalApprover,
+    Answer, ApprovalRequest, Approver, FixedApprover, HostApprover, NeverApprover, Patience,
+    QueueApprover, TerminalApprover, UnavailableApprover, WaitingApprover,
 };
-pub use builtin::BuiltinOptions;
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
 pub use gate::{Gate, GateOptions, INVALID_ARGUMENTS_RULE, Stats, new_session_id};
-pub use result::{ApprovalLog, Outcome, ToolResult, refusal_text};
+pub use result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
+pub use texts::refusal_text;
 pub use toolgate_policy::{Call, Decision, Effect};

@@ -4,7 +4,7 @@ use std::fmt;
 
 use toolgate_policy::Decision;
 
-/// What became of a call (DESIGN §2).
+/// What became of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// Allowed, ran, and the tool succeeded.
@@ -15,6 +15,8 @@ pub enum Outcome {
     Blocked,
     /// Asked, and no answer yet: not executed, queued.
     Waiting,
+    /// Allowed (or approved) and handed to the host, which runs it.
+    Passed,
 }
 
 impl Outcome {
@@ -25,6 +27,7 @@ impl Outcome {
             Outcome::Failed => "failed",
             Outcome::Blocked => "blocked",
             Outcome::Waiting => "waiting",
+            Outcome::Passed => "passed",
         }
     }
 
@@ -34,6 +37,7 @@ impl Outcome {
             Outcome::Failed => toolgate_store::Outcome::Failed,
             Outcome::Blocked => toolgate_store::Outcome::Blocked,
             Outcome::Waiting => toolgate_store::Outcome::Waiting,
+            Outcome::Passed => toolgate_store::Outcome::Passed,
         }
     }
 }
@@ -74,27 +78,37 @@ pub struct ToolResult {
     pub approval_id: Option<String>,
 }
 
-/// The text a refused call returns to the model (DESIGN principle 6): not
-/// executed, why, the person's note, and what to do instead.
-pub fn refusal_text(reason: &str, note: Option<&str>) -> String {
-    let mut s = format!("not executed: {reason}.");
-    if let Some(n) = note.filter(|n| !n.trim().is_empty()) {
-        s.push_str(&format!("\nnote from the user: {}", n.trim()));
-    }
-    s.push_str(
-        "\nDo not retry the same call: it will be refused again. Change your approach, or explain to the user what you need and why.",
-    );
-    s
+/// What the host is to do with a call it executes itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Run it: allowed, or approved by a person.
+    Run,
+    /// Let the host's own prompt ask the person (Claude Code's `ask`).
+    AskHost,
+    /// Do not run it; tell the model [`Passage::message`].
+    Refuse,
+    /// Do not run it: it waits in the approval queue as
+    /// [`Passage::approval_id`]; the same call made again after a person
+    /// approved it runs.
+    Wait,
 }
 
-/// The text a call that waits for a person returns.
-pub fn waiting_text(reason: &str, id: Option<&str>) -> String {
-    match id {
-        Some(id) => format!(
-            "not executed yet: {reason}. The call waits for a person's approval (approval `{id}`: `toolgate approvals approve {id}`). Do not retry it; continue with something else or tell the user what you are waiting for."
-        ),
-        None => format!(
-            "not executed: {reason}, and no one has answered. Do not retry the same call; continue with something else or tell the user what you need."
-        ),
-    }
+/// The gate's answer for a call the host executes ([`Gate::pass`]).
+///
+/// [`Gate::pass`]: crate::Gate::pass
+#[derive(Debug, Clone)]
+pub struct Passage {
+    /// The call's id.
+    pub call_id: String,
+    /// What the host is to do.
+    pub verdict: Verdict,
+    /// The text for the model (and the reason a host shows beside its
+    /// answer): why it runs, or why not and what to do instead.
+    pub message: String,
+    /// The decision it got.
+    pub decision: Decision,
+    /// The approval asked, if one was.
+    pub approval: Option<ApprovalLog>,
+    /// The approval it waits on or ran on.
+    pub approval_id: Option<String>,
 }

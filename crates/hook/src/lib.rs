@@ -93,6 +93,7 @@ answer; it is reported on standard error.
 #![deny(missing_docs)]
 
 pub mod claude;
+pub mod codex;
 mod error;
 mod fields;
 pub mod gemini;
@@ -102,9 +103,10 @@ mod ordered;
 mod run;
 
 pub use claude::{ClaudeInput, ClaudePermissionMode};
+pub use codex::{CodexEvent, CodexInput};
 pub use error::InputError;
 pub use gemini::GeminiInput;
-pub use run::{Approver, DEFAULT_WAIT, HookOptions, claude_hook, gemini_hook};
+pub use run::{Approver, DEFAULT_WAIT, HookOptions, claude_hook, codex_hook, gemini_hook};
 
 use std::fmt;
 

@@ -5,32 +5,29 @@
 //!
 //! `Gate::pass` may block (an approver waiting for a person), so it runs on
 //! a blocking thread, one gate per call over the shared policy and a store
-//! connection of its own: no lock is held across an approval.
+//! connection of its own (opening one is cheap; rusqlite's connection is not
+//! shared across threads): no lock is held across an approval.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::gate_api::{Passage, StubGate};
-use toolgate_gate::{Approver, GateOptions, refusal_text};
-use toolgate_policy::{Call, Policy};
+use toolgate_gate::{Approver, Gate, GateOptions, Passage};
+use toolgate_policy::{Call, Mode, Policy};
 use toolgate_store::Store;
 
 /// What every call of one gateway shares.
 pub struct Host {
     /// The policy, compiled once.
     pub policy: Arc<Policy>,
-    /// The state store (`toolgate.db`), opened per call.
-    pub db: PathBuf,
+    /// The state directory (`toolgate.db` in it), the one the policy
+    /// protects.
+    pub state_dir: PathBuf,
     /// The session of every call through this gateway.
     pub session: String,
     /// The server's name, recorded with every call.
     pub server: String,
     /// Replaces the policy's mode (`--mode`).
-    pub mode: Option<toolgate_policy::Mode>,
-    /// Stub.
-    pub stub: Arc<std::sync::OnceLock<Result<StubGate, String>>>,
-    /// Stub.
-    pub stub_policy: Arc<std::sync::Mutex<Option<Policy>>>,
+    pub mode: Option<Mode>,
 }
 
 impl Host {
@@ -38,8 +35,8 @@ impl Host {
     /// refuses whatever the policy says (a tool whose definition is not
     /// trusted).
     ///
-    /// `Err` is the gate's refusal text for a gate that could not be set
-    /// up (the state store cannot be opened): the call is not executed.
+    /// `Err` holds the gate's refusal text for a call the gate could not
+    /// even take (its thread failed): not executed.
     pub async fn pass(
         &self,
         call: Call,
@@ -47,40 +44,37 @@ impl Host {
         blocked: Vec<String>,
     ) -> Result<Passage, String> {
         let policy = Arc::clone(&self.policy);
-        let db = self.db.clone();
+        let dir = self.state_dir.clone();
         let session = self.session.clone();
+        let server = self.server.clone();
         let mode = self.mode;
-        let _ = policy;
-        let stub = Arc::clone(&self.stub);
-        let sp = Arc::clone(&self.stub_policy);
         let run = tokio::task::spawn_blocking(move || {
-            let gate = stub.get_or_init(|| {
-                let store = Store::open(&db).map_err(|e| e.to_string())?;
-                let opts = GateOptions {
-                    session,
-                    store: Some(store),
-                    who: "mcp".into(),
-                    mode,
-                    ..GateOptions::default()
-                };
-                let p = sp
-                    .lock()
-                    .ok()
-                    .and_then(|mut p| p.take())
-                    .ok_or("no policy")?;
-                StubGate::new(p, opts)
-            });
-            let gate = gate.as_ref().map_err(|e| e.clone())?;
-            if !blocked.is_empty() {
-                return Ok(gate.pass(&call, Box::new(toolgate_gate::NeverApprover), true));
-            }
-            Ok::<Passage, String>(gate.pass(&call, approver, false))
+            let (store, store_error) = match Store::open_in(&dir) {
+                Ok(s) => (Some(s), None),
+                Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
+            };
+            let opts = GateOptions {
+                session,
+                store,
+                store_error,
+                mode,
+                blocked_tools: blocked,
+                who: "mcp".into(),
+                server: Some(server),
+                ..GateOptions::default()
+            };
+            Gate::new(policy, approver, opts).map(|mut gate| gate.pass(&call))
         });
         let why = match run.await {
             Ok(Ok(p)) => return Ok(p),
             Ok(Err(e)) => format!("the gate could not be set up: {e}"),
             Err(_) => "the gate failed unexpectedly".to_string(),
         };
-        Err(refusal_text(&why, None))
+        Err(toolgate_gate::refusal_text(&why, None))
+    }
+
+    /// The state database file.
+    pub fn db(&self) -> PathBuf {
+        self.state_dir.join(toolgate_store::DB_FILE_NAME)
     }
 }

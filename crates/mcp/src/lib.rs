@@ -27,7 +27,6 @@ pub mod downstream;
 pub mod elicit;
 mod error;
 pub mod framing;
-pub mod gate_api;
 pub mod host;
 pub mod names;
 pub mod pins;

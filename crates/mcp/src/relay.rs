@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::gate_api::Verdict;
 use rmcp::model::{
     CallToolRequest, CallToolResult, CancelledNotification, CancelledNotificationParam,
     ClientConfig, ClientNotification, ClientRequest, ContentBlock, ErrorData, GetMeta,
@@ -27,7 +26,7 @@ use rmcp::service::{
 use rmcp::{RoleServer, Service};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
-use toolgate_gate::{Approver, NeverApprover, QueueApprover};
+use toolgate_gate::{Approver, NeverApprover, QueueApprover, Verdict};
 use toolgate_policy::{Call, Client};
 
 use crate::config::Config;
@@ -274,7 +273,7 @@ impl Relay {
     }
 
     async fn check_pins(&self, tools: Vec<rmcp::model::Tool>) -> HashMap<String, Trust> {
-        let db = self.shared.config.host.db.clone();
+        let db = self.shared.config.host.db();
         let server = self.shared.config.server.clone();
         let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
         match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &tools)).await {

@@ -228,12 +228,7 @@ impl Call {
     /// this value: a call with any other tool, input, id or directory has
     /// another digest.
     pub fn digest(&self) -> String {
-        let hash = Sha256::digest(self.canonical_json().as_bytes());
-        let mut out = String::with_capacity(64);
-        for b in hash.iter() {
-            out.push_str(&format!("{b:02x}"));
-        }
-        out
+        hex::encode(Sha256::digest(self.canonical_json().as_bytes()))
     }
 }
 
@@ -277,15 +272,21 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// A process-unique call id for calls that arrive without one.
-fn fresh_id() -> String {
+/// A fresh id, `PREFIX-TIME-PID-N`: unique across the processes of a
+/// machine and the calls of a process. toolgate's one generator of call
+/// and session ids (approval ids are the store's short typeable ones).
+pub fn new_id(prefix: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    format!("call-{:x}-{:x}-{n}", nanos, std::process::id())
+    format!("{prefix}-{:x}-{:x}-{n}", nanos, std::process::id())
+}
+
+fn fresh_id() -> String {
+    new_id("call")
 }
 
 #[cfg(test)]

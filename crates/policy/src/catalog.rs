@@ -232,14 +232,22 @@ pub const GEMINI: &[ToolSpec] = &[
     spec("web_fetch", Fetch, Target::UrlsIn("prompt")),
 ];
 
-/// OpenAI Codex CLI's tools.
+/// OpenAI Codex CLI's tools: as its hooks name them (`Bash` with the
+/// command line, `NetworkAccess` for a command that asks for the network,
+/// `apply_patch` with the patch in `command`), and as its model calls them.
 pub const CODEX: &[ToolSpec] = &[
+    spec("Bash", Exec, Target::Command("command")),
+    spec("NetworkAccess", Exec, Target::Command("command")),
     with_cwd(spec("shell", Exec, Target::Argv("command")), &["workdir"]),
     with_cwd(
         spec("container.exec", Exec, Target::Argv("command")),
         &["workdir"],
     ),
-    spec("apply_patch", Write, Target::Patch(&["input", "patch"])),
+    spec(
+        "apply_patch",
+        Write,
+        Target::Patch(&["command", "input", "patch"]),
+    ),
 ];
 
 /// The catalog of one client.

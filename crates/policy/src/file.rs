@@ -35,6 +35,7 @@ struct RawPolicy {
     roots: Option<Vec<Spanned<String>>>,
     read_roots: Option<Vec<Spanned<String>>>,
     protected: Option<Vec<Spanned<String>>>,
+    ledger: Option<Spanned<String>>,
     allow: Option<Vec<Spanned<String>>>,
     ask: Option<Vec<Spanned<String>>>,
     deny: Option<Vec<Spanned<String>>>,
@@ -111,6 +112,17 @@ pub struct TestCase {
     pub line: usize,
 }
 
+/// Whether every call must be recorded before it may run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ledger {
+    /// A call that cannot be written to the ledger is refused (the default).
+    #[default]
+    Required,
+    /// A call that cannot be recorded still gets its decision; the failure
+    /// is only reported.
+    BestEffort,
+}
+
 /// A parsed and checked policy file, before compilation.
 #[derive(Debug, Clone, Default)]
 pub struct Doc {
@@ -124,6 +136,8 @@ pub struct Doc {
     pub read_roots: Vec<Placed<String>>,
     /// Extra protected path patterns.
     pub protected: Vec<Placed<String>>,
+    /// Whether a call that cannot be recorded may still run.
+    pub ledger: Option<Ledger>,
     /// Rules in file order, each with its selectors.
     pub rules: Vec<(Rule, Vec<Placed<Selector>>)>,
     /// Declared tools.
@@ -170,6 +184,18 @@ impl Doc {
                         .map_err(|msg: String| err(Some(m.span().start), msg))?,
                 );
             }
+            if let Some(l) = p.ledger {
+                doc.ledger = Some(match l.get_ref().as_str() {
+                    "required" => Ledger::Required,
+                    "best-effort" => Ledger::BestEffort,
+                    other => {
+                        return Err(err(
+                            Some(l.span().start),
+                            format!("`ledger`: `{other}` is not `required` or `best-effort`"),
+                        ));
+                    }
+                });
+            }
             let placed = |v: Option<Vec<Spanned<String>>>| -> Vec<Placed<String>> {
                 v.unwrap_or_default()
                     .into_iter()
@@ -211,10 +237,14 @@ impl Doc {
                 Some(id) if id.get_ref().trim().is_empty() => {
                     return Err(err(Some(id.span().start), "rule `id` is empty".into()));
                 }
-                Some(id) if id.get_ref().starts_with("hard:") || id.get_ref() == "protected" => {
+                Some(id) if crate::rule_ids::is_reserved(id.get_ref()) => {
                     return Err(err(
                         Some(id.span().start),
-                        format!("rule id `{}` is reserved", id.get_ref()),
+                        format!(
+                            "rule id `{}` is reserved: toolgate gives it to decisions no rule made \
+                             (see docs/policy.md, \"Rule ids\")",
+                            id.get_ref()
+                        ),
                     ));
                 }
                 Some(id) => id.get_ref().clone(),

@@ -60,22 +60,23 @@ mod paths;
 mod pattern;
 mod policy;
 mod rule;
+pub mod rule_ids;
 mod schema;
+mod state_dir;
 mod testing;
 mod validate;
 
-pub use call::{Call, CallError, Client, canonical_json};
+pub use call::{Call, CallError, Client, canonical_json, new_id};
 pub use catalog::{Kind, ToolSpec, lookup as lookup_tool};
 pub use decision::{Action, ActionDecision, Decision, Matched};
 pub use effect::{Effect, Mode};
 pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
-pub use file::TestCase;
+pub use file::{Ledger, TestCase};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
-pub use policy::{
-    BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, default_state_dir, locate,
-};
+pub use policy::{BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, locate};
 pub use rule::{Remember, Rule};
 pub use schema::json_type_name;
+pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;

@@ -54,7 +54,8 @@ pub struct LoadOptions {
     /// `~`. Default: `$HOME`.
     pub home: Option<PathBuf>,
     /// toolgate's state directory (writes there are a hard limit). Default:
-    /// `$TOOLGATE_STATE_DIR`, else `~/.local/state/toolgate`.
+    /// [`state_dir`](crate::state_dir()); a host that also opens the store
+    /// passes the directory it opens.
     pub state_dir: Option<PathBuf>,
 }
 
@@ -69,6 +70,7 @@ pub struct Policy {
     pub(crate) read_roots: Vec<PathBuf>,
     pub(crate) home: Option<PathBuf>,
     pub(crate) state_dir: Option<PathBuf>,
+    pub(crate) ledger: crate::file::Ledger,
     pub(crate) rules: Vec<Rule>,
     pub(crate) index: Index,
     pub(crate) protected: Protected,
@@ -95,15 +97,6 @@ pub fn locate(explicit: Option<&Path>, env_policy: Option<&Path>, cwd: &Path) ->
         dir = d.parent();
     }
     None
-}
-
-/// toolgate's state directory: `$TOOLGATE_STATE_DIR`, else
-/// `~/.local/state/toolgate`.
-pub fn default_state_dir(home: Option<&Path>) -> Option<PathBuf> {
-    match std::env::var_os("TOOLGATE_STATE_DIR") {
-        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
-        _ => home.map(|h| h.join(".local/state/toolgate")),
-    }
 }
 
 fn env_home() -> Option<PathBuf> {
@@ -214,15 +207,12 @@ impl Policy {
         let state_dir = opts
             .state_dir
             .clone()
-            .or_else(|| default_state_dir(home.as_deref()))
+            .or_else(|| crate::state_dir::state_dir().ok())
             .map(|d| {
-                // Relative to the process's directory, as the store resolves
+                // Relative to the process's directory, as the store opens
                 // it; when it cannot be resolved, the path as written is
                 // still protected.
-                let abs = match std::env::current_dir() {
-                    Ok(cwd) if d.is_relative() => cwd.join(d),
-                    _ => d,
-                };
+                let abs = std::path::absolute(&d).unwrap_or(d);
                 let lexical = paths::normalize_lexically(&abs);
                 paths::resolve_real(&lexical).unwrap_or(lexical)
             });
@@ -236,6 +226,7 @@ impl Policy {
             read_roots,
             home,
             state_dir,
+            ledger: doc.ledger.unwrap_or_default(),
             rules,
             index,
             protected,
@@ -261,6 +252,17 @@ impl Policy {
             .filter_map(|r| self.rules.get(r))
             .find(|r| r.effect == Effect::Deny)
             .map(|r| r.id.as_str())
+    }
+
+    /// Whether a call that cannot be recorded may run (`[policy] ledger`).
+    pub fn ledger(&self) -> crate::file::Ledger {
+        self.ledger
+    }
+
+    /// The state directory whose writes are a hard limit (the one the
+    /// store must be opened in).
+    pub fn state_dir(&self) -> Option<&Path> {
+        self.state_dir.as_deref()
     }
 
     /// The policy file, or `None` for the built-in policy.

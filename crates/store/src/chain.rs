@@ -95,13 +95,7 @@ fn put_opt(h: &mut Sha256, s: Option<&str>) {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    out
+    hex::encode(bytes)
 }
 
 #[cfg(test)]

@@ -15,11 +15,6 @@ use crate::types::{ApprovalStatus, Outcome};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Neither `$TOOLGATE_STATE_DIR` nor `$HOME` is set, so there is no
-    /// place for the state directory.
-    #[error("cannot find the state directory: neither TOOLGATE_STATE_DIR nor HOME is set")]
-    NoStateDir,
-
     /// The file system refused an operation on a path.
     #[error("`{}`: cannot {action}: {source}", .path.display())]
     Io {

@@ -3,7 +3,7 @@ toolgate's state: the hash-chained ledger of every tool call, the queue of
 pending approvals, and the rules granted for a session.
 
 Everything lives in one SQLite file, `toolgate.db`, in the [state
-directory](state_dir). Many processes use it at once (one hook process per
+directory](Store::open_in). Many processes use it at once (one hook process per
 tool call is normal, plus the CLI and the approval page): every write is a
 short `BEGIN IMMEDIATE` transaction, the journal is WAL so readers never
 block the writer, and a process killed at any point leaves either all or
@@ -153,7 +153,7 @@ use rusqlite::Connection;
 pub use chain::GENESIS_HASH;
 pub use error::{Error, Result, UnknownValue};
 pub use open::BUSY_TIMEOUT;
-pub use paths::{DB_FILE_NAME, STATE_DIR_ENV, default_db_path, state_dir};
+pub use paths::DB_FILE_NAME;
 pub use pins::{Pin, PinChange, PinCheck};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use types::{
@@ -187,17 +187,32 @@ impl Store {
         })
     }
 
-    /// Opens `toolgate.db` in [`state_dir`], creating the directory with
-    /// mode 0700 when missing.
-    pub fn open_default() -> Result<Store> {
-        let dir = state_dir()?;
-        paths::create_private_dir(&dir)?;
+    /// Opens `toolgate.db` in the state directory `dir`, creating the
+    /// directory with mode 0700 when missing.
+    ///
+    /// `dir` comes from `toolgate_policy::state_dir` (or the host's
+    /// `--state-dir`), the same directory the policy is told to protect.
+    pub fn open_in(dir: impl AsRef<Path>) -> Result<Store> {
+        let dir = dir.as_ref();
+        paths::create_private_dir(dir)?;
         Store::open(dir.join(DB_FILE_NAME))
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether a write can be made now: takes the write lock (waiting up to
+    /// the busy timeout) and gives it back. A database that is read-only,
+    /// locked by another process past the timeout, or whose file system
+    /// refuses writes fails here, before a call that must be recorded runs.
+    pub fn check_writable(&self) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(self.db())?;
+        tx.rollback().map_err(self.db())
     }
 
     /// The connection. A thread that panicked while holding it cannot have

@@ -67,10 +67,11 @@ fn claim(db: &PathBuf, id: &str) {
     println!("CHILD claimed={won}");
 }
 
-/// Opens the default store (the parent sets TOOLGATE_STATE_DIR) and
-/// appends one row; prints the database path.
+/// Opens the store in the state directory the parent names (`STATE_DIR`)
+/// and appends one row; prints the database path.
 fn open_default() {
-    let store = Store::open_default().expect("open the default store");
+    let dir = std::env::var_os("STATE_DIR").expect("the parent names the state directory");
+    let store = Store::open_in(dir).expect("open the store in its state directory");
     store
         .append(&executed("default", "c1"))
         .expect("append to the default store");

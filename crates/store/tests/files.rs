@@ -5,7 +5,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use toolgate_store::{APPLICATION_ID, Error, SCHEMA_VERSION, STATE_DIR_ENV, Store};
+use toolgate_store::{APPLICATION_ID, Error, SCHEMA_VERSION, Store};
 
 use crate::support::{ChildLines, db_in, executed, fingerprint, fresh, raw, spawn_child, wait_ok};
 
@@ -76,7 +76,7 @@ fn a_new_database_is_private() {
 }
 
 #[test]
-fn the_default_store_lives_in_a_private_state_directory() {
+fn the_store_lives_in_a_private_state_directory() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("nested/state");
     let mut child = std::process::Command::new(std::env::current_exe().unwrap());
@@ -84,7 +84,7 @@ fn the_default_store_lives_in_a_private_state_directory() {
         .args(["--exact", "children::child", "--nocapture"])
         .env(crate::support::ROLE_ENV, "open-default")
         .env(crate::support::DB_ENV, "-")
-        .env(STATE_DIR_ENV, &state)
+        .env("STATE_DIR", &state)
         .stdout(std::process::Stdio::piped());
     let mut child = child.spawn().unwrap();
     let line = ChildLines::of(&mut child)

@@ -67,6 +67,7 @@ result that says so.
 mod confine;
 mod content;
 mod error;
+mod executors;
 mod fetch;
 mod fs;
 mod sandbox;
@@ -76,6 +77,7 @@ mod supervise;
 pub use confine::Workspace;
 pub use content::Body;
 pub use error::ToolError;
+pub use executors::{BuiltinOptions, executors};
 pub use fetch::{FetchOptions, FetchOutput, fetch_url};
 pub use fs::{
     DirEntry, DirListing, EntryKind, FileText, Limits, WriteReport, list_dir, read_file, write_file,

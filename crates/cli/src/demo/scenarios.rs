@@ -21,18 +21,17 @@ use toolgate_policy::{Effect, LoadOptions, Policy};
 use toolgate_store::{DB_FILE_NAME, Store, Totals};
 use toolgate_tools::Workspace;
 
-use crate::model::Arguments;
-use crate::run::{Agent, Finish, Handling, Limits, Observer, Step, Stop};
-use crate::scripted::{Script, ScriptedModel};
-use crate::trace::cut;
+use toolgate_agent::{
+    Agent, Arguments, Finish, Handling, Limits, Observer, Script, ScriptedModel, Step, Stop, cut,
+};
 
 /// The demo's policy: reads allowed, `secrets.txt` denied, writes ask.
-pub const DEMO_POLICY: &str = include_str!("../scripts/demo-policy.toml");
+pub const DEMO_POLICY: &str = include_str!("../../demo/demo-policy.toml");
 
-const LESSONS: &str = include_str!("../scripts/lessons.toml");
-const SECRETS: &str = include_str!("../scripts/secrets.toml");
-const README: &str = include_str!("../scripts/readme.toml");
-const WRITE: &str = include_str!("../scripts/write.toml");
+const LESSONS: &str = toolgate_agent::DEFAULT_SCRIPT;
+const SECRETS: &str = include_str!("../../demo/secrets.toml");
+const README: &str = include_str!("../../demo/readme.toml");
+const WRITE: &str = include_str!("../../demo/write.toml");
 
 const NOTES_DRAFT: &str = "draft";
 const TASK: &str = "Read readme.txt and secrets.txt, then mark notes.txt as reviewed.";
@@ -173,6 +172,7 @@ pub struct DemoOptions {
 
 /// What one scenario did.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub struct ScenarioReport {
     /// Its title.
     pub title: String,
@@ -186,6 +186,7 @@ pub struct ScenarioReport {
 
 /// What the whole demo did.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub struct DemoReport {
     /// One per scenario, in order.
     pub scenarios: Vec<ScenarioReport>,
@@ -377,7 +378,7 @@ fn run_scenario(
         },
     )
     .map_err(|e| fail("cannot set up the gate")(&e))?
-    .with_builtin_tools(workspace);
+    .with_executors(toolgate_tools::executors(workspace, Default::default()));
     let script = Script::parse(s.script, "built-in demo script")
         .map_err(|e| fail("the demo script does not parse")(&e))?;
     let mut model = ScriptedModel::new(script);
@@ -538,6 +539,7 @@ impl Printer<'_> {
             Outcome::Failed => p.red("failed"),
             Outcome::Blocked => p.red("blocked, not executed"),
             Outcome::Waiting => p.yellow("waiting, not executed"),
+            Outcome::Passed => p.green("handed to the host"),
         };
         let detail = match (&step.outcome, &step.handling) {
             (Outcome::Executed | Outcome::Failed, _) => {

@@ -1,14 +1,16 @@
-//! toolgate's own five tools as executors, over the confined
-//! implementations of `toolgate-tools`.
+//! toolgate's own five tools as the gate's executors: the adapter between
+//! a decided call's snapshot and the confined implementations of this
+//! crate. The gate knows nothing of them; a host registers them with
+//! `Gate::with_executors(crate::executors(ws, opts))`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use toolgate_gate::{Executor, ToolOutput};
 use toolgate_policy::Call;
-use toolgate_tools::{FetchOptions, Limits, ShellOptions, Workspace};
 
-use crate::executor::{Executor, ToolOutput};
+use crate::{FetchOptions, Limits, ShellOptions, Workspace};
 
 /// Settings of the built-in tools.
 #[derive(Debug, Clone)]
@@ -59,7 +61,7 @@ impl Executor for ReadFile {
             Ok(p) => p,
             Err(e) => return e,
         };
-        match toolgate_tools::read_file(&self.0, path, call.cwd.as_deref(), &self.1) {
+        match crate::read_file(&self.0, path, call.cwd.as_deref(), &self.1) {
             Ok(t) => ToolOutput::ok(t.to_string()),
             Err(e) => ToolOutput::error(e.to_string()),
         }
@@ -72,7 +74,7 @@ impl Executor for WriteFile {
             (Ok(p), Ok(c)) => (p, c),
             (Err(e), _) | (_, Err(e)) => return e,
         };
-        match toolgate_tools::write_file(&self.0, path, content, call.cwd.as_deref(), &self.1) {
+        match crate::write_file(&self.0, path, content, call.cwd.as_deref(), &self.1) {
             Ok(r) => ToolOutput::ok(r.to_string()),
             Err(e) => ToolOutput::error(e.to_string()),
         }
@@ -85,7 +87,7 @@ impl Executor for ListDir {
             Ok(p) => p,
             Err(e) => return e,
         };
-        match toolgate_tools::list_dir(&self.0, path, call.cwd.as_deref(), &self.1) {
+        match crate::list_dir(&self.0, path, call.cwd.as_deref(), &self.1) {
             Ok(l) => ToolOutput::ok(l.to_string()),
             Err(e) => ToolOutput::error(e.to_string()),
         }
@@ -109,7 +111,7 @@ impl Executor for RunShell {
             allow_unsandboxed: self.1.allow_unsandboxed,
             ..ShellOptions::default()
         };
-        match toolgate_tools::run_shell(&self.0, command, &opts) {
+        match crate::run_shell(&self.0, command, &opts) {
             Ok(out) => ToolOutput {
                 content: out.to_string(),
                 is_error: !out.success(),
@@ -125,7 +127,7 @@ impl Executor for FetchUrl {
             Ok(u) => u,
             Err(e) => return e,
         };
-        match toolgate_tools::fetch_url(url, &self.0) {
+        match crate::fetch_url(url, &self.0) {
             Ok(out) => ToolOutput {
                 content: out.to_string(),
                 is_error: !out.success(),
@@ -135,26 +137,26 @@ impl Executor for FetchUrl {
     }
 }
 
-/// The five built-in executors, by tool name.
-pub(crate) fn executors(
-    ws: Workspace,
-    opts: BuiltinOptions,
-) -> Vec<(&'static str, Box<dyn Executor>)> {
+/// The five built-in executors, by tool name, confined to `ws`.
+pub fn executors(ws: Workspace, opts: BuiltinOptions) -> Vec<(String, Box<dyn Executor>)> {
     let ws = Arc::new(ws);
     vec![
         (
-            "read_file",
+            "read_file".to_string(),
             Box::new(ReadFile(ws.clone(), opts.limits.clone())) as Box<dyn Executor>,
         ),
         (
-            "write_file",
+            "write_file".to_string(),
             Box::new(WriteFile(ws.clone(), opts.limits.clone())),
         ),
         (
-            "list_dir",
+            "list_dir".to_string(),
             Box::new(ListDir(ws.clone(), opts.limits.clone())),
         ),
-        ("fetch_url", Box::new(FetchUrl(opts.fetch.clone()))),
-        ("run_shell", Box::new(RunShell(ws, opts))),
+        (
+            "fetch_url".to_string(),
+            Box::new(FetchUrl(opts.fetch.clone())),
+        ),
+        ("run_shell".to_string(), Box::new(RunShell(ws, opts))),
     ]
 }

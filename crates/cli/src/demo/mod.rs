@@ -4,7 +4,11 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use toolgate_agent::demo::{DemoConfig, DemoOptions, HostAnswer, run_demo};
+mod scenarios;
+#[cfg(test)]
+mod tests;
+
+use scenarios::{DemoConfig, DemoOptions, HostAnswer, run_demo};
 
 use crate::agent::FixedDecision;
 
