@@ -148,7 +148,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(a) => demo::demo(a),
         Command::Mcp(a) => mcp::mcp(a),
         Command::Approvals { command, db } => state::approvals(
-            command.unwrap_or(state::ApprovalsCommand::List { all: false }),
+            command.unwrap_or(state::ApprovalsCommand::List {
+                all: false,
+                json: false,
+            }),
             &db,
         ),
         Command::Audit { command, db } => {

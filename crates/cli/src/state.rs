@@ -39,6 +39,10 @@ pub enum ApprovalsCommand {
         /// Include answered and finished approvals.
         #[arg(long)]
         all: bool,
+        /// One JSON object per approval: id, tool, server, client, session,
+        /// digest, status, created.
+        #[arg(long)]
+        json: bool,
     },
     /// Approve a waiting call. A call of toolgate's own tools then runs,
     /// exactly once, after its stored snapshot is checked against its
@@ -74,6 +78,9 @@ pub enum AuditCommand {
         /// Only this session's rows.
         #[arg(long)]
         session: Option<String>,
+        /// Only rows of calls to this MCP server (`toolgate mcp --name`).
+        #[arg(long, value_name = "SRV")]
+        server: Option<String>,
         /// At most this many rows, newest last.
         #[arg(long, default_value_t = 50)]
         limit: usize,
@@ -94,13 +101,24 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
     let store = db.open()?;
     let mut out = std::io::stdout().lock();
     match cmd {
-        ApprovalsCommand::List { all } => {
+        ApprovalsCommand::List { all, json } => {
             let list = if all {
                 store.list_approvals(None)
             } else {
                 store.list_approvals(Some(ApprovalStatus::Pending))
             }
             .map_err(|e| anyhow!("{e}"))?;
+            if json {
+                for p in &list {
+                    let v = serde_json::json!({
+                        "id": p.id, "tool": p.tool, "server": p.server, "client": p.client,
+                        "session": p.session, "digest": p.digest, "status": p.status.as_str(),
+                        "created": p.created,
+                    });
+                    writeln!(out, "{v}")?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }
@@ -145,6 +163,13 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             store
                 .answer(&id, answer, note.as_deref(), &who())
                 .map_err(|e| anyhow!("{e}"))?;
+            if pending.server.is_some() {
+                writeln!(
+                    out,
+                    "approved {id}: the same call made again through `toolgate mcp` runs, once"
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
             if pending.client.is_some() {
                 writeln!(
                     out,
@@ -202,12 +227,14 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
     match cmd {
         AuditCommand::Show {
             session,
+            server,
             limit,
             json,
         } => {
             let mut rows = store
                 .rows(&RowFilter {
                     session: session.clone(),
+                    server: server.clone(),
                     limit: Some(limit),
                     newest_first: true,
                     ..RowFilter::default()
@@ -219,7 +246,8 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                 if json {
                     let v = serde_json::json!({
                         "seq": r.seq, "kind": r.kind.as_str(), "time": r.time,
-                        "session": rec.session, "client": rec.client, "call_id": rec.call_id,
+                        "session": rec.session, "client": rec.client, "server": rec.server,
+                        "call_id": rec.call_id,
                         "tool": rec.tool, "digest": rec.digest, "input": rec.input,
                         "decision": rec.decision.as_str(), "rule": rec.rule, "hard": rec.hard,
                         "reason": rec.reason, "approval": rec.approval.map(|a| a.as_str()),

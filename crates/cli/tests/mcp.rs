@@ -221,7 +221,7 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
                 "mcp__fs__read_text_file",
                 Decision::Allow,
                 Some("allow[0]"),
-                Outcome::Executed,
+                Outcome::Passed,
                 Some("mcp")
             ),
             (
@@ -239,6 +239,10 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
                 Some("mcp")
             ),
         ]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.record.server.as_deref() == Some("fs"))
     );
     // One session for the whole gateway.
     assert!(
@@ -264,6 +268,22 @@ fn show_denied_keeps_the_tool_listed_and_its_call_is_still_refused() {
     assert_eq!(calls(&lines)[0]["isError"], true);
     assert!(!env.ws("b.txt").exists());
     assert_eq!(env.rows()[0].record.rule.as_deref(), Some("deny[1]"));
+}
+
+/// `toolgate ARGS` against the test's state directory.
+fn toolgate(env: &Env, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(args)
+        .env("TOOLGATE_STATE_DIR", env.path("state"))
+        .output()
+        .expect("run toolgate")
+}
+
+fn json_lines(out: &std::process::Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
 }
 
 const ASK_POLICY: &str = r#"
@@ -624,4 +644,83 @@ fn a_client_that_disconnects_ends_the_server() {
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|s| s.split_whitespace().nth(2) == Some("Z"))
+}
+
+#[test]
+fn without_elicitation_an_ask_queues_and_the_approved_call_runs_once_when_retried() {
+    let env = Env::new(ASK_POLICY);
+    let gw = env.gateway("marker", &[], &own_server());
+    let m = env.ws("m1").to_string_lossy().into_owned();
+    let go = env.path("go").to_string_lossy().into_owned();
+    let call = json!({"op": "call", "name": "touch", "args": {"path": m}});
+    let steps = json!([call, {"op": "wait_file", "path": go, "timeout": 30}, call, call]);
+    let mut c = Command::new(python());
+    c.arg(py_dir().join("client.py"))
+        .args(["--elicit", "none"])
+        .arg(steps.to_string())
+        .arg("--")
+        .arg(gw.get_program())
+        .args(gw.get_args())
+        .env("TOOLGATE_STATE_DIR", env.path("state"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().expect("start the client");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next_call = || loop {
+        let line = lines.next().expect("a line").expect("read");
+        let v: Value = serde_json::from_str(&line).expect("JSON");
+        if v.get("call").is_some() {
+            return v;
+        }
+    };
+
+    let first = next_call();
+    assert_eq!(first["isError"], true);
+    assert!(!env.ws("m1").exists(), "waiting: not run");
+    let approvals = json_lines(&toolgate(&env, &["approvals", "list", "--json"]));
+    assert_eq!(approvals.len(), 1, "{approvals:?}");
+    let a = &approvals[0];
+    assert_eq!(a["tool"], "mcp__marker__touch");
+    assert_eq!(a["server"], "marker");
+    assert_eq!(a["client"], "mcp");
+    assert_eq!(a["status"], "pending");
+    let id = a["id"].as_str().unwrap().to_string();
+    assert!(
+        first["text"].as_str().unwrap().contains(&id),
+        "the model is told the id"
+    );
+    for key in ["session", "digest", "created"] {
+        assert!(a[key].is_string(), "{key}");
+    }
+    let ok = toolgate(&env, &["approvals", "approve", &id]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    std::fs::write(env.path("go"), "").unwrap();
+
+    let second = next_call();
+    assert_eq!(second["isError"], false, "{second}");
+    assert!(env.ws("m1").exists(), "approved: the same call ran");
+    std::fs::remove_file(env.ws("m1")).unwrap();
+    let third = next_call();
+    assert_eq!(third["isError"], true, "the approval is used once");
+    assert!(!env.ws("m1").exists());
+    assert!(child.wait().unwrap().success());
+
+    let rows = json_lines(&toolgate(
+        &env,
+        &["audit", "show", "--server", "marker", "--json"],
+    ));
+    assert!(
+        rows.iter()
+            .all(|r| r["server"] == "marker" && r["client"] == "mcp")
+    );
+    assert!(rows.iter().any(|r| r["outcome"] == "passed"));
+    let other = json_lines(&toolgate(
+        &env,
+        &["audit", "show", "--server", "fs", "--json"],
+    ));
+    assert!(other.is_empty());
 }

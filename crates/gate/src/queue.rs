@@ -45,6 +45,7 @@ pub(crate) fn enqueue(
     let pending = PendingNew {
         session: gate.session.clone(),
         client: request.client.clone(),
+        server: request.server.clone(),
         call_id: request.call_id.clone(),
         tool: request.tool.clone(),
         snapshot_json: snapshot.canonical_json(),

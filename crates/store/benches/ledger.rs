@@ -15,6 +15,7 @@ fn record(i: u64) -> Record {
     Record {
         session: "bench-session-5b0c1d2e".to_owned(),
         client: Some("claude".to_owned()),
+        server: None,
         call_id: format!("toolu_01A{i:016}"),
         tool: "Bash".to_owned(),
         digest: "3f0b8a9c2d1e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a".to_owned(),
@@ -68,6 +69,7 @@ fn poll_approval(c: &mut Criterion) {
         .create_pending(&PendingNew {
             session: "s".to_owned(),
             client: None,
+            server: None,
             call_id: "c1".to_owned(),
             tool: "run_shell".to_owned(),
             snapshot_json: r#"{"id":"c1","input":{"command":"git push"},"tool":"run_shell"}"#

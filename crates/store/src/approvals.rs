@@ -32,7 +32,7 @@ use crate::types::{
 use crate::{Store, time};
 
 const COLUMNS: &str = "id, created, session, client, call_id, tool, snapshot, digest, reason, \
-     rule, remember_allowed, status, answer, note, answered_by, answered, outcome, finished";
+     rule, remember_allowed, status, answer, note, answered_by, answered, outcome, finished, server";
 
 /// Ids are 8 hex digits: short enough to type, and with one id per call
 /// that waits, collisions are rare; the insert retries on one.
@@ -268,6 +268,7 @@ fn resolution(approval: &Pending, outcome: Outcome, duration_us: u64) -> Record 
     Record {
         session: approval.session.clone(),
         client: approval.client.clone(),
+        server: approval.server.clone(),
         call_id: approval.call_id.clone(),
         tool: approval.tool.clone(),
         digest: approval.digest.clone(),
@@ -290,8 +291,8 @@ fn insert_pending(conn: &Connection, path: &Path, new: &PendingNew) -> Result<St
     let mut stmt = conn
         .prepare_cached(
             "INSERT INTO approvals (id, created, session, client, call_id, tool, snapshot,
-                 digest, reason, rule, remember_allowed, status)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending')",
+                 digest, reason, rule, remember_allowed, status, server)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12)",
         )
         .map_err(db)?;
     let mut last_error = None;
@@ -309,6 +310,7 @@ fn insert_pending(conn: &Connection, path: &Path, new: &PendingNew) -> Result<St
             new.reason,
             new.rule,
             new.remember_allowed,
+            new.server,
         ]);
         match inserted {
             Ok(_) => return Ok(id),
@@ -363,6 +365,7 @@ fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pending> {
         answered: r.get(15)?,
         outcome: parse_opt(r, 16)?,
         finished: r.get(17)?,
+        server: r.get(18)?,
     })
 }
 

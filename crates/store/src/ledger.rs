@@ -34,6 +34,7 @@ impl Store {
         for (column, value) in [
             ("session", &filter.session),
             ("call_id", &filter.call_id),
+            ("server", &filter.server),
             ("approval_id", &filter.approval_id),
         ] {
             if let Some(value) = value {
@@ -159,11 +160,12 @@ pub(crate) fn append_row(
             outcome: record.outcome.as_str(),
             duration_us,
             approval_id: record.approval_id.as_deref(),
+            server: record.server.as_deref(),
         },
     );
     conn.prepare_cached(&format!(
         "INSERT INTO ledger ({ROW_COLUMNS}) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -187,6 +189,7 @@ pub(crate) fn append_row(
             record.approval_id,
             head.hash,
             hash,
+            record.server,
         ])
     })
     .map_err(|e| match e.sqlite_error_code() {

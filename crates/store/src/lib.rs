@@ -23,6 +23,7 @@ let store = Store::open(dir.path().join("toolgate.db"))?;
 let appended = store.append(&Record {
     session: "s1".into(),
     client: Some("claude".into()),
+    server: None,
     call_id: "toolu_01".into(),
     tool: "Read".into(),
     digest: "9f2c…".into(),
@@ -55,6 +56,7 @@ use toolgate_store::{Answer, Decision, Outcome, PendingNew, Record, Store};
 let pending = PendingNew {
     session: "s1".into(),
     client: None,
+    server: None,
     call_id: "c7".into(),
     tool: "run_shell".into(),
     snapshot_json: r#"{"id":"c7","input":{"command":"git push"},"tool":"run_shell"}"#.into(),
@@ -66,6 +68,7 @@ let pending = PendingNew {
 let request = Record {
     session: pending.session.clone(),
     client: None,
+    server: None,
     call_id: pending.call_id.clone(),
     tool: pending.tool.clone(),
     digest: pending.digest.clone(),
@@ -114,6 +117,7 @@ hash = hex(SHA-256(
     opt(client)  str(call_id)  str(tool)  str(digest)  str(input)
     str(decision)  opt(rule)  u8(hard)  str(reason)  opt(approval)
     opt(note)  str(outcome)  u64(duration_us)  opt(approval_id)
+    [0x01 str(server)]    (only when a server is recorded)
 ))
 str(s) = u64(byte length) ++ bytes;  opt(x) = 0x00 | 0x01 ++ str(x)
 u64(n) = 8 bytes big-endian;         u8(b) = 0x00 | 0x01

@@ -87,7 +87,8 @@ CREATE TABLE grants (
 ) WITHOUT ROWID;
 "#;
 
-/// Version 2: the pinned tool definitions of MCP servers.
+/// Version 2: the pinned tool definitions of MCP servers, and the server a
+/// call went to in the ledger and the queue.
 const V2: &str = r#"
 -- One row per (server, tool): the pinned definition, and a later one that
 -- differs from it until a person accepts it.
@@ -102,6 +103,11 @@ CREATE TABLE pins (
     changed_seen       TEXT,
     PRIMARY KEY (server, tool)
 ) WITHOUT ROWID;
+
+-- The MCP server a call went to (`toolgate mcp --name`); NULL for every
+-- other host. Rows written before version 2 have none.
+ALTER TABLE ledger ADD COLUMN server TEXT;
+ALTER TABLE approvals ADD COLUMN server TEXT;
 "#;
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::types::{Record, Row};
 /// The ledger's columns in the order [`RawRow::read`] expects.
 pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
      input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
-     prev_hash, hash";
+     prev_hash, hash, server";
 
 /// A ledger row as stored, read without trusting the types: a tampered row
 /// must still be readable so that `verify` can name it.
@@ -33,6 +33,7 @@ pub(crate) struct RawRow {
     pub outcome: String,
     pub duration_us: i64,
     pub approval_id: Option<String>,
+    pub server: Option<String>,
     pub prev_hash: String,
     pub hash: String,
     /// Some column held a value of the wrong type (which the store never
@@ -72,6 +73,7 @@ impl RawRow {
         let approval_id = text(17)?;
         let prev_hash = text(18)?.unwrap_or_default();
         let hash = text(19)?.unwrap_or_default();
+        let server = text(20)?;
         let mut int = |i: usize| -> rusqlite::Result<i64> {
             Ok(match r.get::<_, Value>(i)? {
                 Value::Integer(n) => n,
@@ -102,6 +104,7 @@ impl RawRow {
             outcome,
             duration_us,
             approval_id,
+            server,
             prev_hash,
             hash,
             malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,
@@ -136,6 +139,7 @@ impl RawRow {
                 outcome: &self.outcome,
                 duration_us: self.duration_us.unsigned_abs(),
                 approval_id: self.approval_id.as_deref(),
+                server: self.server.as_deref(),
             },
         ))
     }
@@ -161,6 +165,7 @@ impl RawRow {
             record: Record {
                 session: self.session,
                 client: self.client,
+                server: self.server,
                 call_id: self.call_id,
                 tool: self.tool,
                 digest: self.digest,

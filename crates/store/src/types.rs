@@ -156,6 +156,8 @@ pub struct Record {
     /// The client whose tool catalog named the tool (`claude`, `gemini`,
     /// `codex`, `mcp`); `None` for toolgate's own tools.
     pub client: Option<String>,
+    /// The MCP server the call went to (`toolgate mcp`); `None` otherwise.
+    pub server: Option<String>,
     /// The call's id as the client gave it; not unique across sessions.
     pub call_id: String,
     /// The tool's name.
@@ -275,6 +277,8 @@ pub struct RowFilter {
     pub session: Option<String>,
     /// Only rows with this call id.
     pub call_id: Option<String>,
+    /// Only rows of calls to this MCP server.
+    pub server: Option<String>,
     /// Only rows linked to this approval.
     pub approval_id: Option<String>,
     /// Only rows after this seq (for paging and following the ledger).
@@ -295,6 +299,8 @@ pub struct PendingNew {
     pub session: String,
     /// The client (see [`Record::client`]).
     pub client: Option<String>,
+    /// The MCP server (see [`Record::server`]).
+    pub server: Option<String>,
     /// The call's id.
     pub call_id: String,
     /// The tool's name.
@@ -323,6 +329,8 @@ pub struct Pending {
     pub session: String,
     /// The client.
     pub client: Option<String>,
+    /// The MCP server.
+    pub server: Option<String>,
     /// The call's id.
     pub call_id: String,
     /// The tool's name.
