@@ -97,6 +97,18 @@ pub struct InstallArgs {
     /// With `--approver queue`: how long the hook waits for an answer.
     #[arg(long, value_name = "SECS", requires = "approver")]
     pub wait: Option<u64>,
+    /// Instead of the hook: route the MCP server SRV of the project's
+    /// `.mcp.json` through `toolgate mcp` (the original command is kept and
+    /// comes back with `--undo`). `-- CMD ARGS..` creates or replaces the
+    /// entry with that command.
+    #[arg(long, value_name = "SRV", conflicts_with_all = ["user", "command", "approver"])]
+    pub mcp: Option<String>,
+    /// With `--mcp`: put the server's own command back.
+    #[arg(long, requires = "mcp")]
+    pub undo: bool,
+    /// With `--mcp`: the server's command and arguments.
+    #[arg(last = true, value_name = "CMD", requires = "mcp")]
+    pub server: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -231,6 +243,42 @@ fn options(args: &RunArgs) -> Result<HookOptions, String> {
     })
 }
 
+/// `hook install claude --mcp SRV [--undo] [-- CMD..]`.
+fn route_mcp(
+    client: HookClient,
+    project: &std::path::Path,
+    server: &str,
+    command: &[String],
+    undo: bool,
+) -> anyhow::Result<ExitCode> {
+    if client != HookClient::Claude {
+        bail!("`--mcp` routes a server of Claude Code's `.mcp.json`; use it with `claude`");
+    }
+    if undo && !command.is_empty() {
+        bail!("`--undo` takes no command");
+    }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .context("cannot find the path of this toolgate executable")?;
+    let path = project.join(".mcp.json");
+    let shown = path.display();
+    let cmd = (!command.is_empty()).then_some(command);
+    match install::route_mcp(&path, server, &exe, cmd, undo)? {
+        install::McpRouted::Routed { backup } => println!(
+            "the MCP server `{server}` in {shown} now runs through `toolgate mcp`{}",
+            backup
+                .map(|b| format!(" (the previous version is in {})", b.display()))
+                .unwrap_or_default()
+        ),
+        install::McpRouted::Restored { backup } => println!(
+            "the MCP server `{server}` in {shown} runs its own command again (the previous version is in {})",
+            backup.display()
+        ),
+        install::McpRouted::Unchanged => println!("{shown}: nothing to change for `{server}`"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let client = match args.client {
         ClientArg::Claude => HookClient::Claude,
@@ -242,6 +290,9 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Scope::Project
     };
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Some(server) = &args.mcp {
+        return route_mcp(client, &cwd, server, &args.server, args.undo);
+    }
     let path = install::settings_path(client, scope, &cwd, |name| std::env::var(name).ok())?;
     let (command, timeout) = match args.command {
         Some(command) => (command, None),

@@ -329,6 +329,8 @@ fn replace(path: &Path, text: &str) -> Result<(), InstallError> {
     result.map_err(write_err(path, "write the settings"))
 }
 
+pub use crate::mcp_json::{McpRouted, route_mcp};
+
 #[cfg(test)]
 mod tests {
     use super::*;
