@@ -724,3 +724,16 @@ fn without_elicitation_an_ask_queues_and_the_approved_call_runs_once_when_retrie
     ));
     assert!(other.is_empty());
 }
+
+#[test]
+fn the_mcp_servers_example_policy_passes_its_own_tests() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mcp-servers.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("test")
+        .arg(&p)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.lines().filter(|l| l.starts_with("ok ")).count() >= 5, "{text}");
+}
