@@ -735,5 +735,46 @@ fn the_mcp_servers_example_policy_passes_its_own_tests() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.lines().filter(|l| l.starts_with("ok ")).count() >= 5, "{text}");
+    assert!(
+        text.lines().filter(|l| l.starts_with("ok ")).count() >= 5,
+        "{text}"
+    );
+}
+
+#[test]
+fn a_client_on_the_per_request_lifecycle_is_gated_too() {
+    // MCP 2026-07-28 (rmcp's newest): no `initialize`, each request
+    // introduces the client in its `_meta`.
+    let env = Env::new(ASK_POLICY);
+    let mut w = Wire::start(env.gateway("marker", &[], &own_server()));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let m = env.ws("m1").to_string_lossy().into_owned();
+    w.request(
+        1,
+        "tools/call",
+        json!({"_meta": meta, "name": "touch", "arguments": {"path": m}}),
+    );
+    let r = w.response();
+    assert_eq!(r["id"], 1);
+    assert_eq!(
+        r["result"]["isError"], true,
+        "an ask with no way to ask: {r}"
+    );
+    assert!(!env.ws("m1").exists());
+    let slow = env.ws("slow").to_string_lossy().into_owned();
+    w.request(
+        2,
+        "tools/call",
+        json!({"_meta": meta, "name": "slow", "arguments": {"path": slow, "seconds": 0}}),
+    );
+    let r = w.response();
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(env.ws("slow").exists());
+    let rows = env.rows();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].record.decision, Decision::Allow);
 }

@@ -235,7 +235,7 @@ impl Relay {
         let result = forward(
             &peer,
             ClientRequest::ListToolsRequest(req),
-            ctx.meta,
+            for_server(ctx.meta),
             &ctx.ct,
             &self.shared.progress_up,
         )
@@ -384,7 +384,7 @@ impl Relay {
         match forward(
             &peer,
             ClientRequest::CallToolRequest(req),
-            ctx.meta,
+            for_server(ctx.meta),
             &ctx.ct,
             &self.shared.progress_up,
         )
@@ -428,6 +428,25 @@ fn watch_server(shared: Arc<Shared>, service: RunningService<RoleClient, upstrea
         shared.dead.store(true, Ordering::SeqCst);
         shared.gone.notify_waiters();
     });
+}
+
+/// The lifecycle keys of the per-request protocol (2026-07-28): the server
+/// was introduced to over `initialize`, and a server on that lifecycle
+/// refuses requests that carry them.
+const LIFECYCLE_KEYS: [&str; 4] = [
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/logLevel",
+];
+
+/// A client request's `_meta` as the server gets it: everything but the
+/// per-request lifecycle keys.
+fn for_server(mut meta: RequestMetaObject) -> RequestMetaObject {
+    for key in LIFECYCLE_KEYS {
+        meta.remove(key);
+    }
+    meta
 }
 
 /// Sends `request` to `peer` as it came (its `_meta` put back), relaying
@@ -500,7 +519,14 @@ impl Service<RoleServer> for Relay {
             ClientRequest::CallToolRequest(r) => self.call_tool(r, ctx).await,
             other => {
                 let peer = self.server_for(&ctx.meta).await?;
-                let r = forward(&peer, other, ctx.meta, &ctx.ct, &self.shared.progress_up).await;
+                let r = forward(
+                    &peer,
+                    other,
+                    for_server(ctx.meta),
+                    &ctx.ct,
+                    &self.shared.progress_up,
+                )
+                .await;
                 if r.is_err() && self.shared.dead.load(Ordering::SeqCst) {
                     self.check_alive()?;
                 }
