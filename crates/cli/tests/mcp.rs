@@ -106,9 +106,19 @@ impl Env {
         gateway: &Command,
         env: &[(&str, &str)],
     ) -> Vec<Value> {
+        self.client_with(&["--elicit", elicit], steps, gateway, env)
+    }
+
+    fn client_with(
+        &self,
+        flags: &[&str],
+        steps: Value,
+        gateway: &Command,
+        env: &[(&str, &str)],
+    ) -> Vec<Value> {
         let mut c = Command::new(python());
         c.arg(py_dir().join("client.py"))
-            .args(["--elicit", elicit])
+            .args(flags)
             .arg(steps.to_string())
             .arg("--")
             .arg(gateway.get_program())
@@ -777,4 +787,36 @@ fn a_client_on_the_per_request_lifecycle_is_gated_too() {
     let rows = env.rows();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1].record.decision, Decision::Allow);
+}
+
+#[test]
+fn the_servers_own_requests_reach_the_client() {
+    // server-filesystem asks the client for its roots (roots/list, a
+    // server-to-client request) and serves the directories it names.
+    let env = Env::new("allow = [\"mcp__fs__read_text_file\"]\n");
+    std::fs::create_dir(env.ws("a")).unwrap();
+    std::fs::create_dir(env.ws("b")).unwrap();
+    std::fs::write(env.ws("b/f.txt"), "in b\n").unwrap();
+    let mut server = npm_server("filesystem");
+    server.push(env.ws("a").to_string_lossy().into_owned());
+    let gw = env.gateway("fs", &[], &server);
+    let f = env.ws("b/f.txt").to_string_lossy().into_owned();
+    let b = env.ws("b").to_string_lossy().into_owned();
+    let steps = json!([
+        {"op": "sleep", "seconds": 1},
+        {"op": "call", "name": "read_text_file", "args": {"path": f}},
+    ]);
+    let with_roots = env.client_with(&["--roots", &b], steps.clone(), &gw, &[]);
+    assert!(with_roots.iter().any(|l| l.get("roots_asked").is_some()));
+    let c = calls(&with_roots);
+    assert_eq!(
+        (c[0]["isError"].clone(), c[0]["text"].clone()),
+        (json!(false), json!("in b\n"))
+    );
+    let without = env.client("none", steps, &gw, &[]);
+    assert_eq!(
+        calls(&without)[0]["isError"],
+        true,
+        "b is not served without the roots"
+    );
 }

@@ -1,7 +1,7 @@
 """A scripted MCP client over stdio (the Python `mcp` SDK 2.x), for the
 gateway tests.
 
-    client.py [--elicit none|accept|session|decline|cancel|hang] STEPS_JSON -- CMD ARGS..
+    client.py [--elicit none|accept|session|decline|cancel|hang] [--roots DIR] STEPS_JSON -- CMD ARGS..
 
 STEPS_JSON is a list of steps: {"op": "list"}, {"op": "call", "name": ..,
 "args": {..}}, {"op": "call_cancel", "name": .., "args": {..}, "after": s},
@@ -27,8 +27,12 @@ def out(obj):
 async def main():
     args = sys.argv[1:]
     mode = "none"
-    if args[:1] == ["--elicit"]:
-        mode = args[1]
+    roots = None
+    while args[:1] in (["--elicit"], ["--roots"]):
+        if args[0] == "--elicit":
+            mode = args[1]
+        else:
+            roots = args[1]
         args = args[2:]
     steps = json.loads(args[0])
     sep = args.index("--")
@@ -49,6 +53,13 @@ async def main():
         kwargs = {}
         if mode != "none":
             kwargs["elicitation_callback"] = elicit
+        if roots is not None:
+
+            async def list_roots(ctx):
+                out({"roots_asked": True})
+                return types.ListRootsResult(roots=[types.Root(uri="file://" + roots, name="root")])
+
+            kwargs["list_roots_callback"] = list_roots
         async with ClientSession(read, write, **kwargs) as session:
             init = await session.initialize()
             out({"initialized": init.protocol_version})
