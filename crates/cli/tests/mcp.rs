@@ -820,3 +820,79 @@ fn the_servers_own_requests_reach_the_client() {
         "b is not served without the roots"
     );
 }
+
+/// server-everything on streamable HTTP at a free port of 127.0.0.1.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut cmd = npm_server("everything");
+        cmd.push("streamableHttp".into());
+        let child = Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start server-everything");
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return HttpServer {
+                    child,
+                    url: format!("http://127.0.0.1:{port}/mcp"),
+                };
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("server-everything did not listen on {port}");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_on_streamable_http_is_gated_the_same() {
+    let env = Env::new("allow = [\"mcp__ev__echo\"]\n");
+    let server = HttpServer::start();
+    let mut gw = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    gw.arg("mcp")
+        .arg("--policy")
+        .arg(env.path("toolgate.toml"))
+        .args(["--name", "ev", "--url", &server.url]);
+    let lines = env.client(
+        "none",
+        json!([
+            {"op": "call", "name": "echo", "args": {"message": "hi"}},
+            {"op": "call", "name": "get-sum", "args": {"a": 1, "b": 2}},
+        ]),
+        &gw,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["text"], "Echo: hi");
+    assert_eq!(c[1]["isError"], true);
+    let rows = env.rows();
+    let got: Vec<(&str, Decision)> = rows
+        .iter()
+        .map(|r| (r.record.tool.as_str(), r.record.decision))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("mcp__ev__echo", Decision::Allow),
+            ("mcp__ev__get-sum", Decision::Deny)
+        ]
+    );
+}
