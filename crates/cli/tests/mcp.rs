@@ -119,11 +119,13 @@ impl Env {
         let mut c = Command::new(python());
         c.arg(py_dir().join("client.py"))
             .args(flags)
-            .arg(steps.to_string())
-            .arg("--")
-            .arg(gateway.get_program())
-            .args(gateway.get_args())
-            .env("TOOLGATE_STATE_DIR", self.path("state"))
+            .arg(steps.to_string());
+        if !flags.contains(&"--url") {
+            c.arg("--")
+                .arg(gateway.get_program())
+                .args(gateway.get_args());
+        }
+        c.env("TOOLGATE_STATE_DIR", self.path("state"))
             .current_dir(self.dir.path());
         for (k, v) in env {
             c.env(k, v);
@@ -895,4 +897,88 @@ fn a_server_on_streamable_http_is_gated_the_same() {
             ("mcp__ev__get-sum", Decision::Deny)
         ]
     );
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+fn gone(pid: i32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists() || is_zombie(pid)
+}
+
+#[test]
+fn listen_serves_clients_over_streamable_http_each_with_its_own_server() {
+    let env = Env::new(ASK_POLICY);
+    let port = free_port();
+    let pidfile = env.path("server.pid");
+    let mut gw = env.gateway("marker", &["--listen", &port.to_string()], &own_server());
+    gw.env("MARKER_PIDFILE", &pidfile)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut gateway = gw.spawn().expect("start toolgate mcp --listen");
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let slow = env.ws("slow").to_string_lossy().into_owned();
+    let m = env.ws("m1").to_string_lossy().into_owned();
+    let none = Command::new("true");
+    let lines = env.client_with(
+        &["--url", &url],
+        json!([
+            {"op": "call", "name": "slow", "args": {"path": slow, "seconds": 0}},
+            {"op": "call", "name": "touch", "args": {"path": m}},
+            {"op": "call", "name": "progress", "args": {"steps": 2}},
+        ]),
+        &none,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["isError"], false);
+    assert!(env.ws("slow").exists(), "allowed: ran");
+    assert_eq!(c[1]["isError"], true, "an ask without elicitation waits");
+    assert!(!env.ws("m1").exists());
+    assert_eq!(c[2]["progress"], json!([1.0, 2.0]));
+    let rows = env.rows();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows.iter()
+            .all(|r| r.record.server.as_deref() == Some("marker"))
+    );
+
+    // The client's session ended: its server goes with it.
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    for _ in 0..100 {
+        if gone(pid) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        gone(pid),
+        "the session's server (pid {pid}) outlived the session"
+    );
+    terminate(gateway.id());
+    let status = gateway.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// SIGTERM to a process this test started.
+fn terminate(pid: u32) {
+    let ok = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
 }

@@ -28,6 +28,7 @@ pub mod elicit;
 mod error;
 pub mod framing;
 pub mod host;
+pub mod listen;
 pub mod names;
 pub mod pins;
 pub mod relay;
@@ -51,9 +52,7 @@ pub fn run(config: Config, listen: Option<SocketAddr>) -> Result<i32, Error> {
     let config = Arc::new(config);
     let code = rt.block_on(async move {
         match listen {
-            Some(addr) => Err(Error::Listen(format!(
-                "serving over HTTP ({addr}) is not available yet"
-            ))),
+            Some(addr) => downstream::serve_http(config, addr).await,
             None => downstream::serve_stdio(config).await,
         }
     });

@@ -54,8 +54,6 @@ pub struct Shared {
             Option<tokio::process::Child>,
         )>,
     >,
-    /// Set when the server's service has ended.
-    pub gone: tokio::sync::Notify,
     /// Progress of the client's requests to the server.
     pub progress_up: ProgressMap,
     /// Progress of the server's requests to the client.
@@ -81,7 +79,6 @@ impl Shared {
             downstream: OnceLock::new(),
             upstream: tokio::sync::OnceCell::new(),
             running: Mutex::new(None),
-            gone: tokio::sync::Notify::new(),
             progress_up: Mutex::new(HashMap::new()),
             progress_down: Mutex::new(HashMap::new()),
             tools: Mutex::new(None),
@@ -152,7 +149,7 @@ impl Relay {
                         if let Ok(mut r) = shared.running.lock() {
                             *r = Some((service.cancellation_token(), child));
                         }
-                        watch_server(Arc::clone(shared), service);
+                        watch_server(shared, service);
                         Ok(peer)
                     }
                     Err(e) => Err(e),
@@ -422,11 +419,15 @@ fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> St
 }
 
 /// Marks the session's server dead when its service ends.
-fn watch_server(shared: Arc<Shared>, service: RunningService<RoleClient, upstream::ToClient>) {
+fn watch_server(shared: &Arc<Shared>, service: RunningService<RoleClient, upstream::ToClient>) {
+    // Weak: a session that ends (its client gone) drops its server process
+    // with it; the watcher must not keep it alive.
+    let shared = Arc::downgrade(shared);
     tokio::spawn(async move {
         let _ = service.waiting().await;
-        shared.dead.store(true, Ordering::SeqCst);
-        shared.gone.notify_waiters();
+        if let Some(shared) = shared.upgrade() {
+            shared.dead.store(true, Ordering::SeqCst);
+        }
     });
 }
 
