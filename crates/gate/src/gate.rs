@@ -236,6 +236,12 @@ impl Gate {
         self.store.as_ref()
     }
 
+    /// Ends the gate and gives its store back, so that a host making one
+    /// gate per call (the MCP gateway) can reuse the connection.
+    pub fn into_store(self) -> Option<Store> {
+        self.store
+    }
+
     /// Counts of this gate's calls.
     pub fn stats(&self) -> Stats {
         self.stats

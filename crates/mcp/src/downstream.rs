@@ -22,8 +22,14 @@ use crate::relay::Relay;
 pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     let relay = Relay::new(config);
     let shared = Arc::clone(relay.shared());
-    let transport = framing::checked(tokio::io::stdin(), tokio::io::stdout());
-    let running = match relay.serve(transport).await {
+    let running = match stdio_pipes() {
+        Some((input, output)) => relay.serve(framing::checked(input, output)).await,
+        None => {
+            let (input, output) = (tokio::io::stdin(), tokio::io::stdout());
+            relay.serve(framing::checked(input, output)).await
+        }
+    };
+    let running = match running {
         Ok(r) => r,
         Err(e) => {
             shared.end_server().await;
@@ -38,6 +44,22 @@ pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     }
     shared.end_server().await;
     Ok(shared.exit_code.load(Ordering::SeqCst))
+}
+
+/// Standard input and output as non-blocking pipes, when they are pipes
+/// (as every MCP client starts a stdio server). tokio's own stdin and
+/// stdout read and write on a blocking thread, a hop there and back for
+/// every message.
+fn stdio_pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd;
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let input = tokio::net::unix::pipe::Receiver::from_owned_fd(input).ok()?;
+    let output = tokio::net::unix::pipe::Sender::from_owned_fd(output).ok()?;
+    Some((input, output))
 }
 
 /// Serves clients over streamable HTTP at `http://ADDR/mcp`, one server

@@ -46,6 +46,7 @@ pub use upstream::UpstreamSpec;
 /// given. Returns the exit status.
 pub fn run(config: Config, listen: Option<SocketAddr>) -> Result<i32, Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| Error::Runtime(e.to_string()))?;

@@ -351,22 +351,24 @@ impl Relay {
             client: Client::Mcp,
             cwd: None,
         };
-        let (approver, blocked): (Box<dyn Approver>, Vec<String>) = if pin_refusal.is_some() {
-            (Box::new(NeverApprover), vec![qualified])
-        } else if self.can_elicit(&ctx.peer) {
-            (
-                Box::new(ElicitApprover {
-                    peer: ctx.peer.clone(),
-                    runtime: tokio::runtime::Handle::current(),
-                    cancelled: ctx.ct.clone(),
-                    server: cfg.server.clone(),
-                }),
-                Vec::new(),
-            )
-        } else {
-            (Box::new(QueueApprover), Vec::new())
-        };
-        let passage = match cfg.host.pass(call, approver, blocked).await {
+        let (approver, blocked, may_wait): (Box<dyn Approver>, Vec<String>, bool) =
+            if pin_refusal.is_some() {
+                (Box::new(NeverApprover), vec![qualified], false)
+            } else if self.can_elicit(&ctx.peer) {
+                (
+                    Box::new(ElicitApprover {
+                        peer: ctx.peer.clone(),
+                        runtime: tokio::runtime::Handle::current(),
+                        cancelled: ctx.ct.clone(),
+                        server: cfg.server.clone(),
+                    }),
+                    Vec::new(),
+                    true,
+                )
+            } else {
+                (Box::new(QueueApprover), Vec::new(), false)
+            };
+        let passage = match cfg.host.pass(call, approver, blocked, may_wait).await {
             Ok(p) => p,
             Err(text) => return Ok(refused(text)),
         };
