@@ -16,6 +16,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolgate_store::{Decision, Outcome, Row, RowFilter, Store};
 
+/// A ledger row as the tests compare it: tool, decision, rule, outcome and
+/// client or server.
+type RowSummary<'a> = (&'a str, Decision, Option<&'a str>, Outcome, Option<&'a str>);
+
 /// The folder `scripts/install-mcp.sh` installs into.
 fn parts() -> PathBuf {
     let dir = std::env::var_os("TOOLGATE_MCP_DIR")
@@ -214,7 +218,7 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
     assert!(!env.ws("b.txt").exists(), "the denied write did not happen");
 
     let rows = env.rows();
-    let got: Vec<(&str, Decision, Option<&str>, Outcome, Option<&str>)> = rows
+    let got: Vec<RowSummary> = rows
         .iter()
         .map(|r| {
             (
@@ -844,15 +848,17 @@ impl HttpServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("start server-everything");
+        let server = HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        };
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return HttpServer {
-                    child,
-                    url: format!("http://127.0.0.1:{port}/mcp"),
-                };
+                return server;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // Dropping `server` ends the process.
         panic!("server-everything did not listen on {port}");
     }
 }

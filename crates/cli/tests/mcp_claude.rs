@@ -16,6 +16,10 @@ use support::anthropic::FakeAnthropic;
 use support::{Sandbox, Turn, run_claude};
 use toolgate_store::{Decision, Outcome, RowFilter, Store};
 
+/// A ledger row as the tests compare it: tool, decision, rule, outcome and
+/// client or server.
+type RowSummary<'a> = (&'a str, Decision, Option<&'a str>, Outcome, Option<&'a str>);
+
 const POLICY: &str = r#"
 allow = ["mcp__fs__read_text_file", "mcp__fs__write_file"]
 deny = ["Edit(keep.txt)"]
@@ -117,7 +121,7 @@ fn claude_code_through_toolgate_mcp_runs_the_allowed_read_and_not_the_denied_wri
         .unwrap()
         .rows(&RowFilter::default())
         .unwrap();
-    let got: Vec<(&str, Decision, Option<&str>, Outcome, Option<&str>)> = rows
+    let got: Vec<RowSummary> = rows
         .iter()
         .map(|r| {
             (

@@ -128,6 +128,8 @@ pub struct Gate {
 }
 
 /// Where a call stands once the approver (or the queue) has spoken.
+// Short-lived, one per call, never stored: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Approval {
     /// Run it (approved, or allowed without asking).
     Go {
