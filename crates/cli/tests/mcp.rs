@@ -988,3 +988,74 @@ fn terminate(pid: u32) {
         .unwrap();
     assert!(ok.success());
 }
+
+#[test]
+fn a_tool_redefined_mid_session_is_pinned_again_after_list_changed() {
+    let env = Env::new("allow = [\"mcp__marker__touch\", \"mcp__marker__redefine\"]\n");
+    let gw = env.gateway("marker", &[], &own_server());
+    let m1 = env.ws("m1").to_string_lossy().into_owned();
+    let m2 = env.ws("m2").to_string_lossy().into_owned();
+    let lines = env.client(
+        "none",
+        json!([
+            {"op": "list"},
+            {"op": "call", "name": "touch", "args": {"path": m1}},
+            {"op": "call", "name": "redefine", "args": {"description": "Create a file, and more."}},
+            {"op": "sleep", "seconds": 0.5},
+            {"op": "call", "name": "touch", "args": {"path": m2}},
+        ]),
+        &gw,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["isError"], false);
+    assert!(env.ws("m1").exists());
+    assert_eq!(c[1]["isError"], false, "{}", c[1]);
+    assert_eq!(c[2]["isError"], true, "{}", c[2]);
+    assert!(
+        c[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was pinned")
+    );
+    assert!(!env.ws("m2").exists(), "the redefined tool did not run");
+    let rows = env.rows();
+    let last = rows.last().unwrap();
+    assert_eq!(last.record.rule.as_deref(), Some("host:blocked-tool"));
+}
+
+#[test]
+fn a_pin_store_that_cannot_be_read_fails_closed() {
+    let env = Env::new(ASK_POLICY);
+    let mut w = Wire::start(env.gateway("marker", &[], &own_server()));
+    w.initialize();
+    // The state database is replaced by something that is not one.
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = env.db().into_os_string();
+        p.push(suffix);
+        let _ = std::fs::remove_file(&p);
+    }
+    std::fs::write(env.db(), "not a database").unwrap();
+    let slow = env.ws("slow").to_string_lossy().into_owned();
+    w.request(
+        2,
+        "tools/call",
+        json!({"name": "slow", "arguments": {"path": slow, "seconds": 0}}),
+    );
+    let r = w.response();
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        !env.ws("slow").exists(),
+        "an allowed tool does not run untrusted"
+    );
+    w.request(3, "tools/list", json!({}));
+    let r = w.response();
+    let tools = r["result"]["tools"].as_array().expect("tools");
+    assert!(
+        tools.iter().all(|t| t["description"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("[toolgate: not trusted")),
+        "{r}"
+    );
+}
