@@ -6,7 +6,8 @@
 //!
 //! There is no lock held across a request: each request is its own task
 //! (rmcp's), the state shared between them is a few maps behind short
-//! mutexes, and the gate runs on a blocking thread per call.
+//! mutexes, and the gate runs per call (as blocking code when its approver
+//! may wait for a person).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -18,12 +19,11 @@ use rmcp::model::{
     Implementation, InitializeResult, ListToolsRequest, ListToolsResult, PaginatedRequestParams,
     ProgressToken, ProtocolVersion, RequestId, RequestMetaObject, ServerConfig, ServerResult,
 };
-use rmcp::service::ServiceRole;
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService,
-    RunningServiceCancellationToken, ServiceError,
+    RunningServiceCancellationToken, ServiceError, ServiceRole,
 };
-use rmcp::{RoleServer, Service};
+use rmcp::{RoleClient, RoleServer, Service};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use toolgate_gate::{Approver, NeverApprover, QueueApprover, Verdict};
@@ -68,8 +68,6 @@ pub struct Shared {
     /// The exit status the gateway ends with.
     pub exit_code: AtomicI32,
 }
-
-use rmcp::RoleClient;
 
 impl Shared {
     /// A fresh session.
