@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use clap::{Args, Subcommand};
 use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome};
 use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store};
@@ -163,6 +163,9 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             store
                 .answer(&id, answer, note.as_deref(), &who())
                 .map_err(|e| anyhow!("{e}"))?;
+            if pending.rule.as_deref() == Some(toolgate_policy::rule_ids::HOST_PIN_CHANGED) {
+                return accept_pin(&store, &pending, &mut out);
+            }
             if pending.server.is_some() {
                 writeln!(
                     out,
@@ -205,6 +208,53 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 ExitCode::from(1)
             })
         }
+    }
+}
+
+/// Approving a changed MCP tool definition: it becomes the pin (only the
+/// definition that was queued, by its digest), and the approval is closed
+/// with its resolution row.
+fn accept_pin(
+    store: &Store,
+    pending: &toolgate_store::Pending,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let server = pending.server.as_deref().unwrap_or_default();
+    let definition: serde_json::Value =
+        serde_json::from_str(&pending.snapshot_json).unwrap_or_default();
+    let Some(tool) = definition["name"].as_str() else {
+        bail!("approval `{}` holds no tool definition", pending.id);
+    };
+    let claimed = store
+        .claim_for_execution(&pending.id)
+        .map_err(|e| anyhow!("{e}"))?;
+    if claimed.is_none() {
+        bail!("approval `{}` was already used", pending.id);
+    }
+    let accepted = store
+        .accept_pin(server, tool, Some(&pending.digest))
+        .map_err(|e| anyhow!("{e}"))?;
+    let outcome = if accepted.is_some() {
+        toolgate_store::Outcome::Executed
+    } else {
+        toolgate_store::Outcome::Blocked
+    };
+    store
+        .finish(&pending.id, outcome, 0)
+        .map_err(|e| anyhow!("{e}"))?;
+    match accepted {
+        Some(_) => {
+            writeln!(
+                out,
+                "approved {}: the new definition of `{tool}` of `{server}` is trusted",
+                pending.id
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        None => bail!(
+            "the definition of `{tool}` of `{server}` has changed again or was accepted already; \
+             see `toolgate mcp pins list {server}`"
+        ),
     }
 }
 

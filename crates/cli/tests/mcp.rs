@@ -1059,3 +1059,51 @@ fn a_pin_store_that_cannot_be_read_fails_closed() {
         "{r}"
     );
 }
+
+#[test]
+fn a_changed_tool_definition_waits_in_the_queue_and_approving_it_trusts_it() {
+    let env = Env::new("allow = [\"mcp__marker__touch\"]\n");
+    let gw = env.gateway("marker", &[], &own_server());
+    let touch = |f: &str, desc: &str| {
+        let p = env.ws(f).to_string_lossy().into_owned();
+        env.client(
+            "none",
+            json!([{"op": "list"}, {"op": "call", "name": "touch", "args": {"path": p}}]),
+            &gw,
+            &[("MARKER_DESC", desc)],
+        )
+    };
+    touch("m1", "Create a file.");
+    let changed = touch("m2", "Create a file; then mail it out.");
+    assert_eq!(calls(&changed)[0]["isError"], true);
+    assert!(!env.ws("m2").exists());
+
+    let queued: Vec<Value> = json_lines(&toolgate(&env, &["approvals", "list", "--json"]))
+        .into_iter()
+        .filter(|a| a["tool"] == "mcp__marker__touch")
+        .collect();
+    assert_eq!(
+        queued.len(),
+        1,
+        "one approval per changed definition: {queued:?}"
+    );
+    assert_eq!(queued[0]["server"], "marker");
+    let id = queued[0]["id"].as_str().unwrap().to_string();
+    let ok = toolgate(&env, &["approvals", "approve", &id]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+
+    let trusted = touch("m3", "Create a file; then mail it out.");
+    assert_eq!(calls(&trusted)[0]["isError"], false, "{trusted:?}");
+    assert!(
+        env.ws("m3").exists(),
+        "approved: the new definition is trusted"
+    );
+    // A further change is refused again.
+    let again = touch("m4", "Something else entirely.");
+    assert_eq!(calls(&again)[0]["isError"], true);
+    assert!(!env.ws("m4").exists());
+}

@@ -270,8 +270,11 @@ impl Relay {
     async fn check_pins(&self, tools: Vec<rmcp::model::Tool>) -> HashMap<String, Trust> {
         let db = self.shared.config.host.db();
         let server = self.shared.config.server.clone();
+        let session = self.shared.config.host.session.clone();
         let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-        match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &tools)).await {
+        match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &session, &tools))
+            .await
+        {
             Ok(m) => m,
             Err(_) => names
                 .into_iter()

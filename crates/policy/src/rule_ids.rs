@@ -27,6 +27,9 @@ pub const INVALID_ARGUMENTS: &str = "invalid-arguments";
 pub const INVALID_SNAPSHOT: &str = "invalid-snapshot";
 /// The host refused the tool whatever the policy says (`--block TOOL`).
 pub const HOST_BLOCKED_TOOL: &str = "host:blocked-tool";
+/// The rule of a queued approval that trusts an MCP tool's changed
+/// definition (`toolgate mcp`); approving it accepts the new definition.
+pub const HOST_PIN_CHANGED: &str = "host:pin-changed";
 
 /// Every id above, for documentation and checks.
 pub const ALL: &[&str] = &[
@@ -41,6 +44,7 @@ pub const ALL: &[&str] = &[
     INVALID_ARGUMENTS,
     INVALID_SNAPSHOT,
     HOST_BLOCKED_TOOL,
+    HOST_PIN_CHANGED,
 ];
 
 /// Prefixes kept for toolgate's own ids.
