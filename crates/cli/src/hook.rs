@@ -9,7 +9,9 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use toolgate_hook::install::{self, HookClient, Installed, Scope};
-use toolgate_hook::{Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, gemini, import};
+use toolgate_hook::{
+    Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, gemini, import,
+};
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -29,7 +31,17 @@ pub enum HookCommand {
     /// Whatever goes wrong, the call is blocked (a deny on standard output
     /// and exit 2).
     Gemini(RunArgs),
-    /// Register `toolgate hook claude|gemini` in the client's settings
+    /// Codex CLI's PreToolUse and PermissionRequest hooks: read the call
+    /// from standard input, decide it, record it, and print Codex's answer.
+    ///
+    /// PreToolUse can only block: a deny is a deny; an ask is refused with
+    /// a reason saying how to allow it (Codex cannot ask from PreToolUse),
+    /// unless `--approver queue` is given. PermissionRequest, which Codex
+    /// raises when it would ask the person, is answered allow or deny; an
+    /// ask is left to Codex's own prompt. Whatever goes wrong, the call is
+    /// blocked: exit 2 with the reason on standard error.
+    Codex(RunArgs),
+    /// Register `toolgate hook claude|gemini|codex` in the client's settings
     /// file, keeping everything else in it (a backup `settings.json.bak` is
     /// written first). Running it again changes nothing.
     Install(InstallArgs),
@@ -70,6 +82,8 @@ pub enum ClientArg {
     Claude,
     /// Gemini CLI (`.gemini/settings.json`).
     Gemini,
+    /// Codex CLI (`.codex/hooks.json`; with --user, `$CODEX_HOME/hooks.json`).
+    Codex,
 }
 
 #[derive(Debug, Args)]
@@ -126,6 +140,7 @@ pub fn hook(command: HookCommand) -> anyhow::Result<ExitCode> {
     match command {
         HookCommand::Claude(args) => answer(args, claude::failure, toolgate_hook::claude_hook),
         HookCommand::Gemini(args) => answer(args, gemini::failure, toolgate_hook::gemini_hook),
+        HookCommand::Codex(args) => answer(args, codex::failure, toolgate_hook::codex_hook),
         HookCommand::Install(args) => install(args),
     }
 }
@@ -235,6 +250,7 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let client = match args.client {
         ClientArg::Claude => HookClient::Claude,
         ClientArg::Gemini => HookClient::Gemini,
+        ClientArg::Codex => HookClient::Codex,
     };
     let scope = if args.user {
         Scope::User
@@ -266,7 +282,7 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             (install::default_command(client, &exe, &extra), timeout)
         }
     };
-    let event = client.event();
+    let event = client.events().join(" and ");
     let shown = path.display();
     match install::install(client, &path, &command, timeout)? {
         Installed::Created => println!("created {shown} with the {event} hook `{command}`"),
@@ -277,6 +293,13 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Installed::Unchanged => {
             println!("the {event} hook `{command}` is already in {shown}; nothing changed")
         }
+    }
+    if client == HookClient::Codex {
+        println!(
+            "Codex runs a new hook only once it is trusted: review and trust it with `/hooks` in \
+             codex (or run `codex exec --dangerously-bypass-hook-trust` where the hook source is \
+             vetted by other means)"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
