@@ -12,7 +12,7 @@
 //! - nothing runs but through [`Gate::submit`]: arguments that are not a
 //!   JSON object never become a `Call`, so they are refused here, and
 //!   recorded in the gate's ledger when it has one;
-//! - budgets (DESIGN §7): `max_calls` calls at most, and the run stops
+//! - budgets (docs/approvals.md, "Budgets"): `max_calls` calls at most, and the run stops
 //!   after 3 consecutive or 20 total refused calls.
 
 use std::path::Path;

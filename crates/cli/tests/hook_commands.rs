@@ -346,7 +346,7 @@ fn hook_with_closed(client: &str, closed_stdout: bool, closed_stderr: bool) -> O
         "model": "m", "turn_id": "t", "transcript_path": null,
     });
     let closed = || {
-        let (reader, writer) = std::io::pipe().unwrap();
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
         drop(reader);
         Stdio::from(writer)
     };

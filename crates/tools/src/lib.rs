@@ -6,7 +6,7 @@ it.
 The policy engine checks paths, commands and URLs when it decides. These
 executors confine again when they act, because the file system can change in
 between (a symlink swapped in after the decision) and because rules are a
-seatbelt while the operating system is the boundary (DESIGN principle 8):
+seatbelt while the operating system is the boundary (README, "Sandbox"):
 
 - the file tools open every path beneath a root's directory descriptor with
   `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, so `..`, absolute

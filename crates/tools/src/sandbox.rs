@@ -1,4 +1,4 @@
-//! The Landlock sandbox of `run_shell` (DESIGN principle 8: rules are a
+//! The Landlock sandbox of `run_shell` (README, "Sandbox": rules are a
 //! seatbelt, the OS is the boundary).
 //!
 //! # What the sandbox allows

@@ -49,9 +49,9 @@ impl FakeResponses {
     pub fn outputs(&self) -> Vec<CallOutput> {
         self.requests()
             .iter()
+            .rev()
             .filter(|r| r.method == "POST" && r.route().ends_with("/responses"))
-            .filter_map(Request::json)
-            .last()
+            .find_map(Request::json)
             .map(|body| outputs(&body))
             .unwrap_or_default()
     }
