@@ -1,6 +1,6 @@
 //! `decide` on generated policies of 10, 1,000 and 10,000 rules.
 //!
-//! Run with `cargo bench -p toolgate-policy --bench decide`.
+//! Run with `cargo bench -p toolgate-benches --bench decide`.
 
 use std::fmt::Write as _;
 use std::hint::black_box;

@@ -1,6 +1,6 @@
 //! `Gate::submit` of an allowed no-op tool with the SQLite ledger on.
 //!
-//! Run with `cargo bench -p toolgate-gate --bench submit`. The database
+//! Run with `cargo bench -p toolgate-benches --bench submit`. The database
 //! lives under `target/` (the real disk), not in a memory file system.
 
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! everyday development policy (`tests/corpus/policies/dev.toml`): a typical
 //! agent command of about 60 characters, and a script of about 10 KB.
 //!
-//! Run with `cargo bench -p toolgate-policy --bench shell`.
+//! Run with `cargo bench -p toolgate-benches --bench shell`.
 
 use std::hint::black_box;
 
@@ -10,7 +10,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolgate_policy::{Call, Effect, LoadOptions, Policy};
 
-const POLICY: &str = include_str!("../tests/corpus/policies/dev.toml");
+const POLICY: &str = include_str!("../../crates/policy/tests/corpus/policies/dev.toml");
 
 /// What an agent typically runs: a `cd`, a build with a redirect, a pipe.
 const TYPICAL: &str = "cd crates/shell && cargo test -p toolgate-shell 2>&1 | tail -n 20";
@@ -18,7 +18,7 @@ const TYPICAL: &str = "cd crates/shell && cargo test -p toolgate-shell 2>&1 | ta
 /// A script of the shapes agents write, repeated to about 10 KB (the same
 /// block as the shell crate's own bench).
 fn script() -> String {
-    let block = include_str!("../../shell/benches/agent-script.sh");
+    let block = include_str!("agent-script.sh");
     let mut s = String::new();
     while s.len() < 10 * 1024 {
         s.push_str(block);
