@@ -9,7 +9,8 @@ use toolgate_shell as shell;
 
 use crate::catalog::{Kind, Target};
 use crate::paths::{self, Resolved};
-use crate::pattern::{canonical_command, url_host};
+use crate::pattern::canonical_command;
+use crate::urls::{self, FetchTarget};
 use crate::validate::Spec;
 
 /// How an action arose.
@@ -57,10 +58,10 @@ pub enum What {
     },
     /// A URL.
     Fetch {
-        /// The URL.
+        /// The URL as written.
         url: String,
-        /// Its host, when it could be read safely.
-        host: Option<String>,
+        /// It normalised, or why it cannot be read.
+        target: Result<FetchTarget, String>,
     },
     /// The tool itself, by name.
     Tool {
@@ -293,7 +294,7 @@ fn shell_cwd(
 fn fetch(url: &str) -> What {
     What::Fetch {
         url: url.to_string(),
-        host: url_host(url),
+        target: urls::normalize(url),
     }
 }
 

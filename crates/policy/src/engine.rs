@@ -400,10 +400,25 @@ impl Eval<'_, '_> {
                 ad.rule = None;
                 ad.reason = format!("could not be analysed, so it needs approval: {reason}");
             }
-            What::Fetch { host: None, .. } if ad.decision != Effect::Deny => {
-                ad.decision = Effect::Ask;
-                ad.sticky = true;
-                ad.reason = format!("{what}: its host cannot be read safely, so it needs approval");
+            What::Fetch { target, .. } if ad.decision != Effect::Deny => {
+                let unreadable = match target {
+                    Err(why) => Some(format!("it cannot be parsed as a URL: {why}")),
+                    Ok(t) if t.hosts.is_empty() => Some("it names no network host".to_string()),
+                    Ok(t) if t.ambiguous => Some(format!(
+                        "parsers disagree on its host ({})",
+                        t.hosts
+                            .iter()
+                            .map(|h| format!("`{h}`"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )),
+                    Ok(_) => None,
+                };
+                if let Some(why) = unreadable {
+                    ad.decision = Effect::Ask;
+                    ad.sticky = true;
+                    ad.reason = format!("{what}: {why}, so it needs approval");
+                }
             }
             _ => {}
         }
@@ -568,10 +583,13 @@ impl Eval<'_, '_> {
                     .command
                     .as_ref()
                     .is_some_and(|c| c.matches(argv, canonical)),
-                (Some(pat), What::Fetch { url, host }) => pat
-                    .url
-                    .as_ref()
-                    .is_some_and(|u| u.matches(url, host.as_deref())),
+                (Some(pat), What::Fetch { url, target }) => pat.url.as_ref().is_some_and(|u| {
+                    let written = (p.rules[tr.rule].effect != Effect::Allow).then_some(url.as_str());
+                    match target {
+                        Ok(t) => u.matches(&t.url, written, &t.hosts),
+                        Err(_) => written.is_some_and(|w| u.matches(w, None, &[])),
+                    }
+                }),
                 (Some(pat), What::Tool { value: Some(v) }) => wildcard(&pat.source, v),
                 (Some(_), _) => false,
             };
@@ -646,14 +664,29 @@ impl Eval<'_, '_> {
                     }
                 }
             }
-            What::Fetch { url, host } => {
+            What::Fetch { url, target } => {
                 for e in Index::strictest_first() {
                     if hits.settled_above(e) {
                         break;
                     }
-                    p.index
-                        .fetch(e)
-                        .each_match(url, host.as_deref(), |r, s| hits.add(p, r, s));
+                    // A URL glob of a deny or ask rule also fires on the
+                    // URL as written.
+                    let written = (e != Effect::Allow).then_some(url.as_str());
+                    let fr = p.index.fetch(e);
+                    match target {
+                        Ok(t) => fr.each_match(&t.url, written, &t.hosts, |r, s| hits.add(p, r, s)),
+                        // Unparsable: only rules that can match it as
+                        // written; the floor makes it ask at least.
+                        Err(_) => {
+                            if let Some(w) = written {
+                                fr.each_match(w, None, &[], |r, s| hits.add(p, r, s));
+                            } else {
+                                for &(r, s) in &fr.all {
+                                    hits.add(p, r, s);
+                                }
+                            }
+                        }
+                    }
                 }
             }
             What::Tool { .. } | What::Unknown { .. } | What::Hazard { .. } => {}

@@ -10,7 +10,8 @@ use globset::{Candidate, GlobMatcher, GlobSet, GlobSetBuilder};
 
 use crate::effect::Effect;
 use crate::file::Placed;
-use crate::pattern::{self, Anchors, CommandPattern, UrlPattern};
+use crate::pattern::{self, Anchors, CommandPattern};
+use crate::urls::{Cidr, Host, UrlPattern};
 use crate::rule::{Rule, Selector};
 
 /// Index of a rule in `Policy::rules` (file order: lists, then `[[rule]]`s).
@@ -202,39 +203,59 @@ impl ExecRules {
 pub struct FetchRules {
     /// `WebFetch` with no pattern.
     pub all: Vec<(RuleIdx, usize)>,
-    hosts: HashMap<String, Vec<(RuleIdx, usize)>>,
+    hosts: HashMap<Host, Vec<(RuleIdx, usize)>>,
     /// `domain:*.d` rules keyed by `d`: a host is looked up under each of
     /// its parent domains.
     subdomains: HashMap<String, Vec<(RuleIdx, usize)>>,
+    /// `ip:` address blocks, tried in turn (policies hold few).
+    addrs: Vec<(Cidr, RuleIdx, usize)>,
     wild: Vec<(UrlPattern, RuleIdx, usize)>,
 }
 
 impl FetchRules {
-    /// Calls `hit` for every rule matching the URL.
-    pub fn each_match(&self, url: &str, host: Option<&str>, mut hit: impl FnMut(RuleIdx, usize)) {
+    /// Calls `hit` for every rule matching the fetch: `url` normalised,
+    /// `written` as written (URL globs of deny and ask rules also meet it;
+    /// `None` for allow rules), `hosts` every host it may reach.
+    pub fn each_match(
+        &self,
+        url: &str,
+        written: Option<&str>,
+        hosts: &[Host],
+        mut hit: impl FnMut(RuleIdx, usize),
+    ) {
         for &(r, s) in &self.all {
             hit(r, s);
         }
-        if let Some(h) = host {
+        for h in hosts {
             if let Some(list) = self.hosts.get(h) {
                 for &(r, s) in list {
                     hit(r, s);
                 }
             }
-            if !self.subdomains.is_empty() {
-                let mut rest = h;
-                while let Some((_, parent)) = rest.split_once('.') {
-                    if let Some(list) = self.subdomains.get(parent) {
-                        for &(r, s) in list {
-                            hit(r, s);
+            match h {
+                Host::Domain(d) if !self.subdomains.is_empty() => {
+                    let mut rest = d.as_str();
+                    while let Some((_, parent)) = rest.split_once('.') {
+                        if let Some(list) = self.subdomains.get(parent) {
+                            for &(r, s) in list {
+                                hit(r, s);
+                            }
+                        }
+                        rest = parent;
+                    }
+                }
+                Host::Ip(ip) => {
+                    for (c, r, s) in &self.addrs {
+                        if c.contains(*ip) {
+                            hit(*r, *s);
                         }
                     }
-                    rest = parent;
                 }
+                Host::Domain(_) => {}
             }
         }
         for (p, r, s) in &self.wild {
-            if p.matches(url, host) {
+            if p.matches(url, written, hosts) {
                 hit(*r, *s);
             }
         }
@@ -405,6 +426,7 @@ impl Index {
                             .entry(d.clone())
                             .or_default()
                             .push(owner),
+                        Some(UrlPattern::Addr(c)) => ix.fetch[e].addrs.push((*c, ri, si)),
                         Some(w) => ix.fetch[e].wild.push((w.clone(), ri, si)),
                     },
                     Selector::Tool { name, pattern: p } => {

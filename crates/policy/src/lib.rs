@@ -62,6 +62,7 @@ mod policy;
 mod rule;
 mod schema;
 mod testing;
+mod urls;
 mod validate;
 
 pub use call::{Call, CallError, Client, canonical_json};
@@ -78,4 +79,5 @@ pub use policy::{
 };
 pub use rule::{Remember, Rule};
 pub use schema::json_type_name;
+pub use urls::{Cidr, FetchTarget, Host, normalize as normalize_url};
 pub use testing::TestOutcome;
