@@ -417,6 +417,7 @@ impl Eval<'_, '_> {
                 if let Some(why) = unreadable {
                     ad.decision = Effect::Ask;
                     ad.sticky = true;
+                    ad.rule = None;
                     ad.reason = format!("{what}: {why}, so it needs approval");
                 }
             }
@@ -584,10 +585,11 @@ impl Eval<'_, '_> {
                     .as_ref()
                     .is_some_and(|c| c.matches(argv, canonical)),
                 (Some(pat), What::Fetch { url, target }) => pat.url.as_ref().is_some_and(|u| {
-                    let written = (p.rules[tr.rule].effect != Effect::Allow).then_some(url.as_str());
+                    let written =
+                        (p.rules[tr.rule].effect != Effect::Allow).then_some(url.as_str());
                     match target {
-                        Ok(t) => u.matches(&t.url, written, &t.hosts),
-                        Err(_) => written.is_some_and(|w| u.matches(w, None, &[])),
+                        Ok(t) => u.matches(t, written),
+                        Err(_) => written.is_some_and(|w| u.matches_unparsed(w)),
                     }
                 }),
                 (Some(pat), What::Tool { value: Some(v) }) => wildcard(&pat.source, v),
@@ -674,18 +676,10 @@ impl Eval<'_, '_> {
                     let written = (e != Effect::Allow).then_some(url.as_str());
                     let fr = p.index.fetch(e);
                     match target {
-                        Ok(t) => fr.each_match(&t.url, written, &t.hosts, |r, s| hits.add(p, r, s)),
+                        Ok(t) => fr.each_match(t, written, |r, s| hits.add(p, r, s)),
                         // Unparsable: only rules that can match it as
                         // written; the floor makes it ask at least.
-                        Err(_) => {
-                            if let Some(w) = written {
-                                fr.each_match(w, None, &[], |r, s| hits.add(p, r, s));
-                            } else {
-                                for &(r, s) in &fr.all {
-                                    hits.add(p, r, s);
-                                }
-                            }
-                        }
+                        Err(_) => fr.each_match_unparsed(url, |r, s| hits.add(p, r, s)),
                     }
                 }
             }

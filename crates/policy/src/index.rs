@@ -11,8 +11,8 @@ use globset::{Candidate, GlobMatcher, GlobSet, GlobSetBuilder};
 use crate::effect::Effect;
 use crate::file::Placed;
 use crate::pattern::{self, Anchors, CommandPattern};
-use crate::urls::{Cidr, Host, UrlPattern};
 use crate::rule::{Rule, Selector};
+use crate::urls::{Cidr, FetchTarget, Host, UrlPattern};
 
 /// Index of a rule in `Policy::rules` (file order: lists, then `[[rule]]`s).
 pub type RuleIdx = usize;
@@ -213,20 +213,19 @@ pub struct FetchRules {
 }
 
 impl FetchRules {
-    /// Calls `hit` for every rule matching the fetch: `url` normalised,
+    /// Calls `hit` for every rule matching the fetch: `t` normalised,
     /// `written` as written (URL globs of deny and ask rules also meet it;
-    /// `None` for allow rules), `hosts` every host it may reach.
+    /// `None` for allow rules).
     pub fn each_match(
         &self,
-        url: &str,
+        t: &FetchTarget,
         written: Option<&str>,
-        hosts: &[Host],
         mut hit: impl FnMut(RuleIdx, usize),
     ) {
         for &(r, s) in &self.all {
             hit(r, s);
         }
-        for h in hosts {
+        for h in &t.hosts {
             if let Some(list) = self.hosts.get(h) {
                 for &(r, s) in list {
                     hit(r, s);
@@ -255,7 +254,20 @@ impl FetchRules {
             }
         }
         for (p, r, s) in &self.wild {
-            if p.matches(url, written, hosts) {
+            if p.matches(t, written) {
+                hit(*r, *s);
+            }
+        }
+    }
+
+    /// Calls `hit` for every rule matching a URL that cannot be parsed, as
+    /// written: `WebFetch` alone, and URL globs.
+    pub fn each_match_unparsed(&self, written: &str, mut hit: impl FnMut(RuleIdx, usize)) {
+        for &(r, s) in &self.all {
+            hit(r, s);
+        }
+        for (p, r, s) in &self.wild {
+            if p.matches_unparsed(written) {
                 hit(*r, *s);
             }
         }

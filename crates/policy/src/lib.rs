@@ -79,5 +79,5 @@ pub use policy::{
 };
 pub use rule::{Remember, Rule};
 pub use schema::json_type_name;
-pub use urls::{Cidr, FetchTarget, Host, normalize as normalize_url};
 pub use testing::TestOutcome;
+pub use urls::{Cidr, FetchTarget, Host, normalize as normalize_url};

@@ -41,7 +41,10 @@ impl Host {
         }
         let bracketed = t.starts_with('[') && t.ends_with(']');
         if !bracketed && t.contains(':') {
-            return t.parse::<Ipv6Addr>().ok().map(|a| Host::from_ip(IpAddr::V6(a)));
+            return t
+                .parse::<Ipv6Addr>()
+                .ok()
+                .map(|a| Host::from_ip(IpAddr::V6(a)));
         }
         match url::Host::parse(t).ok()? {
             url::Host::Ipv4(a) => Some(Host::Ip(IpAddr::V4(a))),
@@ -100,6 +103,9 @@ pub struct FetchTarget {
     /// The normalised URL without userinfo and fragment: what URL globs
     /// match.
     pub url: String,
+    /// The normalised URLs of other readings of the same text that parse
+    /// to other hosts (see [`FetchTarget::ambiguous`]).
+    pub others: Vec<String>,
     /// The host it connects to; two when parsers disagree (see
     /// [`FetchTarget::ambiguous`]); none for a URL without a network host
     /// (`file:`).
@@ -130,6 +136,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
     let mut first: Option<(String, Vec<Host>)> = None;
     let mut error = None;
     let mut ambiguous = false;
+    let mut others = Vec::new();
     for r in &readings {
         match parse_full(r) {
             Ok((url, hosts)) => match &mut first {
@@ -137,6 +144,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
                 Some((_, all)) => {
                     if hosts != *all {
                         ambiguous = true;
+                        others.push(url);
                         for h in hosts {
                             if !all.contains(&h) {
                                 all.push(h);
@@ -153,6 +161,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
     match first {
         Some((url, hosts)) => Ok(FetchTarget {
             url,
+            others,
             hosts,
             ambiguous,
         }),
@@ -269,9 +278,11 @@ fn socket_target(scheme: &str, rest: &str) -> Result<(String, Vec<Host>), String
         _ => (rest, None),
     };
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let h = Host::parse(&percent_decode(host))
-        .ok_or_else(|| format!("`{host}` is not a host name"))?;
-    let port = port.map(|p| p.trim_start_matches('0')).map(|p| if p.is_empty() { "0" } else { p });
+    let h =
+        Host::parse(&percent_decode(host)).ok_or_else(|| format!("`{host}` is not a host name"))?;
+    let port = port
+        .map(|p| p.trim_start_matches('0'))
+        .map(|p| if p.is_empty() { "0" } else { p });
     let text = match port {
         Some(p) => format!("{scheme}://{}:{p}", h.key()),
         None => format!("{scheme}://{}", h.key()),
@@ -431,7 +442,11 @@ fn mask(v: u128, len: u8, v4: bool) -> u128 {
         return 0;
     }
     let shift = width - u32::from(len);
-    if shift >= 128 { 0 } else { (v >> shift) << shift }
+    if shift >= 128 {
+        0
+    } else {
+        (v >> shift) << shift
+    }
 }
 
 /// A `WebFetch(..)` specifier, compiled.
@@ -483,10 +498,10 @@ impl UrlPattern {
         Ok(UrlPattern::Wild(normalize_glob(s)))
     }
 
-    /// Matches a fetch: `url` the normalised URL, `written` the URL as
-    /// written (globs of deny and ask rules also meet it), `hosts` every
-    /// host it may reach.
-    pub fn matches(&self, url: &str, written: Option<&str>, hosts: &[Host]) -> bool {
+    /// Matches a fetch: `t` the normalised URL, `written` the URL as
+    /// written (globs of deny and ask rules also meet it).
+    pub fn matches(&self, t: &FetchTarget, written: Option<&str>) -> bool {
+        let hosts = &t.hosts[..];
         match self {
             UrlPattern::Host(h) => hosts.contains(h),
             UrlPattern::Subdomains(d) => hosts
@@ -497,8 +512,17 @@ impl UrlPattern {
                 Host::Ip(ip) => c.contains(*ip),
                 Host::Domain(_) => false,
             }),
-            UrlPattern::Wild(p) => wildcard(p, url) || written.is_some_and(|w| wildcard(p, w)),
+            UrlPattern::Wild(p) => {
+                wildcard(p, &t.url)
+                    || t.others.iter().any(|u| wildcard(p, u))
+                    || written.is_some_and(|w| wildcard(p, w))
+            }
         }
+    }
+
+    /// Matches a URL that could not be parsed, as written: only a glob can.
+    pub fn matches_unparsed(&self, written: &str) -> bool {
+        matches!(self, UrlPattern::Wild(p) if wildcard(p, written))
     }
 }
 
@@ -540,17 +564,14 @@ mod tests {
     use super::*;
 
     fn url(s: &str) -> String {
-        normalize(s).map(|t| t.url).unwrap_or_else(|e| format!("ERR {e}"))
+        normalize(s)
+            .map(|t| t.url)
+            .unwrap_or_else(|e| format!("ERR {e}"))
     }
 
     fn host(s: &str) -> String {
         match normalize(s) {
-            Ok(t) => t
-                .hosts
-                .iter()
-                .map(Host::key)
-                .collect::<Vec<_>>()
-                .join(","),
+            Ok(t) => t.hosts.iter().map(Host::key).collect::<Vec<_>>().join(","),
             Err(e) => format!("ERR {e}"),
         }
     }
@@ -647,7 +668,10 @@ mod tests {
     fn look_alikes_stay_apart() {
         assert_eq!(host("https://notevil.org/"), "notevil.org");
         assert_eq!(host("https://example.com/evil.com/x"), "example.com");
-        assert_eq!(host("https://evil.com.example.org/"), "evil.com.example.org");
+        assert_eq!(
+            host("https://evil.com.example.org/"),
+            "evil.com.example.org"
+        );
         assert_eq!(host("https://evil.com@example.org/"), "example.org");
     }
 
@@ -673,7 +697,15 @@ mod tests {
             UrlPattern::compile("domain:Example.COM.").unwrap(),
             UrlPattern::Host(Host::Domain("example.com".into()))
         );
-        for bad in ["domain:", "domain:a/b", "domain:*.", "domain:*.a*", "ip:10.0.0.1/8", "ip:x", "ip:10.0.0.0/33"] {
+        for bad in [
+            "domain:",
+            "domain:a/b",
+            "domain:*.",
+            "domain:*.a*",
+            "ip:10.0.0.1/8",
+            "ip:x",
+            "ip:10.0.0.0/33",
+        ] {
             assert!(UrlPattern::compile(bad).is_err(), "{bad}");
         }
     }
