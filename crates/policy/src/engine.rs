@@ -16,6 +16,7 @@ use crate::paths;
 use crate::pattern::wildcard;
 use crate::policy::Policy;
 use crate::rule::Remember;
+use crate::rule_ids;
 use crate::validate::{self, Spec};
 
 /// How many directory entries a recursive read or write may cover before
@@ -211,7 +212,7 @@ impl Policy {
                 actions
                     .iter()
                     .filter(hard)
-                    .find(|a| a.rule.as_deref() == Some("hard:catastrophic"))
+                    .find(|a| a.rule.as_deref() == Some(rule_ids::HARD_CATASTROPHIC))
             })
             .or_else(|| actions.iter().find(hard))
             .or_else(|| actions.iter().find(|a| a.decision == decision));
@@ -277,7 +278,7 @@ fn invalid_decision(reason: String) -> ActionDecision {
             reason: reason.clone(),
         },
         decision: Effect::Deny,
-        rule: Some("invalid-input".into()),
+        rule: Some(rule_ids::INVALID_INPUT.into()),
         hard: false,
         reason: format!("invalid input: {reason}"),
         via: None,
@@ -385,7 +386,7 @@ impl Eval<'_, '_> {
                     });
                 if let Some(label) = hit {
                     ad.decision = Effect::Ask;
-                    ad.rule = Some("protected".into());
+                    ad.rule = Some(rule_ids::PROTECTED.into());
                     ad.sticky = true;
                     ad.reason = format!(
                         "{what}: `{label}` is a protected path; writes there always need approval"
@@ -484,7 +485,7 @@ impl Eval<'_, '_> {
         let p = self.policy;
         match what {
             What::Hazard { kind, reason } => Some((
-                "hard:catastrophic",
+                rule_ids::HARD_CATASTROPHIC,
                 format!("catastrophic command ({kind}): {reason}"),
             )),
             What::Path {
@@ -497,7 +498,7 @@ impl Eval<'_, '_> {
                 let real = match &resolved.real {
                     Err(e) => {
                         return Some((
-                            "hard:outside-roots",
+                            rule_ids::HARD_OUTSIDE_ROOTS,
                             format!(
                                 "cannot be resolved safely ({e}), so it counts as outside the workspace roots"
                             ),
@@ -513,14 +514,17 @@ impl Eval<'_, '_> {
                         .as_deref()
                         .is_some_and(|f| real == f || lexical == Some(f));
                     if is_policy {
-                        return Some(("hard:policy-file", "is a write to the policy file".into()));
+                        return Some((
+                            rule_ids::HARD_POLICY_FILE,
+                            "is a write to the policy file".into(),
+                        ));
                     }
                     if let Some(sd) = &p.state_dir
                         && (paths::is_within(real, sd)
                             || lexical.is_some_and(|l| paths::is_within(l, sd)))
                     {
                         return Some((
-                            "hard:state-dir",
+                            rule_ids::HARD_STATE_DIR,
                             "is a write to toolgate's state directory".into(),
                         ));
                     }
@@ -533,14 +537,14 @@ impl Eval<'_, '_> {
                                 .any(|r| paths::is_within(r, real));
                         if catastrophic {
                             return Some((
-                                "hard:catastrophic",
+                                rule_ids::HARD_CATASTROPHIC,
                                 "removes `/`, the home directory, a workspace root or a parent of one".into(),
                             ));
                         }
                     }
                     if !within(&p.roots) {
                         return Some((
-                            "hard:outside-roots",
+                            rule_ids::HARD_OUTSIDE_ROOTS,
                             format!(
                                 "is outside the workspace roots (`{written}` resolves to `{}`)",
                                 real.display()
@@ -549,7 +553,7 @@ impl Eval<'_, '_> {
                     }
                 } else if !within(&p.roots) && !within(&p.read_roots) {
                     return Some((
-                        "hard:outside-roots",
+                        rule_ids::HARD_OUTSIDE_ROOTS,
                         format!(
                             "is outside the workspace roots (`{written}` resolves to `{}`)",
                             real.display()
@@ -764,7 +768,7 @@ impl Eval<'_, '_> {
                             path.display()
                         ));
                         ad.sticky = true;
-                        ad.rule = Some("protected".into());
+                        ad.rule = Some(rule_ids::PROTECTED.into());
                     }
                 }
                 let Ok(ft) = entry.file_type() else { continue };
@@ -827,7 +831,7 @@ fn apply_mode(mode: Mode, item: &Item, kind: Kind, ad: &mut ActionDecision) {
             };
             if !read_only && ad.decision != Effect::Deny {
                 ad.decision = Effect::Deny;
-                ad.rule = Some("mode:plan".into());
+                ad.rule = Some(rule_ids::MODE_PLAN.into());
                 ad.sticky = false;
                 ad.reason = format!(
                     "{}: plan mode allows only reads and read-only commands",

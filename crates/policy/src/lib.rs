@@ -60,6 +60,7 @@ mod paths;
 mod pattern;
 mod policy;
 mod rule;
+pub mod rule_ids;
 mod schema;
 mod testing;
 mod urls;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
-use crate::file::{Doc, TestCase, ToolDecl};
+use crate::file::{Doc, Origin, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
 use crate::paths;
 use crate::pattern::Anchors;
@@ -138,7 +138,7 @@ impl Policy {
     /// the current directory).
     pub fn builtin(opts: &LoadOptions) -> Result<Policy, PolicyError> {
         let file = Path::new("<built-in>");
-        let doc = Doc::parse(BUILTIN_POLICY, file)?;
+        let doc = Doc::parse_from(BUILTIN_POLICY, file, Origin::Builtin)?;
         Policy::compile(doc, BUILTIN_POLICY, file, None, None, opts)
     }
 
