@@ -1,0 +1,1 @@
+//! Fetches decided again with the addresses their host resolved to.
