@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use crate::actions::{self, DeriveEnv, Via};
 use crate::call::Call;
-use crate::catalog::{self};
+use crate::catalog;
 use crate::decision::{Action, ActionDecision, Decision};
 use crate::effect::{Effect, Mode};
 use crate::index::ToolRule;
@@ -25,6 +25,7 @@ use crate::rule::Remember;
 use crate::rule_ids;
 use crate::validate::{self, Spec};
 
+use connect::Connection;
 use mode::apply_mode;
 
 /// How many directory entries a recursive read or write may cover before
@@ -63,13 +64,24 @@ impl Policy {
 
     /// Decides a call with a host's context (mode, session grants, tracing).
     pub fn decide_in(&self, call: &Call, ctx: &Context<'_>) -> Decision {
+        self.decide_with(call, ctx, None)
+    }
+
+    /// Decides a call; with a connection, its fetches meet host rules with
+    /// the addresses their host resolved to as well.
+    fn decide_with(
+        &self,
+        call: &Call,
+        ctx: &Context<'_>,
+        connection: Option<Connection<'_>>,
+    ) -> Decision {
         let mode = ctx.mode.unwrap_or(self.mode);
         let spec = self.spec_for(call);
         let cwd = self.call_cwd(call);
         if let Err(reason) = validate::validate(spec, &call.input) {
             return self.combine(call, mode, vec![invalid_decision(reason)]);
         }
-        let items = actions::derive(
+        let mut items = actions::derive(
             spec,
             &call.input,
             &DeriveEnv {
@@ -78,6 +90,9 @@ impl Policy {
                 canonical: &self.roots,
             },
         );
+        if let Some(c) = connection {
+            c.apply(&mut items);
+        }
         let mut ev = Eval {
             policy: self,
             ctx,
