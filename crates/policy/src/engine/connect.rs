@@ -12,6 +12,7 @@ use std::net::IpAddr;
 use crate::actions::{Item, Via, What};
 use crate::call::Call;
 use crate::decision::Decision;
+use crate::effect::Effect;
 use crate::policy::Policy;
 use crate::urls::Host;
 
@@ -76,9 +77,10 @@ impl Policy {
     }
 
     /// Whether a fetch that was decided (and, on ask, approved) may connect
-    /// to `addrs`: `Ok` when the connection decides no stricter than the
-    /// call did, else the stricter decision, whose reason says why. An ask
-    /// that only the addresses raise blocks too: no one approved it.
+    /// to `addrs`: `Ok` when the connection is not denied and decides no
+    /// stricter than the call did, else that decision, whose reason says
+    /// why. An ask that only the addresses raise blocks too: no one
+    /// approved it.
     pub fn check_connection(
         &self,
         call: &Call,
@@ -88,7 +90,7 @@ impl Policy {
     ) -> Result<(), Decision> {
         let before = self.decide_in(call, ctx).decision;
         let at = self.decide_connection(call, host, addrs, ctx);
-        if at.decision > before {
+        if at.decision == Effect::Deny || at.decision > before {
             Err(at)
         } else {
             Ok(())
