@@ -34,11 +34,38 @@ impl Eval<'_, '_> {
         let mut stack = vec![dir.to_path_buf()];
         let mut seen = 0usize;
         let mut asked: Option<String> = None;
+        // A directory that cannot be read may hide what a deny or ask rule
+        // names: the action asks, unless something found denies it.
+        let unreadable = |ad: &mut ActionDecision,
+                          asked: &mut Option<String>,
+                          d: &Path,
+                          e: &std::io::Error| {
+            if asked.is_none() {
+                *asked = Some(format!(
+                    "{}: `{}` beneath it cannot be read ({e}), so what lies there cannot be checked",
+                    ad.action.describe(),
+                    d.display()
+                ));
+                ad.sticky = true;
+                ad.rule = None;
+            }
+        };
         while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
+            let entries = match std::fs::read_dir(&d) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    unreadable(ad, &mut asked, &d, &e);
+                    continue;
+                }
             };
-            for entry in entries.flatten() {
+            for entry in entries {
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        unreadable(ad, &mut asked, &d, &e);
+                        continue;
+                    }
+                };
                 seen += 1;
                 if seen > WALK_LIMIT {
                     ad.decision = ad.decision.max(Effect::Ask);
@@ -93,7 +120,13 @@ impl Eval<'_, '_> {
                         ad.rule = Some(rule_ids::PROTECTED.into());
                     }
                 }
-                let Ok(ft) = entry.file_type() else { continue };
+                let ft = match entry.file_type() {
+                    Ok(ft) => ft,
+                    Err(e) => {
+                        unreadable(ad, &mut asked, &path, &e);
+                        continue;
+                    }
+                };
                 if ft.is_symlink() {
                     // A link beneath the directory may lead outside the roots.
                     if let Ok(target) = std::fs::canonicalize(&path) {
