@@ -497,7 +497,7 @@ fn tool_pattern(p: &str, anchors: &Anchors) -> Result<ToolPattern, String> {
     })
 }
 
-/// Protected paths (DESIGN §5): writes there always ask.
+/// Protected paths (docs/policy.md, "Protected paths"): writes there always ask.
 #[derive(Debug)]
 pub struct Protected {
     set: GlobSet,

@@ -32,7 +32,7 @@ assert_eq!((d.decision, d.rule.as_deref()), (Effect::Deny, Some("deny[0]")));
 
 # How a call is decided
 
-1. The input is validated against the tool (DESIGN §4): invalid is deny.
+1. The input is validated against the tool: invalid is deny.
 2. The call becomes actions: paths read or written, each simple command of
    a shell command with the files and URLs it touches, URLs fetched, or the
    tool by name.

@@ -16,7 +16,7 @@ pub struct Anchors {
     pub root: PathBuf,
 }
 
-/// Turns a path pattern into an absolute glob (DESIGN §3 "Path patterns"):
+/// Turns a path pattern into an absolute glob (docs/policy.md, "Path patterns"):
 /// `//p` absolute, `~/p` home, `/p` the policy file's directory, `p` and
 /// `./p` the first root, and a pattern without `/` a file name at any depth.
 pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {

@@ -14,7 +14,8 @@ use crate::rule::Rule;
 /// The file name looked for when no policy is named.
 pub const POLICY_FILE_NAME: &str = "toolgate.toml";
 
-/// The built-in default policy (DESIGN §6), used when no file is found:
+/// The built-in default policy (docs/policy.md, "The built-in default
+/// policy"), used when no file is found:
 /// reads inside the roots are allowed, writes ask (and may be remembered for
 /// the session), shell commands and fetches ask every time, anything else
 /// is denied.

@@ -4,7 +4,7 @@ use crate::effect::Effect;
 use crate::pattern::CommandPattern;
 use crate::urls::UrlPattern;
 
-/// Which actions a rule entry matches (DESIGN §3 "Rule selectors").
+/// Which actions a rule entry matches (docs/policy.md, "Selectors").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
     /// `*`: every action of every call.

@@ -6,7 +6,7 @@ use crate::decision::ActionDecision;
 use crate::effect::{Effect, Mode};
 use crate::rule_ids;
 
-/// Applies a mode to one action's decision (DESIGN §3 "Modes").
+/// Applies a mode to one action's decision (docs/policy.md, "Modes").
 pub(super) fn apply_mode(mode: Mode, item: &Item, kind: Kind, ad: &mut ActionDecision) {
     if ad.hard {
         return;
