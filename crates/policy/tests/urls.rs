@@ -51,9 +51,14 @@ fn call(case: &Case) -> Result<Call, String> {
             c.client = Client::Claude;
             Ok(c)
         }
+        (Some(u), None, Some("web_fetch")) => {
+            let mut c = Call::new("web_fetch", json!({ "prompt": format!("summarise {u} please") }));
+            c.client = Client::Gemini;
+            Ok(c)
+        }
         (None, Some(cmd), None) => Ok(Call::new("run_shell", json!({ "command": cmd }))),
         _ => Err(
-            "a case has `url` (with an optional `tool` of `fetch_url` or `WebFetch`) or `cmd`"
+            "a case has `url` (with an optional `tool` of `fetch_url`, `WebFetch` or `web_fetch`) or `cmd`"
                 .into(),
         ),
     }

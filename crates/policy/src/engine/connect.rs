@@ -87,11 +87,11 @@ impl Policy {
         host: &str,
         addrs: &[IpAddr],
         ctx: &Context<'_>,
-    ) -> Result<(), Decision> {
+    ) -> Result<(), Box<Decision>> {
         let before = self.decide_in(call, ctx).decision;
         let at = self.decide_connection(call, host, addrs, ctx);
         if at.decision == Effect::Deny || at.decision > before {
-            Err(at)
+            Err(Box::new(at))
         } else {
             Ok(())
         }
