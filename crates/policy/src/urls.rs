@@ -710,6 +710,28 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text is read or refused, never a panic; and what is read is
+        /// in its one spelling: reading it again changes nothing.
+        #[test]
+        fn one_spelling(s in "(https?://|HTTP://|ftp://|tcp://|)[a-zA-Z0-9.:@\\\\/%\\[\\]x_-]{0,30}") {
+            if let Ok(t) = normalize(&s)
+                && !t.ambiguous
+                && !t.hosts.is_empty()
+            {
+                let again = normalize(&t.url).expect("a normalised URL reads back");
+                proptest::prop_assert_eq!(&again.url, &t.url);
+                proptest::prop_assert_eq!(&again.hosts, &t.hosts);
+            }
+        }
+
+        #[test]
+        fn never_panics(s in "\\PC{0,40}") {
+            let _ = normalize(&s);
+            let _ = UrlPattern::compile(&s);
+        }
+    }
+
     #[test]
     fn cidrs() {
         let c = Cidr::parse("10.0.0.0/8").unwrap();
