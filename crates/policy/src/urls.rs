@@ -53,6 +53,22 @@ impl Host {
         }
     }
 
+    /// The hosts a connection to this one reaches: itself, and for the
+    /// unspecified address (`0.0.0.0`, `0`, `[::]`), which Linux and macOS
+    /// connect to the local host, the loopback address as well, so that a
+    /// rule on `127.0.0.1` or `[::1]` meets it.
+    pub fn reached(self) -> Vec<Host> {
+        match self {
+            Host::Ip(IpAddr::V4(a)) if a.is_unspecified() => {
+                vec![self, Host::Ip(IpAddr::V4(Ipv4Addr::LOCALHOST))]
+            }
+            Host::Ip(IpAddr::V6(a)) if a.is_unspecified() => {
+                vec![self, Host::Ip(IpAddr::V6(Ipv6Addr::LOCALHOST))]
+            }
+            h => vec![h],
+        }
+    }
+
     /// An address as a host, IPv4-mapped IPv6 as IPv4.
     pub fn from_ip(ip: IpAddr) -> Host {
         match ip {
@@ -267,7 +283,7 @@ fn parse_full(full: &str) -> Result<(String, Vec<Host>), String> {
         text.push('?');
         text.push_str(&normalize_escapes(q));
     }
-    Ok((text, host.into_iter().collect()))
+    Ok((text, host.map(Host::reached).unwrap_or_default()))
 }
 
 /// `tcp://HOST:PORT` from a `/dev/tcp/HOST/PORT` redirect: bash hands HOST
@@ -287,7 +303,7 @@ fn socket_target(scheme: &str, rest: &str) -> Result<(String, Vec<Host>), String
         Some(p) => format!("{scheme}://{}:{p}", h.key()),
         None => format!("{scheme}://{}", h.key()),
     };
-    Ok((text, vec![h]))
+    Ok((text, h.reached()))
 }
 
 fn percent_decode(s: &str) -> String {
@@ -620,6 +636,15 @@ mod tests {
             assert_eq!(host(u), "127.0.0.1", "{u}");
         }
         assert!(normalize("http://1.2.3.4.5/").is_err());
+        for u in [
+            "http://0/",
+            "http://0.0.0.0:8080/",
+            "http://0x0/",
+            "tcp://0:80",
+        ] {
+            assert!(host(u).contains("127.0.0.1"), "{u}: {}", host(u));
+        }
+        assert!(host("http://[::]/").contains("[::1]"));
         assert!(normalize("http://256.0.0.1/").is_err());
     }
 

@@ -49,7 +49,7 @@ impl Connection<'_> {
                 let extra = named
                     .iter()
                     .cloned()
-                    .chain(self.addrs.iter().map(|a| Host::from_ip(*a)));
+                    .chain(self.addrs.iter().flat_map(|a| Host::from_ip(*a).reached()));
                 for h in extra {
                     if !t.hosts.contains(&h) {
                         t.hosts.push(h);
