@@ -139,7 +139,18 @@ const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
 /// Parses and normalises a URL, or a URL as curl takes it without a scheme.
 /// An error says why it cannot be read.
 pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
-    let text = raw.trim_matches(|c: char| c <= ' ');
+    // WHATWG: leading and trailing C0 controls and spaces are stripped,
+    // tabs and newlines anywhere removed (`ht\ttp://` is `http://`), before
+    // the scheme is read.
+    let stripped: String;
+    let mut text = raw.trim_matches(|c: char| c <= ' ');
+    if text.contains(['\t', '\n', '\r']) {
+        stripped = text
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect();
+        text = &stripped;
+    }
     if text.is_empty() {
         return Err("the URL is empty".into());
     }
@@ -607,6 +618,8 @@ mod tests {
             "https://evil.com/x#frag",
             "\thttps://evil.com/x ",
             "https://ev\til.com/x",
+            "ht\ttps://evil.com/x",
+            "https\n://evil.com/x",
             "https://ＥＶＩＬ.com/x",
         ] {
             assert_eq!(url(u), "https://evil.com/x", "{u}");
