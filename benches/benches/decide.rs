@@ -113,5 +113,21 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// URL normalisation alone, the part of a fetch's decision that parses.
+fn normalize(c: &mut Criterion) {
+    let mut group = c.benchmark_group("normalize_url");
+    for (name, url) in [
+        ("plain", "https://host9.example.com/x"),
+        ("spelled", "HTTPS://u@Host9.Example.COM.:443/a/../%78"),
+        ("ipv4", "http://0x7f000001:8080/"),
+        ("scheme-less", "host9.example.com/x"),
+    ] {
+        group.bench_with_input(BenchmarkId::new(name, url.len()), url, |b, url| {
+            b.iter(|| black_box(toolgate_policy::normalize_url(black_box(url))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, normalize);
 criterion_main!(benches);

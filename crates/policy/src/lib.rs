@@ -32,7 +32,7 @@ assert_eq!((d.decision, d.rule.as_deref()), (Effect::Deny, Some("deny[0]")));
 
 # How a call is decided
 
-1. The input is validated against the tool (DESIGN §4): invalid is deny.
+1. The input is validated against the tool: invalid is deny.
 2. The call becomes actions: paths read or written, each simple command of
    a shell command with the files and URLs it touches, URLs fetched, or the
    tool by name.
@@ -64,6 +64,7 @@ pub mod rule_ids;
 mod schema;
 mod state_dir;
 mod testing;
+mod urls;
 mod validate;
 
 pub use call::{Call, CallError, Client, canonical_json, new_id};
@@ -80,3 +81,4 @@ pub use rule::{Remember, Rule};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;
+pub use urls::{Cidr, FetchTarget, Host, normalize as normalize_url};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
-use crate::file::{Doc, TestCase, ToolDecl};
+use crate::file::{Doc, Origin, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
 use crate::paths;
 use crate::pattern::Anchors;
@@ -14,7 +14,8 @@ use crate::rule::Rule;
 /// The file name looked for when no policy is named.
 pub const POLICY_FILE_NAME: &str = "toolgate.toml";
 
-/// The built-in default policy (DESIGN §6), used when no file is found:
+/// The built-in default policy (docs/policy.md, "The built-in default
+/// policy"), used when no file is found:
 /// reads inside the roots are allowed, writes ask (and may be remembered for
 /// the session), shell commands and fetches ask every time, anything else
 /// is denied.
@@ -131,7 +132,7 @@ impl Policy {
     /// the current directory).
     pub fn builtin(opts: &LoadOptions) -> Result<Policy, PolicyError> {
         let file = Path::new("<built-in>");
-        let doc = Doc::parse(BUILTIN_POLICY, file)?;
+        let doc = Doc::parse_from(BUILTIN_POLICY, file, Origin::Builtin)?;
         Policy::compile(doc, BUILTIN_POLICY, file, None, None, opts)
     }
 
