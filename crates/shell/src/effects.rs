@@ -1,6 +1,7 @@
 //! The files a command reads or writes and the URLs it fetches, from its
 //! argv and the tables in [`crate::tables`].
 
+use crate::risky;
 use crate::tables::{self, Access, Operands, Spec};
 use crate::words::Arg;
 
@@ -41,7 +42,7 @@ pub(crate) struct Derived {
 }
 
 impl Derived {
-    fn add(&mut self, access: Access, arg: &Arg, recursive: bool) {
+    pub(crate) fn add(&mut self, access: Access, arg: &Arg, recursive: bool) {
         if arg.literal && (arg.text == "-" || arg.text.is_empty()) {
             return;
         }
@@ -181,8 +182,10 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             for v in o.values(&["-e", "--expression", "--source"]) {
                 program_checks(name, Some(v), &mut d);
             }
-            if o.has(&["-f", "--file"])
-                && matches!(name, "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk")
+            if (o.has(&["-f", "--file"])
+                && matches!(name, "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk"))
+                || (o.has(&["-E", "--exec"])
+                    && matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk"))
             {
                 d.unknowns
                     .push(format!("`{name}` program read from a file is not analysed"));
@@ -256,21 +259,7 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             d.add(Access::Read, &Arg::lit(default), recursive);
         }
     }
-    if name == "sort" && o.has(&["--compress-program"]) {
-        d.unknowns
-            .push("`sort --compress-program` runs a program".into());
-    }
-    if name == "man"
-        && args
-            .iter()
-            .any(|a| a.text.starts_with("-P") || a.text.starts_with("--pager") || a.text == "-H")
-    {
-        d.unknowns.push("`man` option runs a program".into());
-    }
-    if name == "rg" && o.has(&["--pre"]) {
-        d.unknowns
-            .push("`rg --pre` runs a program on every file".into());
-    }
+    risky::check(name, args, &o, &mut d);
     finish_read_only(&mut d);
     d
 }
@@ -478,6 +467,24 @@ fn awk_program(program: &str) -> Option<&'static str> {
     let text = strip_awk_strings(program);
     if text.contains("system") {
         return Some("calls `system`");
+    }
+    if text.contains("@load") || text.contains("@include") {
+        return Some("loads code that is not analysed (`@load`, `@include`)");
+    }
+    // `getline < file` and `getline var < file` read a file the policy
+    // cannot see.
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("getline") {
+        let after = rest[at + 7..].trim_start();
+        let after = after
+            .strip_prefix(|c: char| c.is_ascii_alphabetic() || c == '_')
+            .map(|r| r.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after)
+            .trim_start();
+        if after.starts_with('<') {
+            return Some("reads a file (`getline < file`)");
+        }
+        rest = &rest[at + 7..];
     }
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
@@ -698,6 +705,15 @@ fn find(args: &[Arg], d: &mut Derived) {
     while let Some(a) = args.get(i) {
         let t = a.text.as_str();
         i += 1;
+        // A word in the place of a test or action that is only known when
+        // it runs (`$X`, a glob such as `-del*`) may be `-delete` or `-exec`.
+        if !a.literal || a.pattern.is_some() {
+            d.unknowns.push(format!(
+                "`find` expression word `{}` is only known when it runs, and may be an action",
+                a.pattern.as_deref().unwrap_or(t)
+            ));
+            continue;
+        }
         match t {
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 let start = i;
@@ -872,6 +888,14 @@ fn jq(args: &[Arg], d: &mut Derived) {
     let files = if from_file {
         &operands[..]
     } else {
+        if let Some(program) = operands.first() {
+            if words_of(&program.text).any(|w| matches!(w, "import" | "include")) {
+                d.unknowns.push(format!(
+                    "`jq` program loads modules or data files: `{}`",
+                    program.text
+                ));
+            }
+        }
         operands.get(1..).unwrap_or_default()
     };
     each(d, Access::Read, files, false);
@@ -887,7 +911,19 @@ fn yq(spec: &Spec, args: &[Arg], d: &mut Derived) {
     {
         operands = &operands[1..];
     }
+    if o.has(&["-s", "--split-exp"]) {
+        d.unknowns
+            .push("`yq --split-exp` writes files named by an expression".into());
+    }
     if !o.has(&["--from-file"]) {
+        if let Some(expr) = operands.first() {
+            if words_of(&expr.text).any(|w| w.starts_with("load")) {
+                d.unknowns.push(format!(
+                    "`yq` expression reads files it names: `{}`",
+                    expr.text
+                ));
+            }
+        }
         operands = operands.get(1..).unwrap_or_default();
     }
     let access = if o.has(&["-i", "--inplace"]) {
@@ -896,6 +932,12 @@ fn yq(spec: &Spec, args: &[Arg], d: &mut Derived) {
         Access::Read
     };
     each(d, access, operands, false);
+}
+
+/// The identifier-like words of a program text.
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
 }
 
 fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
@@ -930,11 +972,30 @@ fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
         "-F",
         "-I",
         "--use-compress-program",
+        "--rmt-command",
+        "--rsh-command",
     ]) || o.opts.iter().any(|(n, _)| n.starts_with("--use-compress"))
     {
         d.unknowns.push("`tar` option runs a program".into());
     }
     let archive: Option<Arg> = o.values(&["-f", "--file"]).next().cloned();
+    // `-f host:file` is an archive on another host, reached by running
+    // `rsh` (or `--rsh-command`), unless `--force-local`.
+    if let Some(a) = &archive {
+        let remote = a
+            .text
+            .split_once(':')
+            .is_some_and(|(host, _)| !host.is_empty() && !host.contains('/'));
+        if remote && !o.has(&["--force-local"]) {
+            d.unknowns.push(format!(
+                "`tar -f {}` is an archive on another host, reached by a remote shell",
+                a.text
+            ));
+        }
+    }
+    for f in o.values(&["--index-file", "--volno-file"]) {
+        d.add(Access::Write, f, false);
+    }
     let dir: Arg = o
         .values(&["-C", "--directory"])
         .next()
@@ -944,6 +1005,7 @@ fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
         d.add(Access::Read, f, false);
     }
     let extract = o.has(&["-x", "--extract", "--get"]);
+    let snapshots: Vec<Arg> = o.values(&["-g", "--listed-incremental"]).cloned().collect();
     let create = o.has(&[
         "-c",
         "--create",
@@ -977,6 +1039,11 @@ fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
         if let Some(a) = &archive {
             d.add(Access::Read, a, false);
         }
+    }
+    for f in &snapshots {
+        // Creating updates the snapshot file; listing and extracting read it.
+        let access = if create { Access::Write } else { Access::Read };
+        d.add(access, f, false);
     }
     d.read_only = !extract && !create && o.has(&["-t", "--list"]);
 }
@@ -1275,35 +1342,47 @@ fn git(args: &[Arg], d: &mut Derived) {
                 .push(format!("git subcommand is not literal: `{t}`"));
             return;
         }
-        match t {
-            "-C" => {
-                d.cwd = args.get(i + 1).cloned();
-                i += 2;
-            }
-            "-c" => {
-                d.unknowns.push(format!(
-                    "`git -c {}` sets configuration that can run programs",
-                    args.get(i + 1).map_or("", |a| a.text.as_str())
-                ));
-                i += 2;
-            }
-            _ if t.starts_with("--config-env") || t.starts_with("--exec-path") => {
-                d.unknowns.push(format!("`git {t}` can run other programs"));
-                i += if t.contains('=') || t == "--exec-path" {
-                    1
+        if !t.starts_with('-') {
+            sub = Some(t);
+            break;
+        }
+        let (name, glued) = match t.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n, true),
+            _ => (t, false),
+        };
+        // `-cKEY=VALUE` and `-CDIR` are the glued forms of `-c` and `-C`.
+        let (name, glued) = match name {
+            _ if t.starts_with("-c") && t.len() > 2 => ("-c", true),
+            _ if t.starts_with("-C") && t.len() > 2 => ("-C", true),
+            _ => (name, glued),
+        };
+        let value = if glued {
+            t.split_once('=').map_or(&t[2..], |(_, v)| v).to_string()
+        } else {
+            args.get(i + 1).map(|a| a.text.clone()).unwrap_or_default()
+        };
+        let takes_value = tables::GIT_GLOBAL_VALUE.contains(&name) && !glued;
+        // `--exec-path` alone prints the directory; with a value it sets it.
+        if name == "--exec-path" && !glued {
+            i += 1;
+            continue;
+        }
+        if let Some(why) = tables::git_global_risk(name) {
+            if name == "-C" {
+                d.cwd = if glued {
+                    Some(a.with_text(value.clone()))
                 } else {
-                    2
+                    args.get(i + 1).cloned()
                 };
             }
-            "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" | "--attr-source" => {
-                i += 2
-            }
-            _ if t.starts_with('-') => i += 1,
-            _ => {
-                sub = Some(t);
-                break;
-            }
+            let shown = if takes_value || glued {
+                format!("{name} {value}")
+            } else {
+                name.to_string()
+            };
+            d.unknowns.push(format!("`git {shown}` {why}"));
         }
+        i += if takes_value { 2 } else { 1 };
     }
     let Some(sub) = sub else { return };
     let rest = args.get(i + 1..).unwrap_or_default();
@@ -1426,7 +1505,8 @@ fn git(args: &[Arg], d: &mut Derived) {
             }
             d.read_only = true;
         }
-        "diff" | "log" | "show" | "format-patch" | "archive" => {
+        "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-files" | "diff-index"
+        | "format-patch" | "archive" => {
             let o = parse_opts(rest, "o", &["output", "output-directory"], &[]);
             for f in o.values(&["--output", "-o"]) {
                 d.add(Access::Write, f, sub == "format-patch");
@@ -1436,7 +1516,7 @@ fn git(args: &[Arg], d: &mut Derived) {
                     d.add(Access::Read, f, true);
                 }
             }
-            d.read_only = matches!(sub, "diff" | "log" | "show");
+            d.read_only = !matches!(sub, "format-patch" | "archive");
         }
         "submodule" if texts.first() == Some(&"foreach") => {
             let cmd: Vec<&Arg> = rest[1..]
@@ -1548,6 +1628,8 @@ fn git(args: &[Arg], d: &mut Derived) {
             }
         }
     }
+    let read_only = d.read_only;
+    risky::git(sub, rest, read_only, d);
 }
 
 /// The file `git config ARGS` writes, when it sets, unsets, renames or
@@ -1655,5 +1737,8 @@ mod tests {
         assert!(awk_program("BEGIN{system(\"id\")}").is_some());
         assert!(awk_program("{print | \"sh\"}").is_some());
         assert!(awk_program("BEGIN{\"id\" | getline x}").is_some());
+        assert!(awk_program("BEGIN{getline l < \"/etc/passwd\"; print l}").is_some());
+        assert!(awk_program("BEGIN{while ((getline line) > 0) print line}").is_none());
+        assert!(awk_program("@load \"filefuncs\"; BEGIN{}").is_some());
     }
 }

@@ -46,6 +46,7 @@ mod effects;
 mod glob;
 mod hazards;
 mod parse;
+mod risky;
 mod syntax;
 mod tables;
 mod walk;

@@ -90,6 +90,8 @@ pub(crate) struct Walker<'o> {
     /// The script file of the shell about to be emitted (`bash x.sh`).
     script_file: Option<Arg>,
     too_deep: bool,
+    /// Globs starting with a wildcard, by command index.
+    wild_globs: Vec<(usize, String)>,
 }
 
 impl<'o> Walker<'o> {
@@ -105,6 +107,7 @@ impl<'o> Walker<'o> {
             glob_entries: Cell::new(GLOB_ENTRY_BUDGET),
             script_file: None,
             too_deep: false,
+            wild_globs: Vec::new(),
         }
     }
 
@@ -120,6 +123,22 @@ impl<'o> Walker<'o> {
             concurrent: false,
         };
         self.script(script, &mut scope, None);
+        let globs = std::mem::take(&mut self.wild_globs);
+        for (idx, pattern) in globs {
+            let writes = self
+                .out
+                .effects
+                .iter()
+                .any(|e| e.kind == EffectKind::Write && e.command != Some(idx));
+            if writes {
+                self.unknown(
+                    format!(
+                        "glob `{pattern}` is expanded when it runs, after this script writes files, and may then name an option"
+                    ),
+                    Some(idx),
+                );
+            }
+        }
     }
 
     fn unknown(&mut self, reason: String, command: Option<usize>) {
@@ -424,10 +443,22 @@ impl<'o> Walker<'o> {
                 break;
             }
             let name = base_name(&first.text).to_string();
+            let by_path = (!system_program(&first.text)).then(|| first.text.clone());
             if privilege.is_none() && tables::known(&name).privilege {
                 privilege = Some(name.clone());
             }
-            match wrappers::step(&name, &argv) {
+            let step = wrappers::step(&name, &argv);
+            if let (Some(path), Step::Wrapper { .. } | Step::Shell { .. }) = (&by_path, &step) {
+                // Followed all the same, so that deny rules and hard limits
+                // still meet what it would run if it were the real one.
+                self.unknown(
+                    format!(
+                        "`{path}` is a program of the workspace, not the system's `{name}`: what it runs is not known"
+                    ),
+                    None,
+                );
+            }
+            match step {
                 Step::Wrapper {
                     wrapper,
                     rest,
@@ -637,6 +668,9 @@ impl<'o> Walker<'o> {
             .map(|a| base_name(&a.text).to_string())
             .unwrap_or_default();
         let literal_name = argv.first().is_some_and(|a| a.literal);
+        // `./cat` and `/tmp/x/cat` are programs of the workspace (or of
+        // anyone), not the system's `cat`: never read-only.
+        let system = argv.first().is_some_and(|a| system_program(&a.text));
         // The command takes its place now, so that the commands it runs
         // come after it; its argv and wrappers move in once it is done.
         self.out.commands.push(Command {
@@ -666,6 +700,7 @@ impl<'o> Walker<'o> {
             let t = argv.first().map(|a| a.text.clone()).unwrap_or_default();
             self.unknown(format!("command name is not literal: `{t}`"), Some(idx));
         }
+        self.glob_positions(&argv, idx);
         if self.defining.contains(&name) && scope.concurrent {
             self.hazard(
                 "fork-bomb",
@@ -833,9 +868,46 @@ impl<'o> Walker<'o> {
             }
         }
         if let Some(c) = self.out.commands.get_mut(idx) {
-            c.read_only = literal_name && d.read_only && !writes;
+            c.read_only = literal_name && system && d.read_only && !writes;
             c.argv = argv.into_iter().map(|a| a.text).collect();
             c.wrappers = all_wrappers;
+        }
+    }
+
+    /// Globs whose expansion at run time can hold an action: one in the
+    /// command name (`*`, `/bin/c?t`), or in an option's place (`-del*`,
+    /// `--pr*`), is unknown; one that starts with a wildcard (`*`, `?x`)
+    /// can match a file named `-delete` created before it runs, and is
+    /// unknown when the script writes files (checked in [`Walker::run`]).
+    fn glob_positions(&mut self, argv: &[Arg], idx: usize) {
+        if let Some(p) = argv.first().and_then(|a| a.pattern.as_deref()) {
+            self.unknown(
+                format!("command name is a glob: `{p}`, which names a program only when it runs"),
+                Some(idx),
+            );
+        }
+        for a in argv.iter().skip(1) {
+            let Some(p) = a.pattern.as_deref() else {
+                continue;
+            };
+            if p == "<process substitution>" {
+                continue;
+            }
+            // `--include=*.rs` may only become another `--include=`; `-del*`
+            // and `--pr*` may become any option.
+            let name_part = p.split(['*', '?', '[']).next().unwrap_or(p);
+            if p.starts_with('-') && !name_part.contains('=') {
+                self.unknown(
+                    format!(
+                        "glob `{p}` stands where an option goes, and may expand to one when it runs"
+                    ),
+                    Some(idx),
+                );
+            } else if p.starts_with(['*', '?', '['])
+                && !self.wild_globs.iter().any(|(i, q)| *i == idx && q == p)
+            {
+                self.wild_globs.push((idx, p.to_string()));
+            }
         }
     }
 
@@ -1083,6 +1155,21 @@ impl<'o> Walker<'o> {
         scope.oldpwd = Some(scope.cwd.clone());
         scope.cwd = target;
     }
+}
+
+/// Whether a command name is the system's program of that name: a bare
+/// name (found on `PATH`, whose changes are unknowns) or a path in the
+/// system's own program directories, which the workspace cannot write.
+fn system_program(name: &str) -> bool {
+    if !name.contains('/') {
+        return true;
+    }
+    ["/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/"]
+        .iter()
+        .any(|dir| {
+            name.strip_prefix(dir)
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+        })
 }
 
 fn base_name(path: &str) -> &str {
