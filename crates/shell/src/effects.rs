@@ -1384,7 +1384,11 @@ fn git(args: &[Arg], d: &mut Derived) {
         }
         i += if takes_value { 2 } else { 1 };
     }
-    let Some(sub) = sub else { return };
+    let Some(sub) = sub else {
+        // `git --version`, `git --exec-path`: options alone print.
+        d.read_only = d.unknowns.is_empty();
+        return;
+    };
     let rest = args.get(i + 1..).unwrap_or_default();
     let texts: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
     let operands: Vec<&Arg> = rest

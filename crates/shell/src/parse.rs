@@ -213,6 +213,7 @@ struct Grammar {
     redirect: Option<NonZeroU16>,
     update: Option<NonZeroU16>,
     value: Option<NonZeroU16>,
+    variable: Option<NonZeroU16>,
 }
 
 fn grammar() -> &'static Grammar {
@@ -248,6 +249,7 @@ fn grammar() -> &'static Grammar {
             redirect: id("redirect"),
             update: id("update"),
             value: id("value"),
+            variable: id("variable"),
         }
     })
 }
@@ -458,10 +460,13 @@ impl<'s> Conv<'s> {
                         words: Vec::new(),
                         bodies: vec![self.list_of(node)],
                         plain: true,
+                        looped: false,
+                        binds: Some(Vec::new()),
                     }
                 }
             }
-            "if_statement" | "while_statement" => self.compound_of(node, Vec::new()),
+            "if_statement" => self.compound_of(node, Vec::new(), false, Some(Vec::new())),
+            "while_statement" => self.compound_of(node, Vec::new(), true, Some(Vec::new())),
             "for_statement" | "c_style_for_statement" | "case_statement" => {
                 let g = grammar();
                 let mut words = Vec::new();
@@ -473,7 +478,19 @@ impl<'s> Conv<'s> {
                         words.push(self.scan_word(child));
                     }
                 }
-                self.compound_of(node, words)
+                let binds = match kind(node) {
+                    "for_statement" => Some(
+                        field_all(node, g.variable)
+                            .into_iter()
+                            .map(|v| self.text(v).to_string())
+                            .collect(),
+                    ),
+                    "case_statement" => Some(Vec::new()),
+                    // Arithmetic may assign any variable.
+                    _ => None,
+                };
+                let looped = kind(node) != "case_statement";
+                self.compound_of(node, words, looped, binds)
             }
             "function_definition" => {
                 let g = grammar();
@@ -547,6 +564,8 @@ impl<'s> Conv<'s> {
                     words: Vec::new(),
                     bodies: vec![list],
                     plain: false,
+                    looped: false,
+                    binds: Some(Vec::new()),
                 };
             };
             let op = if kind(children[op_at]) == "&&" {
@@ -585,7 +604,13 @@ impl<'s> Conv<'s> {
         }
     }
 
-    fn compound_of(&mut self, node: TsNode<'_>, words: Vec<Word>) -> Node {
+    fn compound_of(
+        &mut self,
+        node: TsNode<'_>,
+        words: Vec<Word>,
+        looped: bool,
+        binds: Option<Vec<String>>,
+    ) -> Node {
         let mut bodies = Vec::new();
         let mut current = List::default();
         self.collect_bodies(node, &mut bodies, &mut current);
@@ -596,6 +621,8 @@ impl<'s> Conv<'s> {
             words,
             bodies,
             plain: false,
+            looped,
+            binds,
         }
     }
 
@@ -1049,7 +1076,10 @@ impl<'s> Conv<'s> {
             "string" | "translated_string" => self.string_into(node, word),
             "simple_expansion" => {
                 let name = text.trim_start_matches('$');
-                word.parts.push(Part::Param(name.to_string()));
+                word.parts.push(Part::Param {
+                    name: name.to_string(),
+                    quoted: false,
+                });
             }
             "expansion" => {
                 let inner = text
@@ -1057,7 +1087,10 @@ impl<'s> Conv<'s> {
                     .and_then(|t| t.strip_suffix('}'))
                     .unwrap_or("");
                 if is_name(inner) {
-                    word.parts.push(Part::Param(inner.to_string()));
+                    word.parts.push(Part::Param {
+                        name: inner.to_string(),
+                        quoted: false,
+                    });
                 } else {
                     word.parts.push(Part::Dynamic);
                     self.scan_into(node, word);
@@ -1147,7 +1180,14 @@ impl<'s> Conv<'s> {
             if kind(child) == "string_content" {
                 push_lit(word, &dq_unescape(self.text(child)), true);
             } else {
+                let at = word.parts.len();
                 self.parts_into(child, word);
+                // Inside double quotes a parameter is neither split nor globbed.
+                for p in word.parts.iter_mut().skip(at) {
+                    if let Part::Param { quoted, .. } = p {
+                        *quoted = true;
+                    }
+                }
             }
             pos = pos.max(child.end_byte());
         }

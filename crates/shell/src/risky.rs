@@ -58,14 +58,6 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                     .push(format!("`man` option runs a program: `{}`", a.text));
             }
         }
-        "info" => {
-            for f in o.values(&["-o", "--output", "--dribble"]) {
-                d.add(Access::Write, f, false);
-            }
-            for f in o.values(&["--restore", "--init-file"]) {
-                d.add(Access::Read, f, false);
-            }
-        }
         "less" | "zless" | "more" | "zmore" => {
             // `+cmd` runs a less command at start, and `!cmd` in less runs
             // a shell command.

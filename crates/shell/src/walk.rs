@@ -10,13 +10,14 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::effects::{self, Derived, Nested};
 use crate::hazards;
 use crate::parse;
 use crate::syntax::{AndOrOp, List, Node, Part, RedirTarget, Redirect, Simple, SubKind, Word};
 use crate::tables::{self, Access};
-use crate::words::{self, Arg};
+use crate::words::{self, Arg, Vars};
 use crate::wrappers::{self, Script, Step};
 use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unknown};
 
@@ -69,6 +70,8 @@ struct Scope {
     stdin: Stdin,
     /// Inside a multi-stage pipeline or a background job.
     concurrent: bool,
+    /// Variables the script assigned, as far as they are sure here.
+    vars: Rc<Vars>,
 }
 
 pub(crate) struct Walker<'o> {
@@ -92,6 +95,9 @@ pub(crate) struct Walker<'o> {
     too_deep: bool,
     /// Globs starting with a wildcard, by command index.
     wild_globs: Vec<(usize, String)>,
+    /// Variables made read-only (`readonly X`): a later assignment fails,
+    /// so their value is no longer followed.
+    frozen: HashSet<String>,
 }
 
 impl<'o> Walker<'o> {
@@ -108,6 +114,7 @@ impl<'o> Walker<'o> {
             script_file: None,
             too_deep: false,
             wild_globs: Vec::new(),
+            frozen: HashSet::new(),
         }
     }
 
@@ -121,6 +128,7 @@ impl<'o> Walker<'o> {
             depth: 0,
             stdin: Stdin::Inherit,
             concurrent: false,
+            vars: Rc::default(),
         };
         self.script(script, &mut scope, None);
         let globs = std::mem::take(&mut self.wild_globs);
@@ -214,6 +222,8 @@ impl<'o> Walker<'o> {
             Node::AndOr(first, rest) => {
                 let start = scope.cwd.clone();
                 self.node(first, scope);
+                // What the later parts assign may not have run.
+                let after_first = Rc::clone(&scope.vars);
                 for (op, next) in rest {
                     match op {
                         AndOrOp::And => self.node(next, scope),
@@ -231,9 +241,13 @@ impl<'o> Walker<'o> {
                                     "the directory depends on which side of `||` ran",
                                 );
                             }
+                            let before = Rc::clone(&scope.vars);
+                            forget_changed(&mut scope.vars, &before, &alt.vars);
                         }
                     }
                 }
+                let after = Rc::clone(&scope.vars);
+                forget_changed(&mut scope.vars, &after_first, &after);
             }
             Node::Subshell(list) => {
                 if let Some(mut inner) = self.deeper(scope) {
@@ -244,6 +258,8 @@ impl<'o> Walker<'o> {
                 words,
                 bodies,
                 plain,
+                looped,
+                binds,
             } => {
                 for w in words {
                     self.subs(w, scope);
@@ -252,8 +268,41 @@ impl<'o> Walker<'o> {
                     return;
                 };
                 let before = scope.cwd.clone();
-                for body in bodies {
-                    self.list(body, &mut inner);
+                if *plain {
+                    for body in bodies {
+                        self.list(body, &mut inner);
+                    }
+                    scope.vars = Rc::clone(&inner.vars);
+                } else {
+                    // Each body may or may not run (a loop's many times):
+                    // it starts from what is sure before it, and what any
+                    // body assigns is unsure after the command.
+                    let mut entry = Rc::clone(&scope.vars);
+                    if *looped || binds.is_none() {
+                        forget_all(&mut entry);
+                    }
+                    for name in binds.iter().flatten() {
+                        Rc::make_mut(&mut entry).insert(name.clone(), None);
+                    }
+                    let mut changed = Vars::default();
+                    for body in bodies {
+                        inner.vars = Rc::clone(&entry);
+                        self.list(body, &mut inner);
+                        for (k, v) in inner.vars.iter() {
+                            if entry.get(k) != Some(v) {
+                                changed.insert(k.clone(), None);
+                            }
+                        }
+                    }
+                    for name in binds.iter().flatten() {
+                        changed.insert(name.clone(), None);
+                    }
+                    if binds.is_none() {
+                        forget_all(&mut scope.vars);
+                    }
+                    if !changed.is_empty() {
+                        Rc::make_mut(&mut scope.vars).extend(changed);
+                    }
                 }
                 if inner.cwd != before {
                     if *plain {
@@ -271,6 +320,8 @@ impl<'o> Walker<'o> {
                 };
                 inner.stdin = Stdin::Inherit;
                 inner.concurrent = false;
+                // The body runs when called, with whatever is assigned then.
+                forget_all(&mut inner.vars);
                 self.defining.push(name.clone());
                 let before = inner.cwd.clone();
                 self.node(body, &mut inner);
@@ -292,6 +343,8 @@ impl<'o> Walker<'o> {
                 for w in words {
                     self.subs(w, scope);
                 }
+                // `(( X = 1 ))`, `[[ .. ]]` with assignments in arithmetic.
+                forget_all(&mut scope.vars);
             }
         }
     }
@@ -357,10 +410,11 @@ impl<'o> Walker<'o> {
     }
 
     /// Expands a word onto `out`, within the expansion budget.
-    fn expand(&mut self, word: &Word, dir: Option<&Path>, out: &mut Vec<Arg>) {
+    fn expand(&mut self, word: &Word, dir: Option<&Path>, vars: &Vars, out: &mut Vec<Arg>) {
         let remaining = EXPANSION_BUDGET.saturating_sub(self.expanded);
         let env = words::Env {
             home: self.opts.home.as_deref(),
+            vars,
             glob_dir: dir.filter(|_| remaining > 0),
             glob_limit: GLOB_LIMIT.min(remaining),
             glob_entries: &self.glob_entries,
@@ -410,11 +464,12 @@ impl<'o> Walker<'o> {
         let mut args = Vec::new();
         for w in &s.words {
             self.subs(w, scope);
-            self.expand(w, dir.as_deref(), &mut args);
+            self.expand(w, dir.as_deref(), &scope.vars, &mut args);
         }
         for r in &s.redirects {
             self.redirect_subs(r, scope);
         }
+        self.assignments(s, &args, scope);
         let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
         if args.is_empty() {
             for r in &s.redirects {
@@ -497,6 +552,10 @@ impl<'o> Walker<'o> {
                     }
                     let mut w = wrappers.clone();
                     w.push(wrapper);
+                    // `eval` and `.` run in this shell and may assign anything.
+                    if matches!(name.as_str(), "eval" | "source" | ".") {
+                        forget_all(&mut scope.vars);
+                    }
                     if self.shell(&name, script, w, s, scope, sub_fetched, &argv) {
                         return;
                     }
@@ -641,6 +700,8 @@ impl<'o> Walker<'o> {
         };
         inner.wrappers = wrappers;
         inner.stdin = Stdin::Inherit;
+        // A new shell sees only exported variables, which are not followed.
+        forget_all(&mut inner.vars);
         self.script(text, &mut inner, None);
     }
 
@@ -712,6 +773,10 @@ impl<'o> Walker<'o> {
             if changes_cwd {
                 self.cwd_unknown(scope, &format!("function `{name}` changes it"));
             }
+            forget_all(&mut scope.vars);
+        }
+        if !literal_name || assigns_variables(&name, &argv) {
+            forget_all(&mut scope.vars);
         }
         if name == "alias"
             && argv
@@ -874,6 +939,91 @@ impl<'o> Walker<'o> {
         }
     }
 
+    /// Follows the assignments of a simple command: alone (`X=lit`) or as
+    /// arguments of `export`/`readonly`/`declare`/`typeset`/`local`, a
+    /// literal value is known from here on; before a command (`X=1 cmd`),
+    /// or when not literal, the variable is unsure.
+    fn assignments(&mut self, s: &Simple, args: &[Arg], scope: &mut Scope) {
+        let dynamic_assign =
+            |w: &Word| w.text.contains('=') && (w.text.contains("${") || w.text.contains("$(("));
+        if s.words.iter().any(dynamic_assign)
+            || s.assigns.iter().flat_map(|a| &a.value).any(dynamic_assign)
+            || s.redirects.iter().any(|r| match &r.target {
+                RedirTarget::Word(w) | RedirTarget::HereString(w) => dynamic_assign(w),
+                RedirTarget::Heredoc { .. } => false,
+            })
+        {
+            // `${X:=v}` and `$((X = 1))` assign while expanding.
+            forget_all(&mut scope.vars);
+        }
+        if s.assigns.is_empty() {
+            return;
+        }
+        if s.words.is_empty() {
+            for a in &s.assigns {
+                let plain = a.value.len() == 1
+                    && !s.text.contains(&format!("{}+=", a.name))
+                    && !s.text.contains(&format!("{}[", a.name));
+                let value =
+                    a.value.first().filter(|_| plain).and_then(|w| {
+                        words::assigned_value(w, self.opts.home.as_deref(), &scope.vars)
+                    });
+                self.set_var(scope, &a.name, value);
+            }
+            return;
+        }
+        let decl = args
+            .first()
+            .filter(|a| a.literal)
+            .map(|a| a.text.as_str())
+            .filter(|n| matches!(*n, "export" | "readonly" | "declare" | "typeset" | "local"));
+        let Some(decl) = decl else {
+            for a in &s.assigns {
+                self.set_var(scope, &a.name, None);
+            }
+            return;
+        };
+        let rest = args.get(1..).unwrap_or_default();
+        let flags: Vec<&str> = rest
+            .iter()
+            .take_while(|a| a.literal && (a.text.starts_with('-') || a.text.starts_with('+')))
+            .map(|a| a.text.as_str())
+            .collect();
+        let readonly =
+            decl == "readonly" || flags.iter().any(|f| f.starts_with('-') && f.contains('r'));
+        for a in rest.iter().skip(flags.len()) {
+            if !a.literal || a.pattern.is_some() {
+                forget_all(&mut scope.vars);
+                continue;
+            }
+            let (name, value) = match a.text.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (a.text.as_str(), None),
+            };
+            let plain_name = is_name(name);
+            let base = name.trim_end_matches('+');
+            let base = base.split('[').next().unwrap_or(base).to_string();
+            match value {
+                Some(v) if plain_name && flags.is_empty() && !v.contains('~') => {
+                    self.set_var(scope, &base, Some(v.to_string()));
+                }
+                None if decl == "export" && flags.is_empty() => {}
+                None if decl == "readonly" => {}
+                _ => self.set_var(scope, &base, None),
+            }
+            if readonly {
+                self.frozen.insert(base);
+            }
+        }
+    }
+
+    fn set_var(&mut self, scope: &mut Scope, name: &str, value: Option<String>) {
+        let value = value.filter(|_| !self.frozen.contains(name));
+        if scope.vars.get(name) != Some(&value) {
+            Rc::make_mut(&mut scope.vars).insert(name.to_string(), value);
+        }
+    }
+
     /// Globs whose expansion at run time can hold an action: one in the
     /// command name (`*`, `/bin/c?t`), or in an option's place (`-del*`,
     /// `--pr*`), is unknown; one that starts with a wildcard (`*`, `?x`)
@@ -1007,7 +1157,7 @@ impl<'o> Walker<'o> {
         let op = r.op.as_str();
         let dir = Self::work_dir(self.opts, scope);
         let mut args = Vec::new();
-        self.expand(w, dir.as_deref(), &mut args);
+        self.expand(w, dir.as_deref(), &scope.vars, &mut args);
         let Some(arg) = args.first() else {
             return false;
         };
@@ -1155,6 +1305,57 @@ impl<'o> Walker<'o> {
         scope.oldpwd = Some(scope.cwd.clone());
         scope.cwd = target;
     }
+}
+
+/// Makes every variable of `vars` unsure.
+fn forget_all(vars: &mut Rc<Vars>) {
+    if vars.values().any(Option::is_some) {
+        for v in Rc::make_mut(vars).values_mut() {
+            *v = None;
+        }
+    }
+}
+
+/// Makes unsure in `vars` every variable that differs between `before` and
+/// `after`.
+fn forget_changed(vars: &mut Rc<Vars>, before: &Vars, after: &Vars) {
+    let changed: Vec<String> = after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !changed.is_empty() {
+        let vars = Rc::make_mut(vars);
+        for k in changed {
+            vars.insert(k, None);
+        }
+    }
+}
+
+/// Builtins that assign variables of this shell in ways not followed.
+fn assigns_variables(name: &str, argv: &[Arg]) -> bool {
+    match name {
+        "read" | "unset" | "mapfile" | "readarray" | "getopts" | "let" | "eval" | "source"
+        | "." | "trap" | "declare" | "typeset" | "local" | "export" | "readonly" => {
+            // The declaration builtins were followed in `assignments`;
+            // only their non-literal arguments reach here as a risk.
+            !matches!(
+                name,
+                "declare" | "typeset" | "local" | "export" | "readonly"
+            ) || argv.iter().any(|a| !a.literal)
+        }
+        "printf" => argv.iter().any(|a| a.literal && a.text.starts_with("-v")),
+        _ => false,
+    }
+}
+
+/// A shell variable name.
+fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether a command name is the system's program of that name: a bare

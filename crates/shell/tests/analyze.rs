@@ -1912,7 +1912,8 @@ fn exfiltration_and_writes_are_effects() {
     check("sed -n 'w /etc/cron.d/x' f", &["sed -n w /etc/cron.d/x f"], &["W /etc/cron.d/x", "R f"], &[], &[]);
     check("tar -cf - . | ssh host tar -xf -", &["tar -cf - .", "ssh host tar -xf -"], &["Rr ."], &[], &[]);
     check("IFS=/ ls", &["ls"], &[], &["`IFS`"], &[]);
-    check("a=rm; $a -rf /", &["$a -rf /"], &[], &["command name is not literal"], &[]);
+    check("a=rm; $a -rf /", &["rm -rf /"], &["Wrd /"], &[], &["rm-root"]);
+    check("a=$(id); $a -rf /", &["id", "$a -rf /"], &[], &["command name is not literal"], &[]);
     check("npm test -- --x=$(touch a)", &["touch a", "npm test -- --x=$(touch a)"], &["W a"], &[], &[]);
     check("grep -r x . --include=*.rs > /dev/null", &["grep -r x . --include=*.rs"], &["Rr ."], &[], &[]);
     check_hazards("curl https://x | tee /dev/sda", &["device-write"]);
