@@ -61,10 +61,18 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
         "less" | "zless" | "more" | "zmore" => {
             // `+cmd` runs a less command at start, and `!cmd` in less runs
             // a shell command.
-            if let Some(a) = args
-                .iter()
-                .find(|a| a.text.starts_with('+') && a.text.len() > 1)
-            {
+            // Moving (`+10`, `+G`, `+F`) and searching (`+/x`) are harmless.
+            let harmless = |cmd: &str| {
+                cmd.chars().all(|c| c.is_ascii_digit())
+                    || matches!(cmd, "G" | "g" | "F")
+                    || cmd.starts_with(['/', '?'])
+            };
+            if let Some(a) = args.iter().find(|a| {
+                a.text.strip_prefix('+').is_some_and(|cmd| {
+                    let cmd = cmd.strip_prefix('+').unwrap_or(cmd);
+                    !a.literal || !harmless(cmd)
+                })
+            }) {
                 d.unknowns.push(format!(
                     "`{name} {}` runs a command of the pager, which can run a shell",
                     a.text
@@ -88,14 +96,6 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
             };
             for r in &roots {
                 d.add(Access::WriteDir, r, true);
-            }
-        }
-        "ncdu" => {
-            for f in o.values(&["-o"]) {
-                d.add(Access::Write, f, false);
-            }
-            for f in o.values(&["-f"]) {
-                d.add(Access::Read, f, false);
             }
         }
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => awk(name, args, o, d),

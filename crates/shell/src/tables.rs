@@ -183,7 +183,7 @@ pub(crate) static SPECS: &[Spec] = &[
     // sizes, never contents: like the Glob and LS tools, they are plain reads
     // of the directories named, not recursive reads of everything beneath.
     Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["ls", "dir", "vdir", "exa", "eza", "lsd"], All(Read), true) },
-    Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(Read), true) },
+    Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read), ("-o", Write), ("-f", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(Read), true) },
     Spec { short_args: "LPIo", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write)], default_operand: Some("."), ..spec(&["tree"], All(Read), true) },
     Spec { short_args: "", ..spec(&["readlink", "realpath", "test", "[", "[["], Operands::None, true) },
     Spec { short_args: "", ..spec(&["source", "."], Custom, false) },
