@@ -69,17 +69,43 @@ pub(crate) struct Opts {
     /// `-x` or `--name`, with the value it took, if any.
     pub opts: Vec<(String, Option<Arg>)>,
     pub operands: Vec<Arg>,
+    /// Long options given by their full name as the tables know it: never
+    /// taken for an abbreviation of a longer one (`--exclude` is not
+    /// `--exclude-from`).
+    pub exact: Vec<String>,
+}
+
+/// Whether the option as given is `wanted`: GNU tools (and git) accept a
+/// long option abbreviated to a prefix (`--compress` for
+/// `--compress-program`), so a prefix of three letters or more counts. An
+/// ambiguous prefix is refused by the tool itself: counting it is safe.
+/// Real options that are also prefixes of ones looked for: `git diff --text`
+/// is not `--textconv`, `tar --checkpoint` not `--checkpoint-action`.
+const WHOLE: &[&str] = &["--text", "--filter", "--checkpoint"];
+
+pub(crate) fn is_option(given: &str, wanted: &str) -> bool {
+    given == wanted
+        || (given.starts_with("--")
+            && given.len() >= 5
+            && wanted.starts_with(given)
+            && !WHOLE.contains(&given))
 }
 
 impl Opts {
+    fn is(&self, given: &str, wanted: &str) -> bool {
+        given == wanted || (!self.exact.iter().any(|e| e == given) && is_option(given, wanted))
+    }
+
     pub fn has(&self, names: &[&str]) -> bool {
-        self.opts.iter().any(|(n, _)| names.contains(&n.as_str()))
+        self.opts
+            .iter()
+            .any(|(n, _)| names.iter().any(|w| self.is(n, w)))
     }
 
     pub fn values<'a>(&'a self, names: &'a [&str]) -> impl Iterator<Item = &'a Arg> + 'a {
         self.opts
             .iter()
-            .filter(move |(n, _)| names.contains(&n.as_str()))
+            .filter(move |(n, _)| names.iter().any(|w| self.is(n, w)))
             .filter_map(|(_, v)| v.as_ref())
     }
 }
@@ -99,11 +125,28 @@ pub(crate) fn parse_opts(
                 .iter()
                 .any(|(n, _)| n.len() == 2 && n.ends_with(c) && !n.starts_with("--"))
     };
-    let takes_long = |n: &str| {
-        long_args.contains(&n)
-            || file_opts
-                .iter()
-                .any(|(o, _)| o.strip_prefix("--") == Some(n))
+    let longs = || {
+        long_args
+            .iter()
+            .copied()
+            .chain(file_opts.iter().filter_map(|(o, _)| o.strip_prefix("--")))
+    };
+    // A long option given by a prefix that only one option taking a value
+    // has is that option (and takes the next word).
+    let full_long = |n: &str| -> Option<String> {
+        if longs().any(|l| l == n) {
+            return Some(n.to_string());
+        }
+        if n.len() < 3 || WHOLE.contains(&format!("--{n}").as_str()) {
+            return None;
+        }
+        let mut candidates: Vec<&str> = longs().filter(|l| l.starts_with(n)).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        match candidates[..] {
+            [only] => Some(only.to_string()),
+            _ => None,
+        }
     };
     let mut out = Opts::default();
     let mut iter = args.iter();
@@ -123,12 +166,17 @@ pub(crate) fn parse_opts(
                 Some((n, v)) => (n, Some(arg.with_text(v))),
                 None => (long, None),
             };
+            let full = full_long(name);
+            if let Some(f) = &full {
+                out.exact.push(format!("--{f}"));
+            }
             let value = match value {
                 Some(v) => Some(v),
-                None if takes_long(name) => iter.next().cloned(),
+                None if full.is_some() => iter.next().cloned(),
                 None => None,
             };
-            out.opts.push((format!("--{name}"), value));
+            out.opts
+                .push((format!("--{}", full.as_deref().unwrap_or(name)), value));
             continue;
         }
         let cluster: Vec<char> = t.chars().skip(1).collect();
@@ -285,7 +333,7 @@ fn each(d: &mut Derived, access: Access, operands: &[Arg], recursive: bool) {
 fn file_opts(spec: &Spec, o: &Opts, d: &mut Derived) {
     for (name, value) in &o.opts {
         let Some(value) = value else { continue };
-        if let Some((_, access)) = spec.file_opts.iter().find(|(n, _)| n == name) {
+        if let Some((_, access)) = spec.file_opts.iter().find(|(n, _)| o.is(name, n)) {
             let recursive = *access == Access::WriteDir;
             d.add(*access, value, recursive);
         }

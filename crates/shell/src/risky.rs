@@ -10,7 +10,7 @@
 //! at least ask and the command not read-only. The full list is in
 //! `docs/policy.md`, "Options that run programs or write files".
 
-use crate::effects::{Derived, Opts};
+use crate::effects::{Derived, Opts, is_option};
 use crate::tables::Access;
 use crate::words::Arg;
 
@@ -311,9 +311,12 @@ fn dc(args: &[Arg], d: &mut Derived) {
 
 /// git options of reading subcommands that run programs or write files.
 pub(crate) fn git(sub: &str, rest: &[Arg], read_only: bool, d: &mut Derived) {
+    // git's parse-options takes a unique prefix of a long option too.
     let runs_with = |flag: &str| -> bool {
-        rest.iter()
-            .any(|a| a.literal && (a.text == flag || a.text.starts_with(&format!("{flag}="))))
+        rest.iter().any(|a| {
+            let given = a.text.split('=').next().unwrap_or(&a.text);
+            a.literal && is_option(given, flag)
+        })
     };
     let mut risky = Vec::new();
     let diff_like = matches!(
