@@ -554,6 +554,12 @@ fn literal_variables_are_followed() {
         "X=s; X+=/; rm -rf $X",
         "X[0]=/; rm -rf $X",
         "X=$HOME$Y; rm -rf $X",
+        "Y=s; declare -n X=Y; X=/; rm -rf $Y",
+        "declare -l X; X=/ETC; rm -rf $X",
+        "trap 'X=/' DEBUG; X=s; rm -rf $X",
+        "X=/; local X=s; rm -rf $X",
+        "PWD=s; cd /; rm -rf $PWD",
+        "X=s; : $[X=1]; rm -rf $X",
     ] {
         let a = analyze(cmd, &opts());
         let rm = a

@@ -125,8 +125,12 @@ impl<'o> Walker<'o> {
                     let mut w = wrappers.clone();
                     w.push(wrapper);
                     // `eval` and `.` run in this shell and may assign anything.
-                    if matches!(name.as_str(), "eval" | "source" | ".") {
+                    if matches!(name.as_str(), "eval" | "source" | "." | "trap") {
                         forget_all(&mut scope.vars);
+                    }
+                    // A trap's code runs between later commands.
+                    if name == "trap" {
+                        self.vars_off = true;
                     }
                     if self.shell(&name, script, w, s, scope, sub_fetched, &argv) {
                         return;
@@ -216,11 +220,8 @@ impl<'o> Walker<'o> {
             if changes_cwd {
                 self.cwd_unknown(scope, &format!("function `{name}` changes it"));
             }
-            forget_all(&mut scope.vars);
         }
-        if !literal_name || assigns_variables(&name, &argv) {
-            forget_all(&mut scope.vars);
-        }
+        self.command_ran(&name, &argv, literal_name, scope);
         if name == "alias"
             && argv
                 .iter()

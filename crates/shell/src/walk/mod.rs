@@ -107,6 +107,8 @@ pub(crate) struct Walker<'o> {
     /// Variables made read-only (`readonly X`): a later assignment fails,
     /// so their value is no longer followed.
     frozen: HashSet<String>,
+    /// Variables are no longer followed (after `trap`, `declare -n`, ...).
+    vars_off: bool,
 }
 
 impl<'o> Walker<'o> {
@@ -124,6 +126,7 @@ impl<'o> Walker<'o> {
             too_deep: false,
             wild_globs: Vec::new(),
             frozen: HashSet::new(),
+            vars_off: false,
         }
     }
 

@@ -28,8 +28,40 @@ pub(super) fn forget_changed(vars: &mut Rc<Vars>, before: &Vars, after: &Vars) {
     }
 }
 
+/// Variables the shell sets itself (`cd` sets `PWD`, each command `_`,
+/// `read` `REPLY`) or computes when read (`RANDOM`, `SECONDS`): never
+/// followed.
+const SHELL_SET: &[&str] = &[
+    "_",
+    "PWD",
+    "OLDPWD",
+    "REPLY",
+    "OPTARG",
+    "OPTIND",
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "LINENO",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "BASHPID",
+    "BASH_COMMAND",
+    "BASH_SUBSHELL",
+    "BASH_ARGV0",
+    "FUNCNAME",
+    "DIRSTACK",
+    "HISTCMD",
+    "PIPESTATUS",
+    "MAPFILE",
+    "PPID",
+    "UID",
+    "EUID",
+    "GROUPS",
+    "SHLVL",
+];
+
 /// Builtins that assign variables of this shell in ways not followed.
-pub(super) fn assigns_variables(name: &str, argv: &[Arg]) -> bool {
+fn assigns_variables(name: &str, argv: &[Arg]) -> bool {
     match name {
         "read" | "unset" | "mapfile" | "readarray" | "getopts" | "let" | "eval" | "source"
         | "." | "trap" | "declare" | "typeset" | "local" | "export" | "readonly" => {
@@ -46,13 +78,34 @@ pub(super) fn assigns_variables(name: &str, argv: &[Arg]) -> bool {
 }
 
 impl<'o> Walker<'o> {
+    /// What a command that ran does to the variables followed: a builtin
+    /// that assigns (`read`, `unset`, `eval`, ...), a function, or a name
+    /// that is not literal makes them all unsure; `trap` (whose code runs
+    /// between later commands) ends following for the rest of the script.
+    pub(super) fn command_ran(
+        &mut self,
+        name: &str,
+        argv: &[Arg],
+        literal: bool,
+        scope: &mut Scope,
+    ) {
+        if name == "trap" {
+            self.vars_off = true;
+        }
+        if !literal || assigns_variables(name, argv) || self.functions.contains_key(name) {
+            forget_all(&mut scope.vars);
+        }
+    }
+
     /// Follows the assignments of a simple command: alone (`X=lit`) or as
     /// arguments of `export`/`readonly`/`declare`/`typeset`/`local`, a
     /// literal value is known from here on; before a command (`X=1 cmd`),
     /// or when not literal, the variable is unsure.
     pub(super) fn assignments(&mut self, s: &Simple, args: &[Arg], scope: &mut Scope) {
-        let dynamic_assign =
-            |w: &Word| w.text.contains('=') && (w.text.contains("${") || w.text.contains("$(("));
+        let dynamic_assign = |w: &Word| {
+            w.text.contains('=')
+                && (w.text.contains("${") || w.text.contains("$((") || w.text.contains("$["))
+        };
         if s.words.iter().any(dynamic_assign)
             || s.assigns.iter().flat_map(|a| &a.value).any(dynamic_assign)
             || s.redirects.iter().any(|r| match &r.target {
@@ -62,9 +115,6 @@ impl<'o> Walker<'o> {
         {
             // `${X:=v}` and `$((X = 1))` assign while expanding.
             forget_all(&mut scope.vars);
-        }
-        if s.assigns.is_empty() {
-            return;
         }
         if s.words.is_empty() {
             for a in &s.assigns {
@@ -98,6 +148,16 @@ impl<'o> Walker<'o> {
             .collect();
         let readonly =
             decl == "readonly" || flags.iter().any(|f| f.starts_with('-') && f.contains('r'));
+        // Names that refer to other variables (`-n`) and attributes that
+        // change what later assignments store (`-i`, `-l`, `-u`): the
+        // values are not followed from here on.
+        if decl != "export"
+            && decl != "readonly"
+            && flags.iter().any(|f| f[1..].contains(['n', 'i', 'l', 'u']))
+        {
+            self.vars_off = true;
+            forget_all(&mut scope.vars);
+        }
         for a in rest.iter().skip(flags.len()) {
             if !a.literal || a.pattern.is_some() {
                 forget_all(&mut scope.vars);
@@ -111,7 +171,10 @@ impl<'o> Walker<'o> {
             let base = name.trim_end_matches('+');
             let base = base.split('[').next().unwrap_or(base).to_string();
             match value {
-                Some(v) if plain_name && flags.is_empty() && !v.contains('~') => {
+                // `local` fails outside a function, leaving the old value.
+                Some(v)
+                    if plain_name && flags.is_empty() && !v.contains('~') && decl != "local" =>
+                {
                     self.set_var(scope, &base, Some(v.to_string()));
                 }
                 None if decl == "export" && flags.is_empty() => {}
@@ -125,7 +188,9 @@ impl<'o> Walker<'o> {
     }
 
     pub(super) fn set_var(&mut self, scope: &mut Scope, name: &str, value: Option<String>) {
-        let value = value.filter(|_| !self.frozen.contains(name));
+        let value = value.filter(|_| {
+            !self.vars_off && !self.frozen.contains(name) && !SHELL_SET.contains(&name)
+        });
         if scope.vars.get(name) != Some(&value) {
             Rc::make_mut(&mut scope.vars).insert(name.to_string(), value);
         }
