@@ -57,6 +57,13 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                 d.unknowns
                     .push(format!("`man` option runs a program: `{}`", a.text));
             }
+            // `man -l FILE` and `man ./page.1` format a file and show it.
+            let local = o.has(&["-l", "--local-file"]);
+            for a in &o.operands {
+                if local || a.text.contains('/') || !a.literal {
+                    d.add(Access::Read, a, false);
+                }
+            }
         }
         "less" | "zless" | "more" | "zmore" => {
             // `+cmd` runs a less command at start, and `!cmd` in less runs

@@ -306,6 +306,9 @@ fn options_that_write_name_their_file() {
         ("git blame --ignore-revs-file=revs f", "revs"),
         ("diff --to-file=a b", "a"),
         ("bc prog.bc", "prog.bc"),
+        ("man -l page.1", "page.1"),
+        ("man ./page.1", "./page.1"),
+        ("info -f ./doc.info", "./doc.info"),
     ] {
         reads(cmd, target);
     }
