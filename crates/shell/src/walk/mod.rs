@@ -145,15 +145,23 @@ impl<'o> Walker<'o> {
         self.script(script, &mut scope, None);
         let globs = std::mem::take(&mut self.wild_globs);
         for (idx, pattern) in globs {
-            let writes = self
-                .out
-                .effects
-                .iter()
-                .any(|e| e.kind == EffectKind::Write && e.command != Some(idx));
+            // A write that may create a name starting with `-`: one named
+            // so, one whose name is not known, or everything beneath a
+            // directory (`tar -x`, `cp -r`).
+            let writes = self.out.effects.iter().any(|e| {
+                e.kind == EffectKind::Write
+                    && e.command != Some(idx)
+                    && (!e.literal
+                        || e.recursive
+                        || e.target
+                            .rsplit('/')
+                            .next()
+                            .is_some_and(|n| n.starts_with('-')))
+            });
             if writes {
                 self.unknown(
                     format!(
-                        "glob `{pattern}` is expanded when it runs, after this script writes files, and may then name an option"
+                        "glob `{pattern}` is expanded when it runs, after this script may create a file named like an option"
                     ),
                     Some(idx),
                 );
