@@ -8,7 +8,7 @@
 //! a write effect on the file it names, so the write meets the rules for
 //! that file; one that runs a program adds an unknown, which makes the call
 //! at least ask and the command not read-only. The full list is in
-//! `docs/policy.md`, "Options that run programs or write files".
+//! `docs/policy.md`, "Shell analysis".
 
 use crate::effects::{Derived, Opts, is_option};
 use crate::tables::Access;
@@ -21,15 +21,11 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
         d.unknowns.push(format!("`{name} {what}` runs a program"));
     };
     match name {
+        // `-z` runs the decompression programs found on `PATH`.
         "rg" => {
-            for (opt, why) in [
-                ("--pre", "--pre"),
-                ("--hostname-bin", "--hostname-bin"),
-                ("-z", "-z"),
-                ("--search-zip", "--search-zip"),
-            ] {
+            for opt in ["--pre", "--hostname-bin", "-z", "--search-zip"] {
                 if o.has(&[opt]) {
-                    runs(d, why);
+                    runs(d, opt);
                 }
             }
         }
