@@ -541,6 +541,11 @@ fn literal_variables_are_followed() {
         "X=/; if [ -d $X ]; then rm -rf $X; fi",
         "X=/; sudo=rm; $sudo -rf $X",
         "c=rm; o=-rf; $c $o /",
+        "X=/; rm -rf ${X}/",
+        "X=/; Y=$X; rm -rf $Y",
+        "X=/; export X; rm -rf $X",
+        "X=\"/\"; rm -rf $X",
+        "X=/; { rm -rf $X; }",
     ] {
         assert!(
             hazards(cmd).contains(&"rm-root"),
