@@ -423,7 +423,10 @@ impl Turn<'_> {
             match approval.status {
                 ApprovalStatus::Pending => {}
                 ApprovalStatus::Approved => return self.run_approved(store, &approval),
-                ApprovalStatus::Declined => return (Permission::Deny, declined(d, &approval)),
+                // An expired approval reads "declined by expiry ... expired: no answer".
+                ApprovalStatus::Declined | ApprovalStatus::Expired => {
+                    return (Permission::Deny, declined(d, &approval));
+                }
                 ApprovalStatus::Executing | ApprovalStatus::Done => {
                     return (Permission::Deny, used_elsewhere(d, &id));
                 }

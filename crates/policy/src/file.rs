@@ -25,6 +25,7 @@ struct RawFile {
     rule: Option<Vec<RawRule>>,
     tool: Option<BTreeMap<String, Spanned<RawTool>>>,
     test: Option<Vec<Spanned<RawTest>>>,
+    notify: Option<crate::notify::RawNotify>,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +131,8 @@ pub struct Doc {
     pub tools: Vec<ToolDecl>,
     /// Policy tests.
     pub tests: Vec<TestCase>,
+    /// The `[notify]` table.
+    pub notify: crate::notify::Notify,
 }
 
 impl Doc {
@@ -140,7 +143,10 @@ impl Doc {
             let msg = e.message().trim().replace('\n', " ");
             err(e.span().map(|s| s.start), msg)
         })?;
-        let mut doc = Doc::default();
+        let mut doc = Doc {
+            notify: crate::notify::Notify::from_raw(raw.notify, text, file)?,
+            ..Doc::default()
+        };
         let mut lists: [(Effect, Vec<Spanned<String>>); 3] = [
             (Effect::Allow, Vec::new()),
             (Effect::Ask, Vec::new()),

@@ -56,6 +56,7 @@ mod error;
 mod explain;
 mod file;
 mod index;
+mod notify;
 mod paths;
 mod pattern;
 mod policy;
@@ -72,6 +73,7 @@ pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
 pub use file::TestCase;
+pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
 pub use policy::{
     BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, default_state_dir, locate,

@@ -7,6 +7,7 @@ use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
 use crate::file::{Doc, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
+use crate::notify::Notify;
 use crate::paths;
 use crate::pattern::Anchors;
 use crate::rule::Rule;
@@ -74,6 +75,7 @@ pub struct Policy {
     pub(crate) protected: Protected,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
+    pub(crate) notify: crate::notify::Notify,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -241,7 +243,13 @@ impl Policy {
             protected,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
+            notify: doc.notify,
         })
+    }
+
+    /// The `[notify]` table: webhook, desktop notifications, approval TTL.
+    pub fn notify(&self) -> &Notify {
+        &self.notify
     }
 
     /// The policy file, or `None` for the built-in policy.
