@@ -54,6 +54,10 @@ pub enum ApprovalsCommand {
         /// A note recorded with the answer.
         #[arg(long)]
         note: Option<String>,
+        /// With a server (`TOOLGATE_SERVER_URL`): approve only if the call's
+        /// digest is this one (default: the digest the server shows now).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
         #[command(flatten)]
         policy: PolicyArgs,
     },
@@ -85,12 +89,15 @@ pub enum AuditCommand {
     Verify,
 }
 
-fn who() -> String {
+pub(crate) fn who() -> String {
     let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
     format!("cli:{user}")
 }
 
 pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = crate::remote::server_url() {
+        return crate::remote::approvals(cmd, &url, db.db.as_deref());
+    }
     let store = db.open()?;
     let mut out = std::io::stdout().lock();
     match cmd {
@@ -132,6 +139,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             session,
             note,
             policy,
+            digest: _,
         } => {
             let pending = store
                 .approval(&id)
@@ -184,7 +192,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
 }
 
 /// The target of a stored call, for listings.
-fn summary(snapshot: &str) -> String {
+pub(crate) fn summary(snapshot: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
     let input = &v["input"];
     for k in ["command", "path", "file_path", "url"] {
