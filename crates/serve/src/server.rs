@@ -74,7 +74,8 @@ pub fn router(state: AppState) -> Router {
 pub struct Server {
     listener: TcpListener,
     state: AppState,
-    config: Config,
+    /// Made at bind time: a call queued after `bind` returns is announced.
+    watcher: Watcher,
 }
 
 impl Server {
@@ -102,10 +103,11 @@ impl Server {
             config.roots.clone(),
             config.notify.approval_ttl,
         );
+        let watcher = Watcher::new(state.clone(), &config);
         Ok(Server {
             listener,
             state,
-            config,
+            watcher,
         })
     }
 
@@ -170,7 +172,7 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::from_std(self.listener)?;
-        let watcher = Watcher::new(self.state.clone(), &self.config);
+        let watcher = self.watcher;
         let watch_task = tokio::spawn(watcher.run());
         let app = router(self.state);
         let served = axum::serve(listener, app)

@@ -28,6 +28,9 @@ const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(crate) struct Watcher {
     state: AppState,
+    /// Approvals already announced, or already waiting when the server
+    /// started (an earlier server announced those, or none ran).
+    seen: HashSet<String>,
     notify: Notify,
     poll: Duration,
     base_url: String,
@@ -36,16 +39,23 @@ pub(crate) struct Watcher {
 impl Watcher {
     pub(crate) fn new(state: AppState, config: &Config) -> Watcher {
         let base_url = format!("http://{}", state.0.addr);
+        let seen = match state.store().list_pending() {
+            Ok(list) => list.into_iter().map(|p| p.id).collect(),
+            Err(e) => {
+                eprintln!("toolgate serve: cannot read the queue: {e}");
+                HashSet::new()
+            }
+        };
         Watcher {
             state,
+            seen,
             notify: config.notify.clone(),
             poll: config.poll,
             base_url,
         }
     }
 
-    pub(crate) async fn run(self) {
-        let mut seen: Option<HashSet<String>> = None;
+    pub(crate) async fn run(mut self) {
         let mut last: Option<(u64, Vec<String>)> = None;
         let mut tick = tokio::time::interval(self.poll);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -86,14 +96,9 @@ impl Watcher {
                 self.state.bump();
                 last = Some(fingerprint);
             }
-            match &mut seen {
-                // Calls already waiting when the server started were
-                // announced (or not) by an earlier server.
-                None => seen = Some(pending.iter().map(|p| p.id.clone()).collect()),
-                Some(seen) => {
-                    for p in pending.iter().filter(|p| seen.insert(p.id.clone())) {
-                        self.announce(p);
-                    }
+            for p in &pending {
+                if self.seen.insert(p.id.clone()) {
+                    self.announce(p);
                 }
             }
         }
