@@ -1,0 +1,164 @@
+//! `toolgate serve` as a process: real waiting hook processes resume when
+//! the API answers, `toolgate approvals` goes through the API when
+//! `TOOLGATE_SERVER_URL` is set, waiting calls expire, and a remote listen
+//! address needs `--allow-remote`.
+
+mod serve_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use serde_json::json;
+use serve_support::{Served, hook_answer, project, toolgate, waiting_hook};
+
+const POLICY: &str = "[policy]\ndefault = \"ask\"\nallow = [\"Read\"]\n";
+
+#[test]
+fn a_waiting_hook_answers_allow_when_the_api_approves() {
+    let (_dir, project, state) = project(POLICY);
+    let served = Served::start(&project, &state, None);
+    let hook = waiting_hook(&project, &state, "touch approved-by-api", 60);
+    let a = served.first_pending();
+    assert_eq!(a["details"]["command"], "touch approved-by-api");
+    assert_eq!(a["client"], "claude");
+    let id = a["id"].as_str().unwrap();
+    let (status, v) = served.post(
+        &format!("/api/approvals/{id}/approve"),
+        json!({"digest": a["digest"]}),
+    );
+    assert_eq!(status, 200, "{v}");
+    let (decision, reason) = hook_answer(hook);
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(reason.contains("approved by web"), "{reason}");
+    let (_, done) = served.get(&format!("/api/approvals/{id}"));
+    assert_eq!(
+        (done["status"].as_str(), done["outcome"].as_str()),
+        (Some("done"), Some("passed"))
+    );
+}
+
+#[test]
+fn a_decline_note_reaches_the_waiting_hooks_reason() {
+    let (_dir, project, state) = project(POLICY);
+    let served = Served::start(&project, &state, None);
+    let hook = waiting_hook(&project, &state, "rm -rf build", 60);
+    let id = served.first_pending()["id"].as_str().unwrap().to_owned();
+    let (status, _) = served.post(
+        &format!("/api/approvals/{id}/decline"),
+        json!({"note": "run make clean instead"}),
+    );
+    assert_eq!(status, 200);
+    let (decision, reason) = hook_answer(hook);
+    assert_eq!(decision, "deny");
+    assert!(reason.contains("run make clean instead"), "{reason}");
+}
+
+#[test]
+fn approvals_commands_use_the_api_when_a_server_url_is_set() {
+    let (_dir, project, state) = project(POLICY);
+    let served = Served::start(&project, &state, None);
+    let hook = waiting_hook(&project, &state, "touch via-cli", 60);
+    let id = served.first_pending()["id"].as_str().unwrap().to_owned();
+    let cli = |args: &[&str]| {
+        let out = toolgate()
+            .arg("approvals")
+            .args(args)
+            .current_dir(&project)
+            .env("TOOLGATE_STATE_DIR", &state)
+            .env("TOOLGATE_SERVER_URL", &served.url)
+            .env_remove("TOOLGATE_SERVER_TOKEN")
+            .output()
+            .expect("run toolgate approvals");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = cli(&["list"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains(&id) && out.contains("touch via-cli"), "{out}");
+    // A digest the person did not see is refused, and nothing changes.
+    let (code, _, err) = cli(&["approve", &id, "--digest", &"0".repeat(64)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("409"), "{err}");
+    let (code, out, err) = cli(&["approve", &id]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("through http://127.0.0.1:"), "{out}");
+    let (decision, reason) = hook_answer(hook);
+    // "by web": the answer went through the server, not into the store.
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(reason.contains("approved by web"), "{reason}");
+    // A wrong token is refused.
+    let out = toolgate()
+        .args(["approvals", "list"])
+        .env("TOOLGATE_STATE_DIR", &state)
+        .env("TOOLGATE_SERVER_URL", &served.url)
+        .env("TOOLGATE_SERVER_TOKEN", "wrong")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("401"));
+}
+
+#[test]
+fn a_waiting_call_expires_after_the_policys_ttl_and_its_hook_is_refused() {
+    let policy = format!("{POLICY}\n[notify]\napproval_ttl = \"1s\"\n");
+    let (_dir, project, state) = project(&policy);
+    let served = Served::start(&project, &state, None);
+    let hook = waiting_hook(&project, &state, "touch too-late", 60);
+    let start = std::time::Instant::now();
+    let (decision, reason) = hook_answer(hook);
+    assert_eq!(decision, "deny");
+    assert!(reason.contains("expired"), "{reason}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    let (_, v) = served.get("/api/approvals?all=true");
+    assert_eq!(v["approvals"][0]["status"], "expired");
+    let (_, v) = served.get("/api/verify");
+    assert_eq!(v["intact"], true);
+}
+
+#[test]
+fn the_token_file_is_private_and_holds_the_printed_token() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, project, state) = project(POLICY);
+    let served = Served::start(&project, &state, None);
+    let file = state.join("serve.token");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), served.token);
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(served.token.len(), 64);
+}
+
+#[test]
+fn a_remote_listen_address_needs_allow_remote_and_warns() {
+    let (_dir, project, state) = project(POLICY);
+    let out = toolgate()
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .current_dir(&project)
+        .env("TOOLGATE_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+    assert!(!state.join("serve.token").exists());
+
+    let mut child = toolgate()
+        .args(["serve", "--listen", "0.0.0.0:0", "--allow-remote"])
+        .current_dir(&project)
+        .env("TOOLGATE_STATE_DIR", &state)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        line.contains("WARNING") && line.contains("outside loopback"),
+        "{line}"
+    );
+}
