@@ -5,7 +5,8 @@
 #
 #   scripts/install-browser.sh     # installs (or finds) both, prints their paths
 #
-# TOOLGATE_BROWSER_DIR sets the cache folder (default ~/.cache/toolgate-browser).
+# TOOLGATE_BROWSER_DIR sets the cache folder (default ~/.cache/toolgate-browser);
+# the tests find playwright-core at $TOOLGATE_BROWSER_DIR/playwright-core.
 # playwright-core is used only as a driver of the system chromium: it never
 # downloads a browser of its own.
 set -euo pipefail
@@ -31,5 +32,7 @@ if [[ ! -f $manifest ]]; then
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$prefix" --no-audit --no-fund \
         --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION"
 fi
+# A stable path for the tests, whatever the pinned version.
+ln -sfn "$prefix/node_modules/playwright-core" "$dir/playwright-core"
 echo "chromium: $(command -v chromium)"
-echo "playwright-core: $prefix/node_modules/playwright-core"
+echo "playwright-core: $dir/playwright-core"
