@@ -22,7 +22,9 @@ const POLICY: &str = "[policy]\ndefault = \"ask\"\nallow = [\"Read\"]\n";
 fn playwright_core() -> PathBuf {
     let dir = match std::env::var_os("TOOLGATE_BROWSER_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/toolgate-browser"),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/toolgate-browser")
+        }
     };
     let p = dir.join("playwright-core");
     assert!(
@@ -100,10 +102,22 @@ fn clicking_approve_on_the_page_lets_the_waiting_hook_allow() {
         "{r}"
     );
     let text = r["cardText"].as_str().unwrap();
-    assert!(text.contains(command), "the card shows the whole command: {text}");
-    assert!(text.contains("touch made-after-the-page-approved"), "{text}");
-    assert!(text.contains("git commit -am page test"), "the parsed parts: {text}");
-    assert!(text.contains("Bash") && text.contains("claude") && text.contains("sess-page"), "{text}");
+    assert!(
+        text.contains(command),
+        "the card shows the whole command: {text}"
+    );
+    assert!(
+        text.contains("touch made-after-the-page-approved"),
+        "{text}"
+    );
+    assert!(
+        text.contains("git commit -am page test"),
+        "the parsed parts: {text}"
+    );
+    assert!(
+        text.contains("Bash") && text.contains("claude") && text.contains("sess-page"),
+        "{text}"
+    );
     assert_eq!(r["after"]["pageErrors"], serde_json::json!([]), "{r}");
     assert_png(&shot);
     let (decision, reason) = hook_answer(hook);
@@ -120,11 +134,17 @@ fn declining_on_the_page_with_a_note_tells_the_model_why() {
     let shot = screenshot_path("decline");
     let note = "use `make clean` instead, it keeps the cache";
     let r = drive(&served.link, &id, "decline", Some(note), &shot);
-    assert!(r["cardText"].as_str().unwrap().contains("rm -rf ./build"), "{r}");
+    assert!(
+        r["cardText"].as_str().unwrap().contains("rm -rf ./build"),
+        "{r}"
+    );
     assert_png(&shot);
     let (decision, reason) = hook_answer(hook);
     assert_eq!(decision, "deny");
     assert!(reason.contains(note), "{reason}");
     let (_, v) = served.get(&format!("/api/approvals/{id}"));
-    assert_eq!((v["status"].as_str(), v["note"].as_str()), (Some("declined"), Some(note)));
+    assert_eq!(
+        (v["status"].as_str(), v["note"].as_str()),
+        (Some("declined"), Some(note))
+    );
 }

@@ -162,3 +162,92 @@ fn a_remote_listen_address_needs_allow_remote_and_warns() {
         "{line}"
     );
 }
+
+/// `toolgate agent --approver queue --wait SECS` over a scripted model that
+/// writes `marker.txt`: the agent process waits, the API answers, and the
+/// agent resumes the call through the gate.
+fn agent_waiting(project: &std::path::Path, state: &std::path::Path) -> std::process::Child {
+    let script = project.join("script.toml");
+    std::fs::write(
+        &script,
+        concat!(
+            "[[turn]]\n[[turn.call]]\nname = \"write_file\"\n",
+            "arguments = { path = \"marker.txt\", content = \"approved on the page\" }\n\n",
+            "[[turn]]\ntext = \"finished\"\n",
+        ),
+    )
+    .unwrap();
+    toolgate()
+        .args([
+            "agent",
+            "write the marker",
+            "--approver",
+            "queue",
+            "--wait",
+            "60",
+            "--script",
+        ])
+        .arg(&script)
+        .current_dir(project)
+        .env("TOOLGATE_STATE_DIR", state)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run toolgate agent")
+}
+
+const AGENT_POLICY: &str = "allow = [\"Read\"]\nask = [\"Write\"]\n";
+
+#[test]
+fn a_waiting_agent_runs_the_call_once_the_api_approves() {
+    let (_dir, project, state) = project(AGENT_POLICY);
+    let served = Served::start(&project, &state, None);
+    let agent = agent_waiting(&project, &state);
+    let a = served.first_pending();
+    assert_eq!(a["tool"], "write_file");
+    assert!(a["client"].is_null());
+    assert_eq!(a["details"]["preview"], "approved on the page");
+    assert!(
+        !project.join("marker.txt").exists(),
+        "ran before the approval"
+    );
+    let id = a["id"].as_str().unwrap();
+    let (status, v) = served.post(
+        &format!("/api/approvals/{id}/approve"),
+        json!({"digest": a["digest"]}),
+    );
+    assert_eq!(status, 200, "{v}");
+    let out = agent.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("marker.txt")).unwrap(),
+        "approved on the page"
+    );
+    let (_, done) = served.get(&format!("/api/approvals/{id}"));
+    assert_eq!(
+        (done["status"].as_str(), done["outcome"].as_str()),
+        (Some("done"), Some("executed"))
+    );
+}
+
+#[test]
+fn a_waiting_agent_is_refused_with_the_note_when_the_api_declines() {
+    let (_dir, project, state) = project(AGENT_POLICY);
+    let served = Served::start(&project, &state, None);
+    let agent = agent_waiting(&project, &state);
+    let id = served.first_pending()["id"].as_str().unwrap().to_owned();
+    let (status, _) = served.post(
+        &format!("/api/approvals/{id}/decline"),
+        json!({"note": "write it under docs/ instead"}),
+    );
+    assert_eq!(status, 200);
+    let out = agent.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!project.join("marker.txt").exists());
+    assert!(err.contains("blocked"), "{err}");
+    let (_, rows) = served.get("/api/history?outcome=blocked");
+    assert_eq!(rows["rows"][0]["note"], "write it under docs/ instead");
+}
