@@ -8,8 +8,14 @@
 //! click on Approve lets the hook answer allow; a decline with a note
 //! reaches the hook's reason, which is what the model reads. A screenshot
 //! of the page (phone-sized) is saved to `target/serve-page-*.png`.
+//!
+//! The same with the real Claude Code (`scripts/install-clients.sh`) against
+//! a fake model API: approved on the page, the command runs (a marker file
+//! appears); declined with a note, the model's tool result carries it.
 
 mod serve_support;
+#[path = "../../hook/tests/support/mod.rs"]
+mod support;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -147,4 +153,84 @@ fn declining_on_the_page_with_a_note_tells_the_model_why() {
         (v["status"].as_str(), v["note"].as_str()),
         (Some("declined"), Some(note))
     );
+}
+
+/// The real Claude Code, its hook registered with `--approver queue --wait
+/// 60`, proposing `command`; the page answers it with `action`.
+fn claude_code_answered_on_the_page(
+    command: &str,
+    action: &str,
+    note: Option<&str>,
+) -> (support::Sandbox, Vec<support::anthropic::ToolResult>) {
+    use support::anthropic::FakeAnthropic;
+    use support::{Sandbox, Turn, run_claude};
+    let sandbox = Sandbox::new();
+    let policy = format!("allow = [\"Read\"]\nask = [\"Bash({command})\"]\n");
+    std::fs::write(sandbox.path("toolgate.toml"), policy).unwrap();
+    let out = serve_support::toolgate()
+        .args([
+            "hook",
+            "install",
+            "claude",
+            "--approver",
+            "queue",
+            "--wait",
+            "60",
+        ])
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let served = Served::start(&sandbox.project, &sandbox.state, Some(&sandbox.home));
+    let api = FakeAnthropic::start(vec![Turn::tool(
+        "Bash",
+        serde_json::json!({"command": command, "description": "Run it"}),
+    )]);
+    let shot = screenshot_path(&format!("claude-{action}"));
+    let run = std::thread::scope(|s| {
+        let page = s.spawn(|| {
+            let a = served.first_pending();
+            assert_eq!(a["client"], "claude");
+            drive(&served.link, a["id"].as_str().unwrap(), action, note, &shot)
+        });
+        let run = run_claude(&sandbox, &api, "Do it.", &[]);
+        let r = page.join().expect("the page thread");
+        assert!(r["cardText"].as_str().unwrap().contains(command), "{r}");
+        run
+    });
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_png(&shot);
+    let results = api.tool_results();
+    (sandbox, results)
+}
+
+#[test]
+fn claude_code_runs_the_command_approved_on_the_page() {
+    let (sandbox, results) =
+        claude_code_answered_on_the_page("touch made-after-page-approval", "approve", None);
+    assert!(
+        sandbox.path("made-after-page-approval").exists(),
+        "the approved command did not run"
+    );
+    assert_eq!(results.len(), 1);
+    assert!(!results[0].is_error, "{:?}", results[0]);
+}
+
+#[test]
+fn claude_code_tells_the_model_the_note_declined_on_the_page() {
+    let note = "not now, the release is frozen";
+    let (sandbox, results) =
+        claude_code_answered_on_the_page("touch declined-on-page", "decline", Some(note));
+    assert!(
+        !sandbox.path("declined-on-page").exists(),
+        "a declined command ran"
+    );
+    assert_eq!(results.len(), 1);
+    assert!(results[0].is_error, "{:?}", results[0]);
+    assert!(results[0].content.contains(note), "{:?}", results[0]);
 }
