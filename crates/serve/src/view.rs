@@ -284,7 +284,7 @@ mod tests {
         let v = write(
             "a.txt",
             None,
-            &[root.clone()],
+            std::slice::from_ref(&root),
             Some("one\nTWO\n".into()),
             None,
             false,
