@@ -251,3 +251,60 @@ fn a_waiting_agent_is_refused_with_the_note_when_the_api_declines() {
     let (_, rows) = served.get("/api/history?outcome=blocked");
     assert_eq!(rows["rows"][0]["note"], "write it under docs/ instead");
 }
+
+#[test]
+fn a_call_approved_on_the_page_after_its_agent_left_runs_with_approvals_approve() {
+    let (_dir, project, state) = project(AGENT_POLICY);
+    let served = Served::start(&project, &state, None);
+    // No --wait: the agent ends with the call waiting.
+    let script = project.join("script.toml");
+    std::fs::write(
+        &script,
+        "[[turn]]\n[[turn.call]]\nname = \"write_file\"\narguments = { path = \"marker.txt\", content = \"later\" }\n\n[[turn]]\ntext = \"done\"\n",
+    )
+    .unwrap();
+    let out = toolgate()
+        .args(["agent", "x", "--approver", "queue", "--script"])
+        .arg(&script)
+        .current_dir(&project)
+        .env("TOOLGATE_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let a = served.first_pending();
+    let id = a["id"].as_str().unwrap();
+    let (status, _) = served.post(
+        &format!("/api/approvals/{id}/approve"),
+        json!({"digest": a["digest"]}),
+    );
+    assert_eq!(status, 200);
+    assert!(
+        !project.join("marker.txt").exists(),
+        "the server never runs a call"
+    );
+    let out = toolgate()
+        .args(["approvals", "approve", id])
+        .current_dir(&project)
+        .env("TOOLGATE_STATE_DIR", &state)
+        .env_remove("TOOLGATE_SERVER_URL")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("marker.txt")).unwrap(),
+        "later"
+    );
+    // Once only.
+    let again = toolgate()
+        .args(["approvals", "approve", id])
+        .current_dir(&project)
+        .env("TOOLGATE_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    assert_ne!(again.status.code(), Some(0));
+}

@@ -166,8 +166,12 @@ fn write(
     };
     let abs = toolgate_policy::normalize_lexically(&abs);
     // Only files beneath a workspace root are read for the preview: the
-    // page must not become a way to read anything the server can.
-    let inside = roots.iter().any(|r| abs.starts_with(r));
+    // page must not become a way to read anything the server can. The
+    // real path decides (a symlink inside a root may point outside it); a
+    // file that does not exist yet is judged by its lexical path.
+    let real = std::fs::canonicalize(&abs).ok();
+    let judged = real.as_deref().unwrap_or(&abs);
+    let inside = roots.iter().any(|r| judged.starts_with(r));
     let old = if inside {
         match std::fs::metadata(&abs) {
             Ok(m) if m.is_file() && m.len() <= PREVIEW_FILE_LIMIT => {
