@@ -139,7 +139,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Agent(a) => agent::agent(a),
         Command::Demo(a) => demo::demo(a),
         Command::Approvals { command, db } => state::approvals(
-            command.unwrap_or(state::ApprovalsCommand::List { all: false }),
+            command.unwrap_or(state::ApprovalsCommand::List {
+                all: false,
+                json: false,
+            }),
             &db,
         ),
         Command::Serve(a) => serve::serve(a),

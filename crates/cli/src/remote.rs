@@ -41,8 +41,21 @@ pub fn approvals(cmd: ApprovalsCommand, url: &str, db: Option<&Path>) -> anyhow:
     let mut out = std::io::stdout().lock();
     let err = |e: toolgate_serve::ServeError| anyhow!("{e}");
     match cmd {
-        ApprovalsCommand::List { all } => {
+        ApprovalsCommand::List { all, json } => {
             let list = client.list(all).map_err(err)?;
+            if json {
+                for a in &list {
+                    let keys = [
+                        "id", "tool", "server", "client", "session", "digest", "status", "created",
+                    ];
+                    let v: serde_json::Map<String, serde_json::Value> = keys
+                        .iter()
+                        .map(|k| (k.to_string(), a[*k].clone()))
+                        .collect();
+                    writeln!(out, "{}", serde_json::Value::Object(v))?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }

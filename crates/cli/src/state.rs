@@ -39,6 +39,10 @@ pub enum ApprovalsCommand {
         /// Include answered and finished approvals.
         #[arg(long)]
         all: bool,
+        /// One JSON object per line: id, tool, server, client, session,
+        /// digest, status, created.
+        #[arg(long)]
+        json: bool,
     },
     /// Approve a waiting call. A call of toolgate's own tools then runs,
     /// exactly once, after its stored snapshot is checked against its
@@ -101,13 +105,24 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
     let store = db.open()?;
     let mut out = std::io::stdout().lock();
     match cmd {
-        ApprovalsCommand::List { all } => {
+        ApprovalsCommand::List { all, json } => {
             let list = if all {
                 store.list_approvals(None)
             } else {
                 store.list_approvals(Some(ApprovalStatus::Pending))
             }
             .map_err(|e| anyhow!("{e}"))?;
+            if json {
+                for p in &list {
+                    let v = serde_json::json!({
+                        "id": p.id, "tool": p.tool, "server": mcp_server(&p.tool),
+                        "client": p.client, "session": p.session, "digest": p.digest,
+                        "status": p.status.as_str(), "created": p.created,
+                    });
+                    writeln!(out, "{v}")?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }
@@ -195,6 +210,12 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             })
         }
     }
+}
+
+/// The `SRV` of an MCP tool name `mcp__SRV__TOOL`.
+pub(crate) fn mcp_server(tool: &str) -> Option<&str> {
+    let (srv, _) = tool.strip_prefix("mcp__")?.split_once("__")?;
+    (!srv.is_empty()).then_some(srv)
 }
 
 /// The target of a stored call, for listings.

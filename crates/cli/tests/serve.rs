@@ -78,6 +78,30 @@ fn approvals_commands_use_the_api_when_a_server_url_is_set() {
     let (code, out, err) = cli(&["list"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains(&id) && out.contains("touch via-cli"), "{out}");
+    let (code, out, err) = cli(&["list", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    assert_eq!(
+        (v["id"].as_str(), v["status"].as_str()),
+        (Some(id.as_str()), Some("pending"))
+    );
+    assert_eq!(
+        (v["tool"].as_str(), v["client"].as_str()),
+        (Some("Bash"), Some("claude"))
+    );
+    assert!(
+        v["server"].is_null() && v["digest"].as_str().unwrap().len() == 64,
+        "{v}"
+    );
+    // The same line from the store itself, without the server.
+    let local = toolgate()
+        .args(["approvals", "list", "--json"])
+        .env("TOOLGATE_STATE_DIR", &state)
+        .env_remove("TOOLGATE_SERVER_URL")
+        .output()
+        .unwrap();
+    let lv: serde_json::Value = serde_json::from_slice(&local.stdout).expect("JSON");
+    assert_eq!(lv, v);
     // A digest the person did not see is refused, and nothing changes.
     let (code, _, err) = cli(&["approve", &id, "--digest", &"0".repeat(64)]);
     assert_eq!(code, Some(2), "{err}");
