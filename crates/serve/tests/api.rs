@@ -398,6 +398,9 @@ fn a_waiting_call_older_than_the_ttl_expires() {
 #[test]
 fn events_announce_changes_to_the_queue() {
     let f = Fixture::start();
+    // Let the watcher's first look (itself a change) pass, so that the
+    // second event below can only come from the new waiting call.
+    std::thread::sleep(Duration::from_millis(300));
     let mut s = TcpStream::connect(f.host()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
