@@ -332,3 +332,59 @@ fn a_call_approved_on_the_page_after_its_agent_left_runs_with_approvals_approve(
         .unwrap();
     assert_ne!(again.status.code(), Some(0));
 }
+
+#[test]
+fn a_desktop_notification_is_shown_where_a_session_bus_exists() {
+    use std::os::unix::fs::PermissionsExt;
+    let policy = format!("{POLICY}\n[notify]\ndesktop = true\n");
+    let (dir, project, state) = project(&policy);
+    // A notify-send of our own, first on PATH, that records its arguments.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let record = dir.path().join("notified.txt");
+    let fake = bin.join("notify-send");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let bus = std::ffi::OsString::from("unix:path=/nonexistent-bus");
+    let served = Served::start_with(
+        &project,
+        &state,
+        None,
+        &[
+            ("PATH", path.as_os_str()),
+            ("DBUS_SESSION_BUS_ADDRESS", bus.as_os_str()),
+        ],
+    );
+    let hook = waiting_hook(&project, &state, "touch secret-argument", 60);
+    let id = served.first_pending()["id"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !record.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no desktop notification"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let shown = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        shown.contains("approval needed") && shown.contains(&id),
+        "{shown}"
+    );
+    assert!(!shown.contains("secret-argument"), "{shown}");
+    served.post(&format!("/api/approvals/{id}/decline"), json!({}));
+    let (decision, _) = hook_answer(hook);
+    assert_eq!(decision, "deny");
+}

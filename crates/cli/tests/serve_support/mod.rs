@@ -27,7 +27,20 @@ pub struct Served {
 
 impl Served {
     pub fn start(project: &Path, state: &Path, home: Option<&Path>) -> Served {
+        Served::start_with(project, state, home, &[])
+    }
+
+    /// The same, with extra environment variables for the server.
+    pub fn start_with(
+        project: &Path,
+        state: &Path,
+        home: Option<&Path>,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Served {
         let mut cmd = toolgate();
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         cmd.args(["serve", "--listen", "127.0.0.1:0"])
             .current_dir(project)
             .env("TOOLGATE_STATE_DIR", state)
