@@ -66,6 +66,7 @@ mod run;
 pub mod scripted;
 mod tools;
 mod trace;
+mod wait;
 
 pub use anthropic::{ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION, AnthropicModel};
 pub use http::HttpOptions;

@@ -48,6 +48,12 @@ pub struct AgentArgs {
     /// `queue` (the call waits for `toolgate approvals approve ID`).
     #[arg(long, value_enum, default_value_t = ApproverKind::Terminal)]
     pub approver: ApproverKind,
+    /// With `--approver queue`: wait up to SECS for a person to answer a
+    /// queued call (the page of `toolgate serve`, `toolgate approvals`),
+    /// then run it if approved. Without it, a queued call ends at once as
+    /// waiting.
+    #[arg(long, value_name = "SECS", requires = "approver")]
+    pub wait: Option<u64>,
     /// Answer the first ask with this, and decline every later one.
     #[arg(long, value_enum, conflicts_with = "approver")]
     pub decision: Option<FixedDecision>,
@@ -196,6 +202,12 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         max_calls: args.max_calls,
         ..Limits::default()
     });
+    if let Some(secs) = args.wait {
+        if args.approver != ApproverKind::Queue || args.decision.is_some() {
+            bail!("--wait needs --approver queue");
+        }
+        agent = agent.with_queue_wait(std::time::Duration::from_secs(secs));
+    }
 
     let mut trace = Trace::new(std::io::stderr());
     let finish = match agent.run(model.as_mut(), &args.task, &mut trace) {

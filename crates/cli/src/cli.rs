@@ -9,6 +9,7 @@ use crate::agent;
 use crate::check;
 use crate::demo;
 use crate::hook;
+use crate::serve;
 use crate::state;
 
 /// A permission gate for AI-agent tool calls.
@@ -71,6 +72,11 @@ pub enum Command {
         #[command(flatten)]
         db: state::DbArgs,
     },
+    /// The approval page and JSON API on 127.0.0.1: the waiting calls live,
+    /// approve or decline them from a browser or a phone, the history. It
+    /// prints a link holding its token once; the token is also written to
+    /// `serve.token` (mode 0600) in the state directory.
+    Serve(serve::ServeArgs),
     /// The tamper-evident ledger: `show` its rows and totals, `verify` its
     /// hash chain (exit 1 naming the first bad row).
     Audit {
@@ -141,9 +147,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Agent(a) => agent::agent(a),
         Command::Demo(a) => demo::demo(a),
         Command::Approvals { command, db } => state::approvals(
-            command.unwrap_or(state::ApprovalsCommand::List { all: false }),
+            command.unwrap_or(state::ApprovalsCommand::List {
+                all: false,
+                json: false,
+            }),
             &db,
         ),
+        Command::Serve(a) => serve::serve(a),
         Command::Audit { command, db } => {
             state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)
         }

@@ -9,6 +9,8 @@ mod check;
 mod cli;
 mod demo;
 mod hook;
+mod remote;
+mod serve;
 mod state;
 
 use std::process::ExitCode;

@@ -39,6 +39,10 @@ pub enum ApprovalsCommand {
         /// Include answered and finished approvals.
         #[arg(long)]
         all: bool,
+        /// One JSON object per line: id, tool, server, client, session,
+        /// digest, status, created.
+        #[arg(long)]
+        json: bool,
     },
     /// Approve a waiting call. A call of toolgate's own tools then runs,
     /// exactly once, after its stored snapshot is checked against its
@@ -54,6 +58,10 @@ pub enum ApprovalsCommand {
         /// A note recorded with the answer.
         #[arg(long)]
         note: Option<String>,
+        /// With a server (`TOOLGATE_SERVER_URL`): approve only if the call's
+        /// digest is this one (default: the digest the server shows now).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
         #[command(flatten)]
         policy: PolicyArgs,
     },
@@ -85,22 +93,36 @@ pub enum AuditCommand {
     Verify,
 }
 
-fn who() -> String {
+pub(crate) fn who() -> String {
     let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
     format!("cli:{user}")
 }
 
 pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = crate::remote::server_url() {
+        return crate::remote::approvals(cmd, &url, db.db.as_deref());
+    }
     let store = db.open()?;
     let mut out = std::io::stdout().lock();
     match cmd {
-        ApprovalsCommand::List { all } => {
+        ApprovalsCommand::List { all, json } => {
             let list = if all {
                 store.list_approvals(None)
             } else {
                 store.list_approvals(Some(ApprovalStatus::Pending))
             }
             .map_err(|e| anyhow!("{e}"))?;
+            if json {
+                for p in &list {
+                    let v = serde_json::json!({
+                        "id": p.id, "tool": p.tool, "server": mcp_server(&p.tool),
+                        "client": p.client, "session": p.session, "digest": p.digest,
+                        "status": p.status.as_str(), "created": p.created,
+                    });
+                    writeln!(out, "{v}")?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }
@@ -132,6 +154,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             session,
             note,
             policy,
+            digest: _,
         } => {
             let pending = store
                 .approval(&id)
@@ -142,9 +165,15 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             } else {
                 Answer::Approve
             };
-            store
-                .answer(&id, answer, note.as_deref(), &who())
-                .map_err(|e| anyhow!("{e}"))?;
+            // A call of toolgate's own tools approved on the page, whose
+            // waiter has gone, is approved already: run it here.
+            let approved_elsewhere =
+                pending.status == ApprovalStatus::Approved && pending.client.is_none();
+            if !approved_elsewhere {
+                store
+                    .answer(&id, answer, note.as_deref(), &who())
+                    .map_err(|e| anyhow!("{e}"))?;
+            }
             if pending.client.is_some() {
                 writeln!(
                     out,
@@ -183,8 +212,14 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
     }
 }
 
+/// The `SRV` of an MCP tool name `mcp__SRV__TOOL`.
+pub(crate) fn mcp_server(tool: &str) -> Option<&str> {
+    let (srv, _) = tool.strip_prefix("mcp__")?.split_once("__")?;
+    (!srv.is_empty()).then_some(srv)
+}
+
 /// The target of a stored call, for listings.
-fn summary(snapshot: &str) -> String {
+pub(crate) fn summary(snapshot: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
     let input = &v["input"];
     for k in ["command", "path", "file_path", "url"] {

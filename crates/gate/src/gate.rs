@@ -700,6 +700,14 @@ impl Gate {
                 log,
             },
             Queued::Taken => refuse_recorded(texts::used_elsewhere_text(&decision.reason, &id)),
+            Queued::Expired => refuse_recorded(texts::refusal(
+                &format!(
+                    "{}; its approval `{id}` expired: no one answered within the approval TTL",
+                    decision.reason
+                ),
+                false,
+                None,
+            )),
             Queued::Gone => refuse_recorded(texts::refusal(
                 &format!(
                     "{}; its pending approval `{id}` disappeared from the queue",

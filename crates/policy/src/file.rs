@@ -26,6 +26,7 @@ struct RawFile {
     rule: Option<Vec<RawRule>>,
     tool: Option<BTreeMap<String, Spanned<RawTool>>>,
     test: Option<Vec<Spanned<RawTest>>>,
+    notify: Option<crate::notify::RawNotify>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +146,8 @@ pub struct Doc {
     pub tools: Vec<ToolDecl>,
     /// Policy tests.
     pub tests: Vec<TestCase>,
+    /// The `[notify]` table.
+    pub notify: crate::notify::Notify,
 }
 
 /// Builds the error of a place in the file being read.
@@ -182,7 +185,10 @@ impl Doc {
             let msg = err.message().trim().replace('\n', " ");
             e.at(err.span().map(|s| s.start), msg)
         })?;
-        let mut doc = Doc::default();
+        let mut doc = Doc {
+            notify: crate::notify::Notify::from_raw(raw.notify, text, file)?,
+            ..Doc::default()
+        };
         let mut lists: [(Effect, Vec<Spanned<String>>); 3] = [
             (Effect::Allow, raw.allow.unwrap_or_default()),
             (Effect::Ask, raw.ask.unwrap_or_default()),

@@ -7,6 +7,7 @@ use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
 use crate::file::{Doc, Origin, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
+use crate::notify::Notify;
 use crate::paths;
 use crate::pattern::Anchors;
 use crate::rule::Rule;
@@ -77,6 +78,7 @@ pub struct Policy {
     pub(crate) protected: Protected,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
+    pub(crate) notify: crate::notify::Notify,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -233,6 +235,7 @@ impl Policy {
             protected,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
+            notify: doc.notify,
         })
     }
 
@@ -245,6 +248,11 @@ impl Policy {
     /// store must be opened in).
     pub fn state_dir(&self) -> Option<&Path> {
         self.state_dir.as_deref()
+    }
+
+    /// The `[notify]` table: webhook, desktop notifications, approval TTL.
+    pub fn notify(&self) -> &Notify {
+        &self.notify
     }
 
     /// The policy file, or `None` for the built-in policy.
