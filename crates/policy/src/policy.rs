@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
-use crate::file::{Doc, TestCase, ToolDecl};
+use crate::file::{Doc, Sandbox, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
 use crate::paths;
 use crate::pattern::Anchors;
@@ -72,6 +72,8 @@ pub struct Policy {
     pub(crate) rules: Vec<Rule>,
     pub(crate) index: Index,
     pub(crate) protected: Protected,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) deny_read_bases: Vec<PathBuf>,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
 }
@@ -209,6 +211,7 @@ impl Policy {
             root: roots[0].clone(),
         };
         let index = Index::build(&doc.rules, &anchors).map_err(|(o, m)| err(Some(o), m))?;
+        let deny_read_bases = crate::boundary::deny_read_bases(&doc.rules, &anchors);
         let protected =
             Protected::build(&doc.protected, &anchors).map_err(|(o, m)| err(Some(o), m))?;
         let state_dir = opts
@@ -239,6 +242,8 @@ impl Policy {
             rules,
             index,
             protected,
+            sandbox: doc.sandbox.unwrap_or_default(),
+            deny_read_bases,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
         })

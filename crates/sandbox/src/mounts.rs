@@ -1,0 +1,196 @@
+//! User and mount namespaces: masks over denied paths and read-only binds
+//! over protected ones, made in the child between `fork` and `exec`, with no
+//! root needed.
+//!
+//! 1. `unshare(CLONE_NEWUSER | CLONE_NEWNS)`, then the child maps its own
+//!    user and group ids onto themselves (`setgroups` denied first, as the
+//!    kernel requires), so files keep their owners and git its ownership
+//!    checks;
+//! 2. every mount becomes private, so nothing made here propagates out;
+//! 3. the binds: a read-only path is bound over itself (recursively for a
+//!    directory) and remounted read-only; a mask binds an empty read-only
+//!    file or directory from the sandbox's staging directory over the path.
+//!    A remount keeps the flags the kernel locks (`nosuid`, `nodev`,
+//!    `noexec`, the atime mode), read beforehand with `statvfs`;
+//! 4. `unshare(CLONE_NEWUSER | CLONE_NEWNS)` once more, with the same
+//!    mapping: mounts copied into a namespace owned by a less privileged
+//!    user namespace are locked, so even a process that is root inside
+//!    cannot unmount a mask, move it, or remount a read-only bind writable
+//!    (and seccomp refuses the mount calls besides).
+//!
+//! A mount point cannot be renamed over, removed or replaced (`EBUSY`), so
+//! replacing `.git` by a directory or a symlink fails, and so does any
+//! rename or replace-by-symlink of the policy file, a mask, or the state
+//! directory.
+//!
+//! Everything the child does is a raw system call on memory prepared here
+//! in the parent: no allocation, no lock (async-signal-safe, as code after
+//! `fork` in a multithreaded process must be).
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use rustix::fs::{Mode, OFlags, StatVfsMountFlags};
+use rustix::mount::{MountFlags, MountPropagationFlags};
+use rustix::thread::UnshareFlags;
+
+use crate::error::SandboxError;
+use crate::plan::Op;
+
+/// One bind mount, ready for the child.
+#[derive(Debug)]
+pub(crate) struct Bind {
+    pub(crate) source: CString,
+    pub(crate) target: CString,
+    pub(crate) recursive: bool,
+    pub(crate) remount: MountFlags,
+}
+
+/// The namespaces' setup, ready for the child.
+#[derive(Debug)]
+pub(crate) struct Namespaces {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    pub(crate) binds: Vec<Bind>,
+}
+
+/// Steps the child reports when one fails (the index into [`STEPS`]).
+pub(crate) const STEPS: &[&str] = &[
+    "creating the user and mount namespaces (unshare)",
+    "denying setgroups in the user namespace",
+    "writing the user id map",
+    "writing the group id map",
+    "making the mounts private",
+    "bind mount",
+    "read-only remount",
+    "locking the mounts (a second user namespace)",
+    "no_new_privs",
+    "landlock_restrict_self",
+    "loading the seccomp filter",
+    "marking descriptors close-on-exec",
+    "arming the parent-death signal",
+];
+
+pub(crate) const STEP_UNSHARE: u8 = 0;
+pub(crate) const STEP_BIND: u8 = 5;
+pub(crate) const STEP_REMOUNT: u8 = 6;
+pub(crate) const STEP_LOCK: u8 = 7;
+
+fn cstring(p: &Path) -> Result<CString, SandboxError> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| SandboxError::Io {
+        what: format!("`{}`: the path holds a NUL byte", p.display()),
+        source: io::Error::from(io::ErrorKind::InvalidInput),
+    })
+}
+
+/// The flags a read-only remount of a bind of `source` must carry: the
+/// source mount's locked flags, plus read-only.
+fn remount_flags(source: &Path) -> Result<MountFlags, SandboxError> {
+    let st = rustix::fs::statvfs(source).map_err(|e| SandboxError::Io {
+        what: format!("`{}`: cannot read its mount's flags", source.display()),
+        source: e.into(),
+    })?;
+    let f = st.f_flag;
+    let mut m = MountFlags::BIND | MountFlags::RDONLY;
+    for (st, ms) in [
+        (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
+        (StatVfsMountFlags::NODEV, MountFlags::NODEV),
+        (StatVfsMountFlags::NOEXEC, MountFlags::NOEXEC),
+        (StatVfsMountFlags::NOATIME, MountFlags::NOATIME),
+        (StatVfsMountFlags::NODIRATIME, MountFlags::NODIRATIME),
+        (StatVfsMountFlags::RELATIME, MountFlags::RELATIME),
+    ] {
+        if f.contains(st) {
+            m |= ms;
+        }
+    }
+    if !f.intersects(StatVfsMountFlags::NOATIME | StatVfsMountFlags::RELATIME) {
+        m |= MountFlags::STRICTATIME;
+    }
+    Ok(m)
+}
+
+impl Namespaces {
+    /// Prepares the binds of `ops`; masks come from `empty_file` and
+    /// `empty_dir`.
+    pub(crate) fn prepare(
+        ops: &[Op],
+        empty_file: &Path,
+        empty_dir: &Path,
+    ) -> Result<Namespaces, SandboxError> {
+        let uid = rustix::process::geteuid().as_raw();
+        let gid = rustix::process::getegid().as_raw();
+        let file_flags = remount_flags(empty_file)?;
+        let dir_flags = remount_flags(empty_dir)?;
+        let mut binds = Vec::with_capacity(ops.len());
+        for op in ops {
+            binds.push(match op {
+                Op::ReadOnly(p) => Bind {
+                    source: cstring(p)?,
+                    target: cstring(p)?,
+                    recursive: p.is_dir(),
+                    remount: remount_flags(p)?,
+                },
+                Op::Mask { path, dir, .. } => Bind {
+                    source: cstring(if *dir { empty_dir } else { empty_file })?,
+                    target: cstring(path)?,
+                    recursive: false,
+                    remount: if *dir { dir_flags } else { file_flags },
+                },
+            });
+        }
+        Ok(Namespaces {
+            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            binds,
+        })
+    }
+
+    fn map_ids(&self) -> Result<(), (u8, io::Error)> {
+        write_proc(c"/proc/self/setgroups", b"deny").map_err(|e| (1, e))?;
+        write_proc(c"/proc/self/uid_map", &self.uid_map).map_err(|e| (2, e))?;
+        write_proc(c"/proc/self/gid_map", &self.gid_map).map_err(|e| (3, e))
+    }
+
+    /// Enters the namespaces and makes the mounts. Runs in the child; on
+    /// failure, returns the step (an index into [`STEPS`]) and, for a
+    /// mount, the bind's index.
+    pub(crate) fn enter(&self) -> Result<(), (u8, u16, io::Error)> {
+        let flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNS;
+        // SAFETY: the child is single-threaded after fork, and the flags do
+        // not unshare the descriptor table.
+        unsafe { rustix::thread::unshare_unsafe(flags) }
+            .map_err(|e| (STEP_UNSHARE, 0, e.into()))?;
+        self.map_ids().map_err(|(s, e)| (s, 0, e))?;
+        rustix::mount::mount_change(
+            c"/",
+            MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+        )
+        .map_err(|e| (4, 0, e.into()))?;
+        for (i, b) in self.binds.iter().enumerate() {
+            let i = u16::try_from(i).unwrap_or(u16::MAX);
+            let r = if b.recursive {
+                rustix::mount::mount_bind_recursive(b.source.as_c_str(), b.target.as_c_str())
+            } else {
+                rustix::mount::mount_bind(b.source.as_c_str(), b.target.as_c_str())
+            };
+            r.map_err(|e| (STEP_BIND, i, e.into()))?;
+            rustix::mount::mount_remount(b.target.as_c_str(), b.remount, c"")
+                .map_err(|e| (STEP_REMOUNT, i, e.into()))?;
+        }
+        // SAFETY: as above.
+        unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| (STEP_LOCK, 0, e.into()))?;
+        self.map_ids().map_err(|(_, e)| (STEP_LOCK, 0, e))
+    }
+}
+
+fn write_proc(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {
+    let fd = rustix::fs::open(path, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
+    let n = rustix::io::write(&fd, data)?;
+    if n != data.len() {
+        return Err(io::Error::from_raw_os_error(libc::EIO));
+    }
+    Ok(())
+}
