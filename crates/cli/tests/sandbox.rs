@@ -297,8 +297,11 @@ fn the_network_is_closed_unless_a_rule_allows_fetches() {
 fn git_metadata_stays_read_only_and_in_place() {
     let ws = Ws::new(POLICY);
     let config = ws.read(".git/config");
+    std::fs::create_dir(ws.root.join(".claude")).unwrap();
+    std::fs::write(ws.root.join(".claude/settings.json"), "{}").unwrap();
     let out = ws.run(
-        "echo '[core] hooksPath = /tmp' >> .git/config\n\
+        "mv .claude .claude-moved; mkdir -p .claude; echo evil > .claude/settings.json\n\
+         echo '[core] hooksPath = /tmp' >> .git/config\n\
          git config core.pager evil\n\
          echo evil > .git/hooks/pre-commit\n\
          mv .git .git-moved\n\
@@ -314,6 +317,8 @@ fn git_metadata_stays_read_only_and_in_place() {
     assert!(meta.is_dir(), ".git was replaced");
     assert!(ws.root.join(".git/HEAD").exists());
     assert!(!ws.root.join(".git-moved").exists());
+    assert_eq!(ws.read(".claude/settings.json"), "{}");
+    assert!(!ws.root.join(".claude-moved").exists());
 }
 
 #[test]

@@ -205,7 +205,15 @@ impl Walk<'_> {
             }
             return Ok(true);
         }
-        if policy.protected_path(path).is_some() && self.readonly.insert(path.to_path_buf()) {
+        // A directory whose every name is protected (`.claude/**`) is bound
+        // as a whole, so that it cannot be renamed away and replaced; what
+        // lies beneath a read-only bind needs no bind of its own.
+        let protected = policy.protected_path(path).is_some()
+            || (dir && policy.protected_path(&path.join(PROBE)).is_some());
+        if protected
+            && !path.ancestors().skip(1).any(|a| self.readonly.contains(a))
+            && self.readonly.insert(path.to_path_buf())
+        {
             self.ops.push(Op::ReadOnly(path.to_path_buf()));
         }
         if ft.is_file()
