@@ -19,10 +19,14 @@ pub struct BuiltinOptions {
     pub shell_timeout: Duration,
     /// The longest timeout a call may ask for (`timeout_secs`).
     pub max_shell_timeout: Duration,
-    /// Let shell commands open TCP connections (off: Landlock refuses them).
+    /// Let shell commands use the network whatever the policy says (off:
+    /// only when a rule allows fetches).
     pub network: bool,
     /// Run shell commands even where the kernel cannot sandbox them.
     pub allow_unsandboxed: bool,
+    /// The shell's OS boundary; `None` when registered through the gate
+    /// means the gate's policy's.
+    pub sandbox: Option<Arc<toolgate_sandbox::Profile>>,
     /// Settings of `fetch_url`.
     pub fetch: FetchOptions,
 }
@@ -35,6 +39,7 @@ impl Default for BuiltinOptions {
             max_shell_timeout: Duration::from_secs(600),
             network: false,
             allow_unsandboxed: false,
+            sandbox: None,
             fetch: FetchOptions::default(),
         }
     }
@@ -107,6 +112,7 @@ impl Executor for RunShell {
             timeout,
             network: self.1.network,
             allow_unsandboxed: self.1.allow_unsandboxed,
+            sandbox: self.1.sandbox.clone(),
             ..ShellOptions::default()
         };
         match toolgate_tools::run_shell(&self.0, command, &opts) {

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -91,7 +92,7 @@ impl Stats {
 
 /// The gate: decides, asks, executes and records every call.
 pub struct Gate {
-    policy: Policy,
+    policy: Arc<Policy>,
     approver: Box<dyn Approver>,
     store: Option<Store>,
     executors: HashMap<String, Box<dyn Executor>>,
@@ -120,7 +121,7 @@ impl Gate {
             None => Vec::new(),
         };
         Ok(Gate {
-            policy,
+            policy: Arc::new(policy),
             approver,
             store: opts.store,
             executors: HashMap::new(),
@@ -150,7 +151,16 @@ impl Gate {
     }
 
     /// Registers toolgate's own five tools with settings.
-    pub fn with_builtin_tools_opts(mut self, ws: Workspace, opts: BuiltinOptions) -> Gate {
+    ///
+    /// `run_shell` runs inside the policy's OS boundary
+    /// (`toolgate_sandbox::Profile::from_policy`) unless `opts.sandbox`
+    /// names another.
+    pub fn with_builtin_tools_opts(mut self, ws: Workspace, mut opts: BuiltinOptions) -> Gate {
+        if opts.sandbox.is_none() {
+            opts.sandbox = Some(Arc::new(toolgate_sandbox::Profile::from_policy(
+                self.policy.clone(),
+            )));
+        }
         for (name, exec) in builtin::executors(ws, opts) {
             self.executors.insert(name.to_string(), exec);
         }

@@ -560,3 +560,27 @@ fn a_blocked_tool_is_refused_whatever_the_policy() {
     );
     assert!(marker_lines(&ws).is_empty());
 }
+
+/// The attack no parser can see: an allowed interpreter copying a denied
+/// file. `run_shell` runs inside the policy's OS boundary, so the copy
+/// holds the mask, not the secret.
+#[test]
+fn s_sandbox_an_allowed_interpreter_cannot_copy_a_denied_file() {
+    let ws = Ws::new();
+    let policy = r#"
+allow = ["Bash(python3 *)"]
+deny = ["Read(secrets.txt)"]
+"#;
+    let mut gate = ws.gate_with(policy, Box::new(NeverApprover), "sandbox");
+    let r = gate.submit(&Call::new(
+        "run_shell",
+        json!({"command": "python3 -c \"open('copied','w').write(open('secrets.txt').read() + 'ran')\""}),
+    ));
+    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
+    let copied = std::fs::read_to_string(ws.root.join("copied")).unwrap();
+    assert_eq!(copied, "ran", "the denied file was copied: {copied:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("secrets.txt")).unwrap(),
+        "s3cr3t"
+    );
+}
