@@ -76,7 +76,7 @@ impl Sandbox {
         let plan = Plan::build(profile)?;
         let stage = tempfile::Builder::new()
             .prefix("toolgate-sandbox-")
-            .tempdir()
+            .tempdir_in(staging_parent())
             .map_err(|e| SandboxError::Io {
                 what: "cannot create the sandbox's staging directory".into(),
                 source: e,
@@ -212,6 +212,33 @@ impl Sandbox {
             reason: format!("{name} failed: {e}"),
         }
     }
+}
+
+/// Where the staging directory (the private temp dir and the masks'
+/// sources) goes: a memory file system when there is one
+/// (`$XDG_RUNTIME_DIR`, else `/dev/shm`), since creating and removing a
+/// directory on a busy disk costs milliseconds per command; else the
+/// system's temp dir.
+fn staging_parent() -> PathBuf {
+    let usable = |p: &Path| {
+        rustix::fs::access(
+            p,
+            rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+        )
+        .is_ok()
+            && p.is_dir()
+    };
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
+        && d.is_absolute()
+        && usable(&d)
+    {
+        return d;
+    }
+    let shm = Path::new("/dev/shm");
+    if usable(shm) {
+        return shm.to_path_buf();
+    }
+    std::env::temp_dir()
 }
 
 /// Enters the sandbox: the child's side. Every step is a raw system call.
