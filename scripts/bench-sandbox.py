@@ -17,6 +17,7 @@ toolgate in release first (unless --no-build).
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,15 +34,20 @@ deny  = ["Read(**/*.pem)", "Read(.env*)"]
 
 
 def measure(argv, runs, cwd, env):
-    times = []
+    """Median and p90 wall time, and median CPU time (user + system of
+    the process and its children), in seconds."""
+    times, cpu = [], []
     for _ in range(runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         r = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL)
         times.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
         if r.returncode != 0:
             sys.exit(f"{argv} exited with {r.returncode}")
     times.sort()
-    return statistics.median(times), times[int(len(times) * 0.9)]
+    return statistics.median(times), times[int(len(times) * 0.9)], statistics.median(cpu)
 
 
 def main():
@@ -71,15 +77,15 @@ def main():
         # Warm up the page cache and the binary.
         measure(sandboxed, 10, ws, env)
         measure(plain, 10, ws, env)
-        s_med, s_p90 = measure(sandboxed, args.runs, ws, env)
-        b_med, b_p90 = measure(plain, args.runs, ws, env)
+        s_med, s_p90, s_cpu = measure(sandboxed, args.runs, ws, env)
+        b_med, b_p90, b_cpu = measure(plain, args.runs, ws, env)
 
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ms = lambda s: f"{s * 1000:.2f} ms"
     print(f"runs: {args.runs}, load average {load}")
-    print(f"toolgate sandbox -- true : median {ms(s_med)} (p90 {ms(s_p90)})")
-    print(f"bash -c true             : median {ms(b_med)} (p90 {ms(b_p90)})")
-    print(f"added by the sandbox     : {ms(s_med - b_med)} (median against median)")
+    print(f"toolgate sandbox -- true : median {ms(s_med)} (p90 {ms(s_p90)}), CPU {ms(s_cpu)}")
+    print(f"bash -c true             : median {ms(b_med)} (p90 {ms(b_p90)}), CPU {ms(b_cpu)}")
+    print(f"added by the sandbox     : {ms(s_med - b_med)} wall, {ms(s_cpu - b_cpu)} CPU (median against median)")
 
 
 if __name__ == "__main__":

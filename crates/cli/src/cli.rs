@@ -76,7 +76,9 @@ pub enum Command {
     /// given (either is recorded in the ledger). `--check` reports what this
     /// machine can enforce.
     ///
-    /// Exit status: the command's own; 128+N when a signal N killed it; 125
+    /// toolgate enters the sandbox itself and then executes the command in
+    /// its place, so the exit status is the command's own (killed by a
+    /// signal, it dies of that signal). Before the command runs: 125
     /// when toolgate refused or failed before the command ran (bad usage,
     /// an unreadable policy, a sandbox the kernel cannot enforce); 126 when
     /// the command could not be executed; 127 when it was not found.

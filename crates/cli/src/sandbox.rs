@@ -97,6 +97,16 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
         return Ok(unsandboxed(&mut cmd, &args.command, why));
     }
     let profile = Profile::from_policy(Arc::new(policy));
+    if toolgate_sandbox::can_exec() {
+        // This process is single-threaded: it enters the sandbox itself and
+        // becomes the command. `exec` returns only on failure.
+        return Ok(
+            match toolgate_sandbox::exec(&profile, &Options::default(), &mut cmd) {
+                SpawnError::Sandbox(e) => refuse(e),
+                SpawnError::Exec(e) => exec_failure(program, &e),
+            },
+        );
+    }
     let sandbox = match Sandbox::prepare(&profile, &Options::default()) {
         Ok(s) => s,
         Err(e) => return Ok(refuse(e)),

@@ -50,6 +50,7 @@ needs a single-threaded caller, which a freshly forked child is.
 
 mod check;
 mod error;
+mod exec;
 mod landlock;
 mod ledger;
 mod mounts;
@@ -61,6 +62,7 @@ mod seccomp;
 
 pub use check::{PartReport, check};
 pub use error::{Part, SandboxError};
+pub use exec::{can_exec, exec};
 pub use ledger::{OptOut, record_unsandboxed, unsandboxed_record};
 pub use plan::{Op, Plan};
 pub use profile::{Profile, WALK_LIMIT};

@@ -53,8 +53,31 @@ pub(crate) struct Bind {
 pub(crate) struct Namespaces {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// Mount a private memory file system on `/dev/shm` first, holding the
+    /// private temp dir and, read-only, the masks' sources (see
+    /// [`PRIVATE_TMP`]).
+    private_shm: bool,
     pub(crate) binds: Vec<Bind>,
 }
+
+/// Where a process that enters the sandbox itself ([`crate::exec`]) keeps
+/// its private temp dir and the masks' sources: on a memory file system
+/// mounted over `/dev/shm` in its own mount namespace, which goes away with
+/// the namespace, so there is nothing to clean up. Landlock leaves the
+/// real `/dev/shm` unreadable inside the sandbox anyway.
+pub(crate) const SHM: &std::ffi::CStr = c"/dev/shm";
+/// The private temp dir beneath [`SHM`].
+pub(crate) const PRIVATE_TMP: &str = "/dev/shm/tmp";
+const SHM_TMP: &std::ffi::CStr = c"/dev/shm/tmp";
+const SHM_MASK: &std::ffi::CStr = c"/dev/shm/.toolgate-mask";
+const SHM_MASK_FILE: &str = "/dev/shm/.toolgate-mask/file";
+const SHM_MASK_FILE_C: &std::ffi::CStr = c"/dev/shm/.toolgate-mask/file";
+const SHM_MASK_DIR: &str = "/dev/shm/.toolgate-mask/dir";
+const SHM_MASK_DIR_C: &std::ffi::CStr = c"/dev/shm/.toolgate-mask/dir";
+/// A fresh tmpfs has no locked flags; these are the ones it is mounted with.
+const SHM_FLAGS: MountFlags = MountFlags::NOSUID
+    .union(MountFlags::NODEV)
+    .union(MountFlags::NOEXEC);
 
 /// Steps the child reports when one fails (the index into [`STEPS`]).
 pub(crate) const STEPS: &[&str] = &[
@@ -71,9 +94,11 @@ pub(crate) const STEPS: &[&str] = &[
     "loading the seccomp filter",
     "marking descriptors close-on-exec",
     "arming the parent-death signal",
+    "mounting the private /dev/shm",
 ];
 
 pub(crate) const STEP_UNSHARE: u8 = 0;
+pub(crate) const STEP_SHM: u8 = 13;
 pub(crate) const STEP_BIND: u8 = 5;
 pub(crate) const STEP_REMOUNT: u8 = 6;
 pub(crate) const STEP_LOCK: u8 = 7;
@@ -120,10 +145,31 @@ impl Namespaces {
         empty_file: &Path,
         empty_dir: &Path,
     ) -> Result<Namespaces, SandboxError> {
-        let uid = rustix::process::geteuid().as_raw();
-        let gid = rustix::process::getegid().as_raw();
         let file_flags = remount_flags(empty_file)?;
         let dir_flags = remount_flags(empty_dir)?;
+        Namespaces::with_sources(ops, (empty_file, file_flags), (empty_dir, dir_flags), false)
+    }
+
+    /// Prepares the binds of `ops` for a process that enters the sandbox
+    /// itself: the masks' sources live on the private `/dev/shm`.
+    pub(crate) fn prepare_private_shm(ops: &[Op]) -> Result<Namespaces, SandboxError> {
+        let flags = MountFlags::BIND | MountFlags::RDONLY | MountFlags::RELATIME | SHM_FLAGS;
+        Namespaces::with_sources(
+            ops,
+            (Path::new(SHM_MASK_FILE), flags),
+            (Path::new(SHM_MASK_DIR), flags),
+            true,
+        )
+    }
+
+    fn with_sources(
+        ops: &[Op],
+        (empty_file, file_flags): (&Path, MountFlags),
+        (empty_dir, dir_flags): (&Path, MountFlags),
+        private_shm: bool,
+    ) -> Result<Namespaces, SandboxError> {
+        let uid = rustix::process::geteuid().as_raw();
+        let gid = rustix::process::getegid().as_raw();
         let mut binds = Vec::with_capacity(ops.len());
         for op in ops {
             binds.push(match op {
@@ -144,6 +190,7 @@ impl Namespaces {
         Ok(Namespaces {
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            private_shm,
             binds,
         })
     }
@@ -169,6 +216,9 @@ impl Namespaces {
             MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
         )
         .map_err(|e| (4, 0, e.into()))?;
+        if self.private_shm {
+            private_shm().map_err(|e| (STEP_SHM, 0, e))?;
+        }
         for (i, b) in self.binds.iter().enumerate() {
             let i = u16::try_from(i).unwrap_or(u16::MAX);
             let r = if b.recursive {
@@ -184,6 +234,25 @@ impl Namespaces {
         unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| (STEP_LOCK, 0, e.into()))?;
         self.map_ids().map_err(|(_, e)| (STEP_LOCK, 0, e))
     }
+}
+
+/// A private tmpfs on `/dev/shm` with the temp dir, and beneath it a
+/// read-only tmpfs holding an empty file and an empty directory.
+fn private_shm() -> io::Result<()> {
+    use rustix::fs::{Mode, mkdir};
+    rustix::mount::mount(c"tmpfs", SHM, c"tmpfs", SHM_FLAGS, c"mode=0755")?;
+    mkdir(SHM_TMP, Mode::from_raw_mode(0o700))?;
+    mkdir(SHM_MASK, Mode::from_raw_mode(0o755))?;
+    rustix::mount::mount(c"tmpfs", SHM_MASK, c"tmpfs", SHM_FLAGS, c"mode=0555")?;
+    let f = rustix::fs::open(
+        SHM_MASK_FILE_C,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o444),
+    )?;
+    drop(f);
+    mkdir(SHM_MASK_DIR_C, Mode::from_raw_mode(0o555))?;
+    rustix::mount::mount_remount(SHM_MASK, SHM_FLAGS | MountFlags::RDONLY, c"mode=0555")?;
+    Ok(())
 }
 
 fn write_proc(path: &std::ffi::CStr, data: &[u8]) -> io::Result<()> {

@@ -178,39 +178,44 @@ impl Sandbox {
     }
 
     fn describe_failure(&self, step: u8, index: usize, e: io::Error) -> SandboxError {
-        let name = mounts::STEPS
-            .get(usize::from(step))
-            .copied()
-            .unwrap_or("setup");
-        if step <= mounts::STEP_LOCK {
-            let target = match self.plan.ops.get(index) {
-                Some(Op::ReadOnly(p)) | Some(Op::Mask { path: p, .. })
-                    if step == mounts::STEP_BIND || step == mounts::STEP_REMOUNT =>
-                {
-                    format!(" of `{}`", p.display())
-                }
-                _ => String::new(),
-            };
-            let hint = if step == mounts::STEP_UNSHARE {
-                "; user namespaces may be disabled (see /proc/sys/user/max_user_namespaces and kernel.apparmor_restrict_unprivileged_userns)"
-            } else {
-                ""
-            };
-            return SandboxError::Unsupported {
-                part: Part::Namespaces,
-                reason: format!("{name}{target} failed: {e}{hint}"),
-            };
-        }
-        let part = match step {
-            8 => Part::NoNewPrivs,
-            9 => Part::LandlockFs,
-            10 => Part::Seccomp,
-            _ => Part::NoNewPrivs,
+        describe_step(&self.plan, step, index, e)
+    }
+}
+
+/// What failed when the child (or the process itself) entered the
+/// sandbox, naming the part and, for a mount, its path.
+pub(crate) fn describe_step(plan: &Plan, step: u8, index: usize, e: io::Error) -> SandboxError {
+    let name = mounts::STEPS
+        .get(usize::from(step))
+        .copied()
+        .unwrap_or("setup");
+    if step <= mounts::STEP_LOCK || step == mounts::STEP_SHM {
+        let target = match plan.ops.get(index) {
+            Some(Op::ReadOnly(p)) | Some(Op::Mask { path: p, .. })
+                if step == mounts::STEP_BIND || step == mounts::STEP_REMOUNT =>
+            {
+                format!(" of `{}`", p.display())
+            }
+            _ => String::new(),
         };
-        SandboxError::Unsupported {
-            part,
-            reason: format!("{name} failed: {e}"),
-        }
+        let hint = if step == mounts::STEP_UNSHARE {
+            "; user namespaces may be disabled (see /proc/sys/user/max_user_namespaces and kernel.apparmor_restrict_unprivileged_userns), or the process has several threads"
+        } else {
+            ""
+        };
+        return SandboxError::Unsupported {
+            part: Part::Namespaces,
+            reason: format!("{name}{target} failed: {e}{hint}"),
+        };
+    }
+    let part = match step {
+        9 => Part::LandlockFs,
+        10 => Part::Seccomp,
+        _ => Part::NoNewPrivs,
+    };
+    SandboxError::Unsupported {
+        part,
+        reason: format!("{name} failed: {e}"),
     }
 }
 
@@ -246,29 +251,32 @@ fn enter(c: &Child_) -> Result<(), (u8, u16, io::Error)> {
     rustix::process::set_parent_process_death_signal(Some(Signal::KILL))
         .map_err(|e| (12, 0, e.into()))?;
     c.ns.enter()?;
+    restrict(c.ruleset.as_fd(), &c.bpf)
+}
+
+/// The steps after the namespaces, the same for a child and for a process
+/// that enters the sandbox itself: no_new_privs, Landlock, seccomp, and
+/// every descriptor above stderr closed at exec (Landlock checks accesses
+/// when a file is opened, so a writable descriptor inherited from the host
+/// would be a way around it).
+pub(crate) fn restrict(
+    ruleset: std::os::fd::BorrowedFd<'_>,
+    bpf: &BpfProgram,
+) -> Result<(), (u8, u16, io::Error)> {
     rustix::thread::set_no_new_privs(true).map_err(|e| (8, 0, e.into()))?;
-    // SAFETY: the descriptor is a Landlock ruleset owned by the parent's
-    // `Child_`, alive until after exec; the call touches no memory.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_restrict_self,
-            c.ruleset.as_fd().as_raw_fd(),
-            0u32,
-        )
-    };
+    // SAFETY: the descriptor is a Landlock ruleset kept open by the caller
+    // until after exec; the call touches no memory.
+    let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
     if rc != 0 {
         return Err((9, 0, io::Error::last_os_error()));
     }
-    seccompiler::apply_filter(&c.bpf).map_err(|e| {
+    seccompiler::apply_filter(bpf).map_err(|e| {
         let os = match e {
             seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e) => e,
             _ => io::Error::from_raw_os_error(libc::EINVAL),
         };
         (10, 0, os)
     })?;
-    // Landlock checks accesses when a file is opened, so a writable
-    // descriptor inherited from the host would be a way around it: every
-    // descriptor above stderr is closed at exec.
     // SAFETY: close_range takes two numbers and flags and touches no memory.
     let rc = unsafe {
         libc::syscall(
