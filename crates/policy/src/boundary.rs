@@ -81,6 +81,12 @@ impl Policy {
         first.and_then(|r| self.rules.get(r)).map(|r| r.id.as_str())
     }
 
+    /// Whether any Read deny rule exists (with none, the sandbox masks
+    /// nothing and needs not look for other names of masked files).
+    pub fn denies_reads(&self) -> bool {
+        !self.index.read(Effect::Deny).is_empty()
+    }
+
     /// The protected-path pattern (DESIGN §5) `path` falls under, if any:
     /// the sandbox keeps such a path read-only.
     pub fn protected_path(&self, path: &Path) -> Option<&str> {
@@ -132,10 +138,12 @@ mod tests {
         assert_eq!(p.read_denied(&root.join("a/k.txt")), None);
         assert_eq!(p.protected_path(&root.join(".git/config")), Some(".git/**"));
         assert!(p.allows_network());
+        assert!(p.denies_reads());
         assert_eq!(p.deny_read_bases(), [root.clone(), home.join(".ssh")]);
 
         let p = Policy::from_toml("allow = [\"Read\"]\n", &file, &opts).unwrap();
         assert_eq!(p.sandbox(), Sandbox::On);
         assert!(!p.allows_network());
+        assert!(!p.denies_reads());
     }
 }

@@ -125,6 +125,19 @@ impl Plan {
     }
 }
 
+/// `.git/objects`: thousands of compressed objects whose names no path
+/// pattern is written for, and which a mask could not protect anyway (a
+/// secret committed once is in the object store, readable through git).
+/// The walk does not descend there; `.git` itself is read-only, and a
+/// pattern that covers `.git` as a whole masks it whole.
+fn is_git_objects(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "objects")
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ".git")
+}
+
 struct Walk<'a> {
     profile: &'a Profile,
     ops: Vec<Op>,
@@ -159,7 +172,7 @@ impl Walk<'_> {
                 }
                 let Ok(ft) = entry.file_type() else { continue };
                 let path = entry.path();
-                if !self.visit(&path, &ft)? && ft.is_dir() {
+                if !self.visit(&path, &ft)? && ft.is_dir() && !is_git_objects(&path) {
                     queue.push_back(path);
                 }
             }
@@ -174,6 +187,9 @@ impl Walk<'_> {
             return Ok(false);
         };
         if ft.is_symlink() {
+            if !policy.denies_reads() {
+                return Ok(true);
+            }
             // The link itself or where it leads may be denied; the target is
             // masked, which every name that resolves to it then reaches.
             let Ok(real) = std::fs::canonicalize(path) else {
@@ -190,8 +206,13 @@ impl Walk<'_> {
             return Ok(true);
         }
         let dir = ft.is_dir();
-        let mut rule = policy.read_denied(path).map(str::to_string);
-        if rule.is_none() && dir {
+        let denies = policy.denies_reads();
+        let mut rule = if denies {
+            policy.read_denied(path).map(str::to_string)
+        } else {
+            None
+        };
+        if denies && rule.is_none() && dir {
             let probe = path.join(PROBE);
             if let Some(r) = policy.read_denied(&probe)
                 && policy.read_denied(&probe.join(PROBE)).is_some()
@@ -216,7 +237,8 @@ impl Walk<'_> {
         {
             self.ops.push(Op::ReadOnly(path.to_path_buf()));
         }
-        if ft.is_file()
+        if denies
+            && ft.is_file()
             && let Ok(m) = std::fs::symlink_metadata(path)
             && m.nlink() > 1
         {
