@@ -97,7 +97,7 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
         return Ok(unsandboxed(&mut cmd, &args.command, why));
     }
     let profile = Profile::from_policy(Arc::new(policy));
-    if toolgate_sandbox::can_exec() {
+    if toolgate_sandbox::can_exec(&profile) {
         // This process is single-threaded: it enters the sandbox itself and
         // becomes the command. `exec` returns only on failure.
         return Ok(

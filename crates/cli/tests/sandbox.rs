@@ -5,6 +5,7 @@
 
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -217,10 +218,13 @@ struct Listeners {
     tcp4: TcpListener,
     tcp6: Option<TcpListener>,
     udp4: UdpSocket,
+    /// A local daemon's pathname socket, outside the roots.
+    unix: UnixListener,
+    unix_path: PathBuf,
 }
 
 impl Listeners {
-    fn new() -> Listeners {
+    fn new(dir: &Path) -> Listeners {
         let tcp4 = TcpListener::bind("127.0.0.1:0").unwrap();
         tcp4.set_nonblocking(true).unwrap();
         let tcp6 = TcpListener::bind("[::1]:0").ok();
@@ -229,7 +233,16 @@ impl Listeners {
         }
         let udp4 = UdpSocket::bind("127.0.0.1:0").unwrap();
         udp4.set_nonblocking(true).unwrap();
-        Listeners { tcp4, tcp6, udp4 }
+        let unix_path = dir.join("daemon.sock");
+        let unix = UnixListener::bind(&unix_path).unwrap();
+        unix.set_nonblocking(true).unwrap();
+        Listeners {
+            tcp4,
+            tcp6,
+            udp4,
+            unix,
+            unix_path,
+        }
     }
 
     fn script(&self) -> String {
@@ -239,7 +252,9 @@ impl Listeners {
             "python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', {t}), 2); s.send(b'x')\" > out-tcp 2>&1\n\
              python3 -c \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', {u}))\" > out-udp 2>&1\n\
              (echo x > /dev/tcp/127.0.0.1/{t}) > out-devtcp 2>&1\n\
-             (echo x > /dev/udp/127.0.0.1/{u}) > out-devudp 2>&1\n"
+             (echo x > /dev/udp/127.0.0.1/{u}) > out-devudp 2>&1\n\
+             python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{x}'); s.send(b'x')\" > out-unix 2>&1\n",
+            x = self.unix_path.display()
         );
         if let Some(l) = &self.tcp6 {
             let p = l.local_addr().unwrap().port();
@@ -266,15 +281,30 @@ impl Listeners {
         while self.udp4.recv_from(&mut buf).is_ok() {
             n += 1;
         }
+        while self.unix.accept().is_ok() {
+            n += 1;
+        }
         n
     }
 }
 
 #[test]
 fn the_network_is_closed_unless_a_rule_allows_fetches() {
+    // The daemon's socket lies in $XDG_RUNTIME_DIR, where local daemons
+    // keep theirs.
     let ws = Ws::new(POLICY);
-    let l = Listeners::new();
-    let out = ws.run(&format!("{}echo ran > done", l.script()));
+    let l = Listeners::new(&ws.outside);
+    let out = ws
+        .cmd()
+        .env("XDG_RUNTIME_DIR", &ws.outside)
+        .args([
+            "--",
+            "bash",
+            "-c",
+            &format!("{}echo ran > done", l.script()),
+        ])
+        .output()
+        .unwrap();
     assert_eq!(ws.read("done"), "ran\n", "{out:?}");
     assert_eq!(
         l.arrivals(),
@@ -287,10 +317,20 @@ fn the_network_is_closed_unless_a_rule_allows_fetches() {
     let open = Ws::new(&format!(
         "{POLICY}\n[[rule]]\neffect = \"allow\"\nmatch = [\"WebFetch\"]\n"
     ));
-    let l = Listeners::new();
-    let out = open.run(&format!("{}echo ran > done", l.script()));
+    let l = Listeners::new(&open.outside);
+    let out = open
+        .cmd()
+        .env("XDG_RUNTIME_DIR", &open.outside)
+        .args([
+            "--",
+            "bash",
+            "-c",
+            &format!("{}echo ran > done", l.script()),
+        ])
+        .output()
+        .unwrap();
     assert_eq!(open.read("done"), "ran\n", "{out:?}");
-    assert!(l.arrivals() >= 3, "{out:?}");
+    assert!(l.arrivals() >= 4, "{out:?}");
 }
 
 #[test]
@@ -510,4 +550,30 @@ fn check_reports_each_part() {
         text.lines().filter(|l| l.starts_with("yes")).count() >= 7,
         "{text}"
     );
+}
+
+/// A workspace beneath /dev/shm, which `toolgate sandbox` cannot mount
+/// over: the command runs in a sandboxed child instead, with the same
+/// boundary.
+#[test]
+fn a_workspace_in_dev_shm_runs_in_a_sandboxed_child() {
+    if !Path::new("/dev/shm").is_dir() {
+        return;
+    }
+    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::write(root.join("toolgate.toml"), POLICY).unwrap();
+    std::fs::write(root.join("secret.pem"), SECRET).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .current_dir(&root)
+        .env_remove("TOOLGATE_POLICY")
+        .env("TOOLGATE_STATE_DIR", root.join("state"))
+        .args(["sandbox", "--", "bash", "-c"])
+        .arg("cat secret.pem > out; touch /tmp/../dev/shm/escaped-$$; echo $$ > pid; exit 4")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    assert_eq!(std::fs::read_to_string(root.join("out")).unwrap(), "");
+    let pid = std::fs::read_to_string(root.join("pid")).unwrap();
+    assert!(!Path::new(&format!("/dev/shm/escaped-{}", pid.trim())).exists());
 }

@@ -12,7 +12,7 @@
 
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::SandboxError;
@@ -21,10 +21,20 @@ use crate::plan::Plan;
 use crate::profile::Profile;
 use crate::sandbox::{Options, SpawnError, describe_step, restrict};
 
-/// Whether this machine has the `/dev/shm` that [`exec`] mounts over;
-/// without it, use [`Sandbox`](crate::Sandbox) and wait for the child.
-pub fn can_exec() -> bool {
-    std::path::Path::new("/dev/shm").is_dir()
+/// Whether [`exec`] can run `profile`: it mounts over `/dev/shm`, which
+/// must exist and hold none of the roots, read-only paths or the working
+/// directory (they would be hidden). Otherwise, use
+/// [`Sandbox`](crate::Sandbox) and wait for the child.
+pub fn can_exec(profile: &Profile) -> bool {
+    let shm = Path::new("/dev/shm");
+    let cwd = std::env::current_dir().unwrap_or_default();
+    shm.is_dir()
+        && !profile
+            .roots
+            .iter()
+            .chain(&profile.readonly)
+            .chain(std::iter::once(&cwd))
+            .any(|p| p.starts_with(shm))
 }
 
 /// Enters the sandbox of `profile` and executes `cmd` in this process's

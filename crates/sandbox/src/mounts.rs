@@ -46,6 +46,10 @@ pub(crate) struct Bind {
     pub(crate) target: CString,
     pub(crate) recursive: bool,
     pub(crate) remount: MountFlags,
+    /// A daemon socket's mask: when the bind fails (the socket lies in a
+    /// directory the sandboxed user cannot enter, or is gone), the command
+    /// cannot reach the socket either, and the sandbox goes on.
+    pub(crate) optional: bool,
 }
 
 /// The namespaces' setup, ready for the child.
@@ -178,12 +182,14 @@ impl Namespaces {
                     target: cstring(p)?,
                     recursive: p.is_dir(),
                     remount: remount_flags(p)?,
+                    optional: false,
                 },
-                Op::Mask { path, dir, .. } => Bind {
+                Op::Mask { path, dir, rule } => Bind {
                     source: cstring(if *dir { empty_dir } else { empty_file })?,
                     target: cstring(path)?,
                     recursive: false,
                     remount: if *dir { dir_flags } else { file_flags },
+                    optional: rule == crate::plan::DAEMON_SOCKET,
                 },
             });
         }
@@ -226,7 +232,11 @@ impl Namespaces {
             } else {
                 rustix::mount::mount_bind(b.source.as_c_str(), b.target.as_c_str())
             };
-            r.map_err(|e| (STEP_BIND, i, e.into()))?;
+            match r {
+                Ok(()) => {}
+                Err(_) if b.optional => continue,
+                Err(e) => return Err((STEP_BIND, i, e.into())),
+            }
             rustix::mount::mount_remount(b.target.as_c_str(), b.remount, c"")
                 .map_err(|e| (STEP_REMOUNT, i, e.into()))?;
         }

@@ -26,6 +26,12 @@ use crate::profile::Profile;
 /// more than the policy denies, which is the safe direction.
 const PROBE: &str = "toolgate-sandbox-probe";
 
+/// The rule a daemon socket's mask names.
+pub(crate) const DAEMON_SOCKET: &str = "sandbox:daemon-socket";
+
+/// Entries looked at per directory tree when looking for daemon sockets.
+const SOCKET_SCAN_LIMIT: usize = 5_000;
+
 /// One mount the sandbox makes, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
@@ -91,6 +97,9 @@ impl Plan {
             w.walk(start)?;
         }
         w.hard_links();
+        if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
+            w.sockets();
+        }
         for p in &profile.readonly {
             if let Ok(real) = std::fs::canonicalize(p)
                 && !w.readonly.contains(&real)
@@ -250,6 +259,47 @@ impl Walk<'_> {
     fn mask(&mut self, path: PathBuf, dir: bool, rule: String) {
         if self.masked.insert(path.clone()) {
             self.ops.push(Op::Mask { path, dir, rule });
+        }
+    }
+
+    /// With the network closed on a kernel whose Landlock cannot refuse
+    /// connecting to pathname Unix sockets (ABI < 9): masks the sockets of
+    /// local daemons (`/run`, `$XDG_RUNTIME_DIR`, `/tmp`, a few levels
+    /// deep), whose servers would act outside the sandbox (a container
+    /// engine's socket is root; a session bus runs commands; X11 types into
+    /// other windows). Best effort, bounded: a socket elsewhere stays
+    /// reachable.
+    fn sockets(&mut self) {
+        use std::os::unix::fs::FileTypeExt;
+        let mut bases = vec![PathBuf::from("/run"), PathBuf::from("/tmp")];
+        if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
+            && x.is_absolute()
+        {
+            bases.push(x);
+        }
+        for base in bases {
+            let mut budget = SOCKET_SCAN_LIMIT;
+            let mut queue = VecDeque::from([(base, 0usize)]);
+            while let Some((dir, depth)) = queue.pop_front() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    if budget == 0 {
+                        break;
+                    }
+                    budget -= 1;
+                    let Ok(ft) = entry.file_type() else { continue };
+                    let path = entry.path();
+                    if ft.is_socket() {
+                        if !self.profile.within_roots(&path) {
+                            self.mask(path, false, DAEMON_SOCKET.into());
+                        }
+                    } else if ft.is_dir() && depth < 3 {
+                        queue.push_back((path, depth + 1));
+                    }
+                }
+            }
         }
     }
 
