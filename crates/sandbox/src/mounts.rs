@@ -45,7 +45,9 @@ pub(crate) struct Bind {
     pub(crate) source: CString,
     pub(crate) target: CString,
     pub(crate) recursive: bool,
-    pub(crate) remount: MountFlags,
+    /// The read-only remount's flags; `None` when the source's mount is
+    /// read-only already (a bind inherits it).
+    pub(crate) remount: Option<MountFlags>,
     /// A daemon socket's mask: when the bind fails (the socket lies in a
     /// directory the sandboxed user cannot enter, or is gone), the command
     /// cannot reach the socket either, and the sandbox goes on.
@@ -149,27 +151,27 @@ impl Namespaces {
         empty_file: &Path,
         empty_dir: &Path,
     ) -> Result<Namespaces, SandboxError> {
-        let file_flags = remount_flags(empty_file)?;
-        let dir_flags = remount_flags(empty_dir)?;
+        let file_flags = Some(remount_flags(empty_file)?);
+        let dir_flags = Some(remount_flags(empty_dir)?);
         Namespaces::with_sources(ops, (empty_file, file_flags), (empty_dir, dir_flags), false)
     }
 
     /// Prepares the binds of `ops` for a process that enters the sandbox
     /// itself: the masks' sources live on the private `/dev/shm`.
     pub(crate) fn prepare_private_shm(ops: &[Op]) -> Result<Namespaces, SandboxError> {
-        let flags = MountFlags::BIND | MountFlags::RDONLY | MountFlags::RELATIME | SHM_FLAGS;
+        // The sources' tmpfs is mounted read-only, and binds of it are too.
         Namespaces::with_sources(
             ops,
-            (Path::new(SHM_MASK_FILE), flags),
-            (Path::new(SHM_MASK_DIR), flags),
+            (Path::new(SHM_MASK_FILE), None),
+            (Path::new(SHM_MASK_DIR), None),
             true,
         )
     }
 
     fn with_sources(
         ops: &[Op],
-        (empty_file, file_flags): (&Path, MountFlags),
-        (empty_dir, dir_flags): (&Path, MountFlags),
+        (empty_file, file_flags): (&Path, Option<MountFlags>),
+        (empty_dir, dir_flags): (&Path, Option<MountFlags>),
         private_shm: bool,
     ) -> Result<Namespaces, SandboxError> {
         let uid = rustix::process::geteuid().as_raw();
@@ -181,7 +183,7 @@ impl Namespaces {
                     source: cstring(p)?,
                     target: cstring(p)?,
                     recursive: p.is_dir(),
-                    remount: remount_flags(p)?,
+                    remount: Some(remount_flags(p)?),
                     optional: false,
                 },
                 Op::Mask { path, dir, rule } => Bind {
@@ -237,8 +239,10 @@ impl Namespaces {
                 Err(_) if b.optional => continue,
                 Err(e) => return Err((STEP_BIND, i, e.into())),
             }
-            rustix::mount::mount_remount(b.target.as_c_str(), b.remount, c"")
-                .map_err(|e| (STEP_REMOUNT, i, e.into()))?;
+            if let Some(flags) = b.remount {
+                rustix::mount::mount_remount(b.target.as_c_str(), flags, c"")
+                    .map_err(|e| (STEP_REMOUNT, i, e.into()))?;
+            }
         }
         // SAFETY: as above.
         unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| (STEP_LOCK, 0, e.into()))?;

@@ -264,20 +264,22 @@ impl Walk<'_> {
 
     /// With the network closed on a kernel whose Landlock cannot refuse
     /// connecting to pathname Unix sockets (ABI < 9): masks the sockets of
-    /// local daemons (`/run`, `$XDG_RUNTIME_DIR`, `/tmp`, a few levels
-    /// deep), whose servers would act outside the sandbox (a container
+    /// local daemons (`/run` and `$XDG_RUNTIME_DIR` two levels deep, `/tmp`
+    /// one: `docker.sock`, the session bus, `.X11-unix`, tmux, ssh-agent, a
+    /// browser's singleton socket), whose servers would act outside the sandbox (a container
     /// engine's socket is root; a session bus runs commands; X11 types into
     /// other windows). Best effort, bounded: a socket elsewhere stays
     /// reachable.
     fn sockets(&mut self) {
         use std::os::unix::fs::FileTypeExt;
-        let mut bases = vec![PathBuf::from("/run"), PathBuf::from("/tmp")];
+        // (directory, how many levels of subdirectories to look into)
+        let mut bases = vec![(PathBuf::from("/run"), 2), (PathBuf::from("/tmp"), 1)];
         if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
             && x.is_absolute()
         {
-            bases.push(x);
+            bases.push((x, 2));
         }
-        for base in bases {
+        for (base, levels) in bases {
             let mut budget = SOCKET_SCAN_LIMIT;
             let mut queue = VecDeque::from([(base, 0usize)]);
             while let Some((dir, depth)) = queue.pop_front() {
@@ -295,7 +297,7 @@ impl Walk<'_> {
                         if !self.profile.within_roots(&path) {
                             self.mask(path, false, DAEMON_SOCKET.into());
                         }
-                    } else if ft.is_dir() && depth < 3 {
+                    } else if ft.is_dir() && depth < levels {
                         queue.push_back((path, depth + 1));
                     }
                 }
