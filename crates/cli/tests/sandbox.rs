@@ -577,3 +577,20 @@ fn a_workspace_in_dev_shm_runs_in_a_sandboxed_child() {
     let pid = std::fs::read_to_string(root.join("pid")).unwrap();
     assert!(!Path::new(&format!("/dev/shm/escaped-{}", pid.trim())).exists());
 }
+
+/// `TIOCSTI` pushes keystrokes into a terminal: the filter refuses it
+/// (`EPERM`) before the kernel even looks at the descriptor, where an
+/// unsandboxed call on a pipe fails with `ENOTTY`.
+#[test]
+fn keystrokes_cannot_be_pushed_into_a_terminal() {
+    let ws = Ws::new(POLICY);
+    let script = "python3 -c \"import fcntl, termios, errno\ntry:\n    fcntl.ioctl(1, termios.TIOCSTI, b'x')\n    print('pushed')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])\" > out-tiocsti";
+    let out = ws.run(script);
+    assert_eq!(ws.read("out-tiocsti"), "EPERM\n", "{out:?}");
+    let out = ws
+        .cmd()
+        .args(["--no-sandbox", "--", "bash", "-c", script])
+        .output()
+        .unwrap();
+    assert_eq!(ws.read("out-tiocsti"), "ENOTTY\n", "{out:?}");
+}

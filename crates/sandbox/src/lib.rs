@@ -7,11 +7,11 @@ boundary prepared for one command, against what exists when it starts:
 
 | what | how |
 | --- | --- |
-| writes only inside the roots and a private temp dir | Landlock ([`landlock`](crate::landlock) module docs) |
-| every path a Read rule denies unreadable, by every program | an empty read-only file or directory bound over it, in a private mount namespace inside a user namespace; other names of the same inode found in the walk masked too ([`plan`](crate::Plan)) |
+| writes only inside the roots and a private temp dir | Landlock (the `landlock` module) |
+| every path a Read rule denies unreadable, by every program | an empty read-only file or directory bound over it, in a private mount namespace inside a user namespace; other names of the same inode found in the walk masked too ([`Plan`]) |
 | protected paths (`.git`, `.claude`, ...), the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
 | no network unless a rule allows fetches | Landlock for TCP, seccomp for every socket family but `AF_UNIX` |
-| no ptrace of processes outside, no new privileges | Landlock, `PR_SET_NO_NEW_PRIVS` |
+| no ptrace of processes outside, no new privileges, no keystrokes pushed into a terminal | Landlock, `PR_SET_NO_NEW_PRIVS`, seccomp (`TIOCSTI`) |
 | masks that stay | a second user namespace locks the mounts; seccomp refuses mount calls |
 
 Each mechanism has its module: `landlock`, `mounts` (namespaces and
@@ -23,7 +23,7 @@ When the kernel cannot enforce a part, [`Sandbox::prepare`] or
 [`Sandbox::spawn`] fails with [`SandboxError::Unsupported`] naming it, and
 nothing runs. Running without the sandbox is the caller's decision, made
 explicitly (`--no-sandbox`, `sandbox = "off"`), and recorded
-([`ledger`](crate::unsandboxed_record)).
+([`unsandboxed_record`]).
 
 # Example
 

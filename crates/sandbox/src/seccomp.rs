@@ -5,6 +5,10 @@
 //!   with `EPERM` (UDP, raw, packet, netlink, IPv4 and IPv6 alike; Landlock
 //!   handles TCP only, and UDP from ABI 10 on), and so does io_uring, whose
 //!   `IORING_OP_SOCKET` would create sockets past the filter;
+//! - always, `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail with `EPERM`: a
+//!   terminal inherited from the host (opened before Landlock applied, so
+//!   outside its device-ioctl rule) would otherwise let the command type
+//!   keystrokes into the shell that started it;
 //! - always, the mount family (`mount`, `umount2`, `pivot_root`, the new
 //!   mount API, `mount_setattr`) fails with `EPERM`: the masks and
 //!   read-only binds are also locked by a second user namespace, and this
@@ -47,18 +51,30 @@ pub(crate) fn program(network: bool) -> Result<BpfProgram, SandboxError> {
     ] {
         rules.insert(nr, Vec::new());
     }
+    let ioctl = |request: u64| -> Result<SeccompRule, SandboxError> {
+        let c = SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request)
+            .map_err(unsupported)?;
+        SeccompRule::new(vec![c]).map_err(unsupported)
+    };
+    // `libc`'s type for ioctl requests differs between targets.
+    #[allow(clippy::unnecessary_cast)]
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![ioctl(libc::TIOCSTI as u64)?, ioctl(libc::TIOCLINUX as u64)?],
+    );
     if !network {
-        let not_unix = SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
-            libc::AF_UNIX as u64,
-        )
-        .map_err(unsupported)?;
-        rules.insert(
-            libc::SYS_socket,
-            vec![SeccompRule::new(vec![not_unix]).map_err(unsupported)?],
-        );
+        let not_unix = || {
+            SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                libc::AF_UNIX as u64,
+            )
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(unsupported)
+        };
+        rules.insert(libc::SYS_socket, vec![not_unix()?]);
+        rules.insert(libc::SYS_socketpair, vec![not_unix()?]);
         for nr in [
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
