@@ -247,7 +247,7 @@ pub(crate) fn run(
     let sb_opts = toolgate_sandbox::Options {
         extra_landlock_rights: extra_required,
     };
-    let (sandbox, status) = match Sandbox::prepare(&profile, &sb_opts) {
+    let (sandbox, mut status) = match Sandbox::prepare(&profile, &sb_opts) {
         Ok(s) => (
             Some(s),
             SandboxStatus::Enforced {
@@ -267,100 +267,112 @@ pub(crate) fn run(
             });
         }
     };
-    // Without the sandbox (the user's opt-out) the command still gets a
-    // private temp dir of its own.
-    let own_tmp = match &sandbox {
-        Some(_) => None,
-        None => Some(
-            tempfile::Builder::new()
-                .prefix("toolgate-run-")
-                .tempdir()
-                .map_err(|e| {
-                    spawn_error(format!("could not create its temp dir: {}", reason(&e)))
-                })?,
-        ),
-    };
 
     let (reader, writer) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
         .map_err(|e| spawn_error(reason(&e.into())))?;
     rustix::io::ioctl_fionbio(&reader, true).map_err(|e| spawn_error(reason(&e.into())))?;
-    let writer2 = writer.try_clone().map_err(|e| spawn_error(reason(&e)))?;
 
-    let mut cmd = Command::new("bash");
-    cmd.arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(writer))
-        .stderr(Stdio::from(writer2))
-        .env("PWD", &cwd_path);
-    if let Some(t) = &own_tmp {
-        cmd.env("TMPDIR", t.path());
-    }
-    if !opts.pass_secret_env {
-        for (name, _) in std::env::vars_os() {
-            if looks_secret(&name) {
-                cmd.env_remove(&name);
-            }
-        }
-    }
     let parent = rustix::process::getpid();
     let cwd_raw = cwd_fd.as_raw_fd();
-    // SAFETY: the closure runs between fork and exec. It only makes raw
-    // system calls (setsid, prctl, getppid, fchdir) on a descriptor that
-    // the parent keeps open until `spawn` returns; it allocates nothing and
-    // takes no lock.
-    unsafe {
-        cmd.pre_exec(move || {
-            rustix::process::setsid()?;
-            rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
-            if rustix::process::getppid() != Some(parent) {
-                // The parent died before the death signal was armed.
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    // `bash -c command`, writing into the pipe, with the shell's own setup.
+    let make = || -> Result<Command, ToolError> {
+        let out = writer.try_clone().map_err(|e| spawn_error(reason(&e)))?;
+        let err = writer.try_clone().map_err(|e| spawn_error(reason(&e)))?;
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c")
+            .arg(command)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::from(err))
+            .env("PWD", &cwd_path);
+        if !opts.pass_secret_env {
+            for (name, _) in std::env::vars_os() {
+                if looks_secret(&name) {
+                    cmd.env_remove(&name);
+                }
             }
-            let cwd = std::os::fd::BorrowedFd::borrow_raw(cwd_raw);
-            rustix::process::fchdir(cwd)?;
-            Ok(())
-        });
-    }
+        }
+        // SAFETY: the closure runs between fork and exec. It only makes raw
+        // system calls (setsid, prctl, getppid, fchdir) on a descriptor that
+        // the parent keeps open until `spawn` returns; it allocates nothing
+        // and takes no lock.
+        unsafe {
+            cmd.pre_exec(move || {
+                rustix::process::setsid()?;
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                if rustix::process::getppid() != Some(parent) {
+                    // The parent died before the death signal was armed.
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                let cwd = std::os::fd::BorrowedFd::borrow_raw(cwd_raw);
+                rustix::process::fchdir(cwd)?;
+                Ok(())
+            });
+        }
+        Ok(cmd)
+    };
     let not_found = |e: io::Error| match e.raw_os_error() {
         Some(libc::ENOENT) => spawn_error("bash was not found on the PATH".into()),
         _ => spawn_error(reason(&e)),
     };
+    // Without the sandbox (the user's opt-out): no_new_privs still, and a
+    // private temp dir of its own.
+    let mut own_tmp = None;
+    let unsandboxed = |own_tmp: &mut Option<tempfile::TempDir>| -> Result<_, ToolError> {
+        let tmp = tempfile::Builder::new()
+            .prefix("toolgate-run-")
+            .tempdir()
+            .map_err(|e| spawn_error(format!("could not create its temp dir: {}", reason(&e))))?;
+        let mut cmd = make()?;
+        cmd.env("TMPDIR", tmp.path());
+        *own_tmp = Some(tmp);
+        // SAFETY: two raw system calls that touch no memory.
+        unsafe {
+            cmd.pre_exec(|| {
+                rustix::thread::set_no_new_privs(true)?;
+                libc::syscall(
+                    libc::SYS_close_range,
+                    3u32,
+                    u32::MAX,
+                    libc::CLOSE_RANGE_CLOEXEC,
+                );
+                Ok(())
+            });
+        }
+        cmd.spawn().map_err(not_found)
+    };
     let started = Instant::now();
     let child = match &sandbox {
         Some(sb) => {
-            // After the closure above: the sandbox is entered last.
+            let mut cmd = make()?;
+            // After the shell's closure: the sandbox is entered last.
             sb.install(&mut cmd);
-            sb.spawn(&mut cmd).map_err(|e| match e {
-                SpawnError::Sandbox(e) => ToolError::SandboxUnavailable {
-                    command: command.to_string(),
-                    reason: e.to_string(),
-                },
-                SpawnError::Exec(e) => not_found(e),
-            })?
-        }
-        None => {
-            // SAFETY: two raw system calls that touch no memory.
-            unsafe {
-                cmd.pre_exec(|| {
-                    rustix::thread::set_no_new_privs(true)?;
-                    libc::syscall(
-                        libc::SYS_close_range,
-                        3u32,
-                        u32::MAX,
-                        libc::CLOSE_RANGE_CLOEXEC,
-                    );
-                    Ok(())
-                });
+            match sb.spawn(&mut cmd) {
+                Ok(c) => c,
+                // A part the kernel refused when the child tried it (user
+                // namespaces, typically): the command did not run.
+                Err(SpawnError::Sandbox(e)) if opts.allow_unsandboxed => {
+                    status = SandboxStatus::NotEnforced {
+                        reason: e.to_string(),
+                    };
+                    unsandboxed(&mut own_tmp)?
+                }
+                Err(SpawnError::Sandbox(e)) => {
+                    return Err(ToolError::SandboxUnavailable {
+                        command: command.to_string(),
+                        reason: e.to_string(),
+                    });
+                }
+                Err(SpawnError::Exec(e)) => return Err(not_found(e)),
             }
-            cmd.spawn().map_err(not_found)?
         }
+        None => unsandboxed(&mut own_tmp)?,
     };
     // `spawn` returns once the child has exec'd, so the descriptors the
-    // child used are no longer needed. The command owns the pipe's write
-    // ends: dropping it leaves the child's group as the only writers, so the
-    // pipe reports end-of-file once they are gone.
-    drop(cmd);
+    // child used are no longer needed. Dropping every write end held here
+    // (the commands' copies went with them) leaves the child's group as the
+    // only writers, so the pipe reports end-of-file once they are gone.
+    drop(writer);
     drop(cwd_fd);
 
     let mut running = Running::new(child);
