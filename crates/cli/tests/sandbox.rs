@@ -594,3 +594,27 @@ fn keystrokes_cannot_be_pushed_into_a_terminal() {
         .unwrap();
     assert_eq!(ws.read("out-tiocsti"), "ENOTTY\n", "{out:?}");
 }
+
+/// A Read deny rule that names a directory outside the roots (here with an
+/// absolute pattern, as `Read(~/.ssh/**)` does with the home directory)
+/// masks what is there too: reads outside the roots are otherwise open.
+#[test]
+fn denied_paths_outside_the_roots_are_masked_too() {
+    let probe = Ws::new(POLICY);
+    let keys = probe.outside.join("keys");
+    std::fs::create_dir(&keys).unwrap();
+    std::fs::write(keys.join("id_ed25519"), SECRET).unwrap();
+    std::fs::write(probe.outside.join("public.txt"), "public").unwrap();
+    let policy = format!(
+        "{POLICY}\n[[rule]]\neffect = \"deny\"\nmatch = [\"Read(/{}/**)\"]\n",
+        keys.display()
+    );
+    std::fs::write(probe.root.join("toolgate.toml"), &policy).unwrap();
+    let out = probe.run(&format!(
+        "cat {k}/id_ed25519 > out-key 2>&1; cat {o}/public.txt > out-public",
+        k = keys.display(),
+        o = probe.outside.display()
+    ));
+    assert_eq!(probe.read("out-public"), "public", "{out:?}");
+    assert!(!probe.read("out-key").contains(SECRET));
+}
