@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use toolgate_tools::BuiltinTools;
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -197,7 +198,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         },
     )
     .map_err(|e| anyhow!("{e}"))?
-    .with_executors(toolgate_tools::executors(workspace, Default::default()));
+    .with_builtin_tools(workspace);
     let mut agent = Agent::new(gate).with_limits(Limits {
         max_calls: args.max_calls,
         ..Limits::default()

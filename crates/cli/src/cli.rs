@@ -9,6 +9,7 @@ use crate::agent;
 use crate::check;
 use crate::demo;
 use crate::hook;
+use crate::sandbox;
 use crate::serve;
 use crate::state;
 
@@ -64,6 +65,25 @@ pub enum Command {
     /// special case, in a temporary workspace. Any flag runs just that
     /// configuration.
     Demo(demo::DemoArgs),
+    /// Run a command inside the policy's OS boundary and exit with its
+    /// status: writes only inside the roots and a private temp dir
+    /// ($TMPDIR); every path a Read deny rule matches (when the command
+    /// starts) masked, for every program; protected paths, the policy file
+    /// and the state directory read-only; no network unless a rule allows
+    /// fetches; no ptrace of processes outside; no new privileges.
+    ///
+    /// When the kernel cannot enforce a part, it says which and refuses to
+    /// run, unless the policy says `sandbox = "off"` or --no-sandbox is
+    /// given (either is recorded in the ledger). `--check` reports what this
+    /// machine can enforce.
+    ///
+    /// toolgate enters the sandbox itself and then executes the command in
+    /// its place, so the exit status is the command's own (killed by a
+    /// signal, it dies of that signal). Before the command runs: 125
+    /// when toolgate refused or failed before the command ran (bad usage,
+    /// an unreadable policy, a sandbox the kernel cannot enforce); 126 when
+    /// the command could not be executed; 127 when it was not found.
+    Sandbox(sandbox::SandboxArgs),
     /// The queue of calls waiting for a person: list, approve (a waiting
     /// call of toolgate's own tools then runs, once), decline.
     Approvals {
@@ -146,6 +166,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(c) => hook::import(c),
         Command::Agent(a) => agent::agent(a),
         Command::Demo(a) => demo::demo(a),
+        Command::Sandbox(a) => sandbox::sandbox(a),
         Command::Approvals { command, db } => state::approvals(
             command.unwrap_or(state::ApprovalsCommand::List {
                 all: false,

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use toolgate_tools::BuiltinTools;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
@@ -196,7 +197,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 },
             )
             .map_err(|e| anyhow!("{e}"))?
-            .with_executors(toolgate_tools::executors(ws, Default::default()));
+            .with_builtin_tools(ws);
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {
                 eprintln!("toolgate: warning: {w}");

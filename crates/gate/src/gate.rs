@@ -226,6 +226,12 @@ impl Gate {
         &self.policy
     }
 
+    /// The same policy, shared: for executors that must honour it too (the
+    /// shell's OS boundary, the addresses a fetch may connect to).
+    pub fn shared_policy(&self) -> Arc<Policy> {
+        self.policy.clone()
+    }
+
     /// The session id.
     pub fn session(&self) -> &str {
         &self.session

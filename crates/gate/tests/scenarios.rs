@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use toolgate_tools::BuiltinTools;
 
 use serde_json::json;
 use toolgate_gate::{
@@ -77,7 +78,7 @@ impl Ws {
             },
         )
         .unwrap()
-        .with_executors(toolgate_tools::executors(ws, Default::default()));
+        .with_builtin_tools(ws);
         gate.register("marker", Box::new(Marker(self.root.join("MARKER"))));
         gate
     }
@@ -673,5 +674,29 @@ fn a_session_answer_given_while_a_host_waits_grants_every_rule_that_asked() {
     assert_eq!(
         other.pass(&marker_call(3)).verdict,
         toolgate_gate::Verdict::Refuse
+    );
+}
+
+/// The attack no parser can see: an allowed interpreter copying a denied
+/// file. `run_shell` runs inside the policy's OS boundary, so the copy
+/// holds the mask, not the secret.
+#[test]
+fn s_sandbox_an_allowed_interpreter_cannot_copy_a_denied_file() {
+    let ws = Ws::new();
+    let policy = r#"
+allow = ["Bash(python3 *)"]
+deny = ["Read(secrets.txt)"]
+"#;
+    let mut gate = ws.gate_with(policy, Box::new(NeverApprover), "sandbox");
+    let r = gate.submit(&Call::new(
+        "run_shell",
+        json!({"command": "python3 -c \"open('copied','w').write(open('secrets.txt').read() + 'ran')\""}),
+    ));
+    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
+    let copied = std::fs::read_to_string(ws.root.join("copied")).unwrap();
+    assert_eq!(copied, "ran", "the denied file was copied: {copied:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("secrets.txt")).unwrap(),
+        "s3cr3t"
     );
 }

@@ -38,6 +38,7 @@ struct RawPolicy {
     read_roots: Option<Vec<Spanned<String>>>,
     protected: Option<Vec<Spanned<String>>>,
     ledger: Option<Spanned<String>>,
+    sandbox: Option<Spanned<String>>,
     allow: Option<Vec<Spanned<String>>>,
     ask: Option<Vec<Spanned<String>>>,
     deny: Option<Vec<Spanned<String>>>,
@@ -71,6 +72,17 @@ struct RawTest {
     rule: Option<String>,
     mode: Option<Spanned<String>>,
     hard: Option<bool>,
+}
+
+/// Whether commands run inside the OS sandbox (`[policy] sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sandbox {
+    /// The sandbox is enforced, and a kernel that cannot enforce it makes
+    /// commands refuse to run (the default).
+    #[default]
+    On,
+    /// The user's opt-out: commands run without the sandbox.
+    Off,
 }
 
 /// A rule selector with the byte offset it was written at.
@@ -140,6 +152,9 @@ pub struct Doc {
     pub protected: Vec<Placed<String>>,
     /// Whether a call that cannot be recorded may still run.
     pub ledger: Option<Ledger>,
+    /// `sandbox = "on" | "off"`: whether shell commands run inside the OS
+    /// sandbox (`None`: on).
+    pub sandbox: Option<Sandbox>,
     /// Rules in file order, each with its selectors.
     pub rules: Vec<(Rule, Vec<Placed<Selector>>)>,
     /// Declared tools.
@@ -266,6 +281,18 @@ impl Doc {
         self.roots = placed(p.roots);
         self.read_roots = placed(p.read_roots);
         self.protected = placed(p.protected);
+        if let Some(s) = p.sandbox {
+            self.sandbox = Some(match s.get_ref().as_str() {
+                "on" => Sandbox::On,
+                "off" => Sandbox::Off,
+                other => {
+                    return Err(e.at(
+                        Some(s.span().start),
+                        format!("unknown `sandbox` value `{other}`: expected `on` or `off`"),
+                    ));
+                }
+            });
+        }
         lists[0].1.extend(p.allow.unwrap_or_default());
         lists[1].1.extend(p.ask.unwrap_or_default());
         lists[2].1.extend(p.deny.unwrap_or_default());
@@ -499,6 +526,23 @@ mod tests {
         let d = parse("[policy]\ndefault = \"ask\"\nallow = [\"Read\"]\n").unwrap();
         assert_eq!(d.rules[0].0.id, "allow[0]");
         assert_eq!(d.default, Some(Effect::Ask));
+    }
+
+    #[test]
+    fn sandbox_setting_is_strict() {
+        assert_eq!(parse("[policy]\n").unwrap().sandbox, None);
+        assert_eq!(
+            parse("[policy]\nsandbox = \"off\"\n").unwrap().sandbox,
+            Some(Sandbox::Off)
+        );
+        assert_eq!(
+            parse("[policy]\nsandbox = \"on\"\n").unwrap().sandbox,
+            Some(Sandbox::On)
+        );
+        let e = parse("[policy]\nsandbox = \"Off\"\n").unwrap_err();
+        assert_eq!(e.place, Some((2, 11)), "{e}");
+        assert!(parse("[policy]\nsandbox = false\n").is_err());
+        assert!(parse("sandbox = \"off\"\n").is_err());
     }
 
     #[test]

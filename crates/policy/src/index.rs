@@ -91,7 +91,7 @@ impl GlobGroup {
 /// before the first character that is not a literal (`*?[{\`), or `None`
 /// when there is no `/` before it. A path the glob matches starts with that
 /// directory followed by `/`.
-fn literal_dir(glob: &str) -> Option<&str> {
+pub(crate) fn literal_dir(glob: &str) -> Option<&str> {
     let meta = glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len());
     let slash = glob[..meta].rfind('/')?;
     Some(&glob[..slash])
@@ -213,6 +213,14 @@ pub struct FetchRules {
 }
 
 impl FetchRules {
+    /// True when no rule could match anything.
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+            && self.hosts.is_empty()
+            && self.subdomains.is_empty()
+            && self.wild.is_empty()
+    }
+
     /// Calls `hit` for every rule matching the fetch: `t` normalised,
     /// `written` as written (URL globs of deny and ask rules also meet it;
     /// `None` for allow rules).

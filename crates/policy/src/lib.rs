@@ -47,6 +47,7 @@ assert_eq!((d.decision, d.rule.as_deref()), (Effect::Deny, Some("deny[0]")));
 #![deny(missing_docs)]
 
 mod actions;
+mod boundary;
 mod call;
 mod catalog;
 mod decision;
@@ -75,7 +76,7 @@ pub use effect::{Effect, Mode};
 pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
-pub use file::{Ledger, TestCase};
+pub use file::{Ledger, Sandbox, TestCase};
 pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
 pub use policy::{BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, locate};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
-use crate::file::{Doc, Origin, TestCase, ToolDecl};
+use crate::file::{Doc, Origin, Sandbox, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
 use crate::notify::Notify;
 use crate::paths;
@@ -76,6 +76,8 @@ pub struct Policy {
     pub(crate) rules: Vec<Rule>,
     pub(crate) index: Index,
     pub(crate) protected: Protected,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) deny_read_bases: Vec<PathBuf>,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
     pub(crate) notify: crate::notify::Notify,
@@ -205,6 +207,7 @@ impl Policy {
             root: roots[0].clone(),
         };
         let index = Index::build(&doc.rules, &anchors).map_err(|(o, m)| err(Some(o), m))?;
+        let deny_read_bases = crate::boundary::deny_read_bases(&doc.rules, &anchors);
         let protected =
             Protected::build(&doc.protected, &anchors).map_err(|(o, m)| err(Some(o), m))?;
         let state_dir = opts
@@ -233,6 +236,8 @@ impl Policy {
             rules,
             index,
             protected,
+            sandbox: doc.sandbox.unwrap_or_default(),
+            deny_read_bases,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
             notify: doc.notify,
@@ -242,12 +247,6 @@ impl Policy {
     /// Whether a call that cannot be recorded may run (`[policy] ledger`).
     pub fn ledger(&self) -> crate::file::Ledger {
         self.ledger
-    }
-
-    /// The state directory whose writes are a hard limit (the one the
-    /// store must be opened in).
-    pub fn state_dir(&self) -> Option<&Path> {
-        self.state_dir.as_deref()
     }
 
     /// The `[notify]` table: webhook, desktop notifications, approval TTL.

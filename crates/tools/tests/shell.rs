@@ -223,7 +223,7 @@ fn sandbox_allows_writes_inside_the_roots_and_the_private_tmpdir() {
     let lines: Vec<&str> = out.output.lines().collect();
     assert_eq!(lines[0], "tmp");
     let tmpdir = lines[1];
-    assert!(tmpdir.contains("toolgate-run-"), "{tmpdir}");
+    assert!(tmpdir.contains("toolgate-sandbox-"), "{tmpdir}");
     assert_eq!(lines[2].trim(), "4");
     assert!(fs::symlink_metadata(fx.path("a/l")).unwrap().is_symlink());
     // The private temp dir is gone after the run.
