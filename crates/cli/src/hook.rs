@@ -73,6 +73,13 @@ pub struct RunArgs {
     /// and runs the call.
     #[arg(long, value_name = "SECS")]
     pub wait: Option<u64>,
+    /// Run every allowed shell command inside the policy's OS boundary: the
+    /// answer rewrites it (Claude Code's `updatedInput`, Gemini CLI's
+    /// `tool_input`) to `toolgate sandbox --policy F -- bash -c '<the exact
+    /// command>'`. The ledger records the rewrite beside the original
+    /// command, whose digest the decision stays bound to.
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 /// The client whose settings get the hook.
@@ -111,6 +118,10 @@ pub struct InstallArgs {
     /// With `--approver queue`: how long the hook waits for an answer.
     #[arg(long, value_name = "SECS", requires = "approver")]
     pub wait: Option<u64>,
+    /// Register the hook with `--sandbox`: allowed shell commands run
+    /// inside the policy's OS boundary (`toolgate sandbox`).
+    #[arg(long, conflicts_with = "command")]
+    pub sandbox: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -239,9 +250,20 @@ fn options(args: &RunArgs) -> Result<HookOptions, String> {
             wait: wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT),
         },
     };
+    let sandbox = if args.sandbox {
+        let exe = std::env::current_exe()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| {
+                format!("toolgate: cannot find this executable for --sandbox ({e}); the call was blocked")
+            })?;
+        Some(exe)
+    } else {
+        None
+    };
     Ok(HookOptions {
         policy: args.policy.clone(),
         approver,
+        sandbox,
         ..HookOptions::default()
     })
 }
@@ -278,6 +300,15 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                 timeout = Some(wait + Duration::from_secs(30));
             } else if args.wait.is_some() {
                 bail!("`--wait` needs `--approver queue`");
+            }
+            if args.sandbox {
+                if client == HookClient::Codex {
+                    bail!(
+                        "`--sandbox` is for Claude Code and Gemini CLI; Codex runs its shell in \
+                         its own sandbox"
+                    );
+                }
+                extra.push("--sandbox".to_owned());
             }
             (install::default_command(client, &exe, &extra), timeout)
         }

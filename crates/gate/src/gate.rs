@@ -349,6 +349,15 @@ impl Gate {
     /// It cannot fail: every problem (a store that cannot record, an
     /// approver that breaks) is a [`Verdict::Refuse`].
     pub fn pass(&mut self, call: &Call) -> Passage {
+        self.pass_rewritten(call, None)
+    }
+
+    /// [`Gate::pass`] for a host that will run a call that runs in another
+    /// form than the one decided (a shell command wrapped to run under
+    /// `toolgate sandbox`): `rewritten` is recorded in the row of a call
+    /// handed over to run, beside the original, whose digest the decision
+    /// and any approval stay bound to.
+    pub fn pass_rewritten(&mut self, call: &Call, rewritten: Option<&str>) -> Passage {
         let start = Instant::now();
         let snapshot = call.clone();
         let digest = snapshot.digest();
@@ -379,6 +388,11 @@ impl Gate {
                         None,
                     ),
                     None => format!("toolgate: {}", decision.reason),
+                };
+                let note = match (note, rewritten) {
+                    (n, None) => n,
+                    (None, Some(r)) => Some(format!("runs as: {r}")),
+                    (Some(n), Some(r)) => Some(format!("{n}\nruns as: {r}")),
                 };
                 match self.finish_run(
                     &snapshot,

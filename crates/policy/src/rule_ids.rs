@@ -42,6 +42,16 @@ pub const BUILTIN_SHELL: &str = "builtin:shell";
 /// See [`BUILTIN_READ`].
 pub const BUILTIN_FETCH: &str = "builtin:fetch";
 
+/// `toolgate sandbox --no-sandbox`: a command ran outside the OS boundary
+/// because the user said so (recorded in the ledger).
+pub const SANDBOX_NO_SANDBOX_FLAG: &str = "sandbox:no-sandbox-flag";
+/// A command ran outside the OS boundary because the policy says
+/// `sandbox = "off"` (recorded in the ledger).
+pub const SANDBOX_OFF_IN_POLICY: &str = "sandbox:off-in-policy";
+/// A local daemon's socket masked in the sandbox while the network is
+/// closed (in the sandbox's plan, not in decisions).
+pub const SANDBOX_DAEMON_SOCKET: &str = "sandbox:daemon-socket";
+
 /// Every id above.
 pub const ALL: &[&str] = &[
     HARD_OUTSIDE_ROOTS,
@@ -59,6 +69,9 @@ pub const ALL: &[&str] = &[
     BUILTIN_WRITE,
     BUILTIN_SHELL,
     BUILTIN_FETCH,
+    SANDBOX_NO_SANDBOX_FLAG,
+    SANDBOX_OFF_IN_POLICY,
+    SANDBOX_DAEMON_SOCKET,
 ];
 
 /// Prefixes kept for ids toolgate may add: a user rule's id may not start
@@ -68,6 +81,7 @@ pub const RESERVED_PREFIXES: &[&str] = &[
     "mode:",
     "host:",
     "builtin:",
+    "sandbox:",
     "invalid-",
     "protected",
     "toolgate:",

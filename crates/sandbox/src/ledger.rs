@@ -21,8 +21,8 @@ impl OptOut {
     /// The rule id the ledger row names.
     pub fn rule(self) -> &'static str {
         match self {
-            OptOut::Flag => "sandbox:no-sandbox-flag",
-            OptOut::Policy => "sandbox:off-in-policy",
+            OptOut::Flag => toolgate_policy::rule_ids::SANDBOX_NO_SANDBOX_FLAG,
+            OptOut::Policy => toolgate_policy::rule_ids::SANDBOX_OFF_IN_POLICY,
         }
     }
 

@@ -27,7 +27,7 @@ use crate::profile::Profile;
 const PROBE: &str = "toolgate-sandbox-probe";
 
 /// The rule a daemon socket's mask names.
-pub(crate) const DAEMON_SOCKET: &str = "sandbox:daemon-socket";
+pub(crate) const DAEMON_SOCKET: &str = toolgate_policy::rule_ids::SANDBOX_DAEMON_SOCKET;
 
 /// Entries looked at per directory tree when looking for daemon sockets.
 const SOCKET_SCAN_LIMIT: usize = 5_000;
