@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use toolgate_tools::BuiltinTools;
 
 use anyhow::{anyhow, bail};
 use clap::{Args, Subcommand};
@@ -39,7 +40,7 @@ pub enum ApprovalsCommand {
         /// Include answered and finished approvals.
         #[arg(long)]
         all: bool,
-        /// One JSON object per approval: id, tool, server, client, session,
+        /// One JSON object per line: id, tool, server, client, session,
         /// digest, status, created.
         #[arg(long)]
         json: bool,
@@ -58,6 +59,10 @@ pub enum ApprovalsCommand {
         /// A note recorded with the answer.
         #[arg(long)]
         note: Option<String>,
+        /// With a server (`TOOLGATE_SERVER_URL`): approve only if the call's
+        /// digest is this one (default: the digest the server shows now).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
         #[command(flatten)]
         policy: PolicyArgs,
     },
@@ -92,12 +97,15 @@ pub enum AuditCommand {
     Verify,
 }
 
-fn who() -> String {
+pub(crate) fn who() -> String {
     let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
     format!("cli:{user}")
 }
 
 pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = crate::remote::server_url() {
+        return crate::remote::approvals(cmd, &url, db.db.as_deref());
+    }
     let store = db.open()?;
     let mut out = std::io::stdout().lock();
     match cmd {
@@ -111,9 +119,10 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             if json {
                 for p in &list {
                     let v = serde_json::json!({
-                        "id": p.id, "tool": p.tool, "server": p.server, "client": p.client,
-                        "session": p.session, "digest": p.digest, "status": p.status.as_str(),
-                        "created": p.created,
+                        "id": p.id, "tool": p.tool,
+                        "server": p.server.as_deref().or_else(|| mcp_server(&p.tool)),
+                        "client": p.client, "session": p.session, "digest": p.digest,
+                        "status": p.status.as_str(), "created": p.created,
                     });
                     writeln!(out, "{v}")?;
                 }
@@ -150,6 +159,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             session,
             note,
             policy,
+            digest: _,
         } => {
             let pending = store
                 .approval(&id)
@@ -160,9 +170,15 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             } else {
                 Answer::Approve
             };
-            store
-                .answer(&id, answer, note.as_deref(), &who())
-                .map_err(|e| anyhow!("{e}"))?;
+            // A call of toolgate's own tools approved on the page, whose
+            // waiter has gone, is approved already: run it here.
+            let approved_elsewhere =
+                pending.status == ApprovalStatus::Approved && pending.client.is_none();
+            if !approved_elsewhere {
+                store
+                    .answer(&id, answer, note.as_deref(), &who())
+                    .map_err(|e| anyhow!("{e}"))?;
+            }
             if pending.rule.as_deref() == Some(toolgate_policy::rule_ids::HOST_PIN_CHANGED) {
                 return accept_pin(&store, &pending, &mut out);
             }
@@ -195,7 +211,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 },
             )
             .map_err(|e| anyhow!("{e}"))?
-            .with_executors(toolgate_tools::executors(ws, Default::default()));
+            .with_builtin_tools(ws);
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {
                 eprintln!("toolgate: warning: {w}");
@@ -258,8 +274,14 @@ fn accept_pin(
     }
 }
 
+/// The `SRV` of an MCP tool name `mcp__SRV__TOOL`.
+pub(crate) fn mcp_server(tool: &str) -> Option<&str> {
+    let (srv, _) = tool.strip_prefix("mcp__")?.split_once("__")?;
+    (!srv.is_empty()).then_some(srv)
+}
+
 /// The target of a stored call, for listings.
-fn summary(snapshot: &str) -> String {
+pub(crate) fn summary(snapshot: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
     let input = &v["input"];
     for k in ["command", "path", "file_path", "url"] {

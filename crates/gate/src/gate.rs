@@ -138,7 +138,7 @@ enum Approval {
         log: Option<ApprovalLog>,
         /// The approval it ran on, when it came through the queue: its
         /// resolution row ends it.
-        queued: Option<Pending>,
+        queued: Option<Box<Pending>>,
         /// The approval was picked up from an earlier identical call:
         /// this call gets its own request row linked to it.
         picked_up: bool,
@@ -226,6 +226,12 @@ impl Gate {
     /// The policy this gate decides with.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// The same policy, shared: for executors that must honour it too (the
+    /// shell's OS boundary, the addresses a fetch may connect to).
+    pub fn shared_policy(&self) -> Arc<Policy> {
+        self.policy.clone()
     }
 
     /// The session id.
@@ -351,6 +357,15 @@ impl Gate {
     /// It cannot fail: every problem (a store that cannot record, an
     /// approver that breaks) is a [`Verdict::Refuse`].
     pub fn pass(&mut self, call: &Call) -> Passage {
+        self.pass_rewritten(call, None)
+    }
+
+    /// [`Gate::pass`] for a host that will run a call that runs in another
+    /// form than the one decided (a shell command wrapped to run under
+    /// `toolgate sandbox`): `rewritten` is recorded in the row of a call
+    /// handed over to run, beside the original, whose digest the decision
+    /// and any approval stay bound to.
+    pub fn pass_rewritten(&mut self, call: &Call, rewritten: Option<&str>) -> Passage {
         let start = Instant::now();
         let snapshot = call.clone();
         let digest = snapshot.digest();
@@ -381,6 +396,11 @@ impl Gate {
                         None,
                     ),
                     None => format!("toolgate: {}", decision.reason),
+                };
+                let note = match (note, rewritten) {
+                    (n, None) => n,
+                    (None, Some(r)) => Some(format!("runs as: {r}")),
+                    (Some(n), Some(r)) => Some(format!("{n}\nruns as: {r}")),
                 };
                 match self.finish_run(
                     &snapshot,
@@ -672,7 +692,7 @@ impl Gate {
                             .unwrap_or_else(|| "approve".into()),
                         note: claimed.note.clone(),
                     }),
-                    queued: Some(claimed),
+                    queued: Some(Box::new(claimed)),
                     picked_up: false,
                 }
             }
@@ -708,6 +728,14 @@ impl Gate {
                 log,
             },
             Queued::Taken => refuse_recorded(texts::used_elsewhere_text(&decision.reason, &id)),
+            Queued::Expired => refuse_recorded(texts::refusal(
+                &format!(
+                    "{}; its approval `{id}` expired: no one answered within the approval TTL",
+                    decision.reason
+                ),
+                false,
+                None,
+            )),
             Queued::Gone => refuse_recorded(texts::refusal(
                 &format!(
                     "{}; its pending approval `{id}` disappeared from the queue",
@@ -752,7 +780,7 @@ impl Gate {
                             .unwrap_or_else(|| "approve".into()),
                         note: claimed.note.clone(),
                     }),
-                    queued: Some(claimed),
+                    queued: Some(Box::new(claimed)),
                     picked_up: true,
                 }
             }
@@ -792,7 +820,7 @@ impl Gate {
         start: Instant,
         answer: Option<ApprovalAnswer>,
         note: Option<String>,
-        queued: Option<Pending>,
+        queued: Option<Box<Pending>>,
         picked_up: bool,
         outcome: Outcome,
     ) -> Result<(), String> {

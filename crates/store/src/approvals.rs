@@ -262,6 +262,81 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Expires every approval still `pending` that was queued more than
+    /// `ttl` ago, and returns them (now `expired`).
+    ///
+    /// Each gets its resolution row (outcome `blocked`, approval answer
+    /// `none`, a note saying it expired) in the same transaction as its
+    /// move, so the chain and the queue stay in step; a waiter polling the
+    /// approval sees `expired` and refuses the call. An approval answered
+    /// meanwhile by another process is left alone (the update is
+    /// conditional on `pending`).
+    pub fn expire_older_than(&self, ttl: std::time::Duration) -> Result<Vec<Pending>> {
+        let mut conn = self.conn();
+        let db = self.db();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&db)?;
+        let cutoff = time::ago(ttl);
+        let ids: Vec<String> = {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT id FROM approvals WHERE status = 'pending' AND created < ?1
+                     ORDER BY created, id",
+                )
+                .map_err(&db)?;
+            stmt.query_map([&cutoff], |r| r.get(0))
+                .map_err(&db)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(&db)?
+        };
+        let now = time::now();
+        let note = format!("expired: no answer within {}", human_duration(ttl));
+        let mut expired = Vec::with_capacity(ids.len());
+        for id in ids {
+            let moved = tx
+                .execute(
+                    "UPDATE approvals
+                     SET status = 'expired', note = ?2, answered_by = 'expiry', answered = ?3,
+                         outcome = 'blocked', finished = ?3
+                     WHERE id = ?1 AND status = 'pending'",
+                    params![id, note, now],
+                )
+                .map_err(&db)?;
+            if moved != 1 {
+                continue;
+            }
+            let approval = select(&tx, &id).map_err(&db)?.ok_or_else(|| unknown(&id))?;
+            let record = Record {
+                approval: Some(crate::types::ApprovalAnswer::NoAnswer),
+                ..resolution(&approval, Outcome::Blocked, 0)
+            };
+            append_row(&tx, &self.path, RowKind::Resolution, &record)?;
+            expired.push(approval);
+        }
+        tx.commit().map_err(&db)?;
+        Ok(expired)
+    }
+}
+
+/// `1h`, `90s`, `2m30s`: how a TTL reads in the expiry note.
+fn human_duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 || out.is_empty() {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
 /// The ledger row that ends a call that waited. Its input is the approved
 /// snapshot: what was (or would have been) run.
 fn resolution(approval: &Pending, outcome: Outcome, duration_us: u64) -> Record {

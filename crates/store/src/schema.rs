@@ -6,12 +6,12 @@ pub const APPLICATION_ID: i32 = 0x7467_6462;
 
 /// `PRAGMA user_version` written by this build. A file with a higher
 /// version is refused rather than read with the wrong schema.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
 /// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
 /// sets `user_version`, so a crash leaves the old version intact.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 const V1: &str = r#"
 -- One row per submitted call (kind 'request'), plus one per call that
@@ -87,9 +87,42 @@ CREATE TABLE grants (
 ) WITHOUT ROWID;
 "#;
 
-/// Version 2: the pinned tool definitions of MCP servers, and the server a
-/// call went to in the ledger and the queue.
+/// Version 2: an approval nobody answered within the approval TTL becomes
+/// `expired`. SQLite cannot change a CHECK constraint in place, so the
+/// table is rebuilt (same columns, same order) inside the migration's
+/// transaction.
 const V2: &str = r#"
+CREATE TABLE approvals_v2 (
+    id               TEXT    PRIMARY KEY,
+    created          TEXT    NOT NULL,
+    session          TEXT    NOT NULL,
+    client           TEXT,
+    call_id          TEXT    NOT NULL,
+    tool             TEXT    NOT NULL,
+    snapshot         TEXT    NOT NULL,
+    digest           TEXT    NOT NULL,
+    reason           TEXT    NOT NULL,
+    rule             TEXT,
+    remember_allowed INTEGER NOT NULL,
+    status           TEXT    NOT NULL CHECK (status IN
+                         ('pending', 'approved', 'declined', 'executing', 'done', 'expired')),
+    answer           TEXT,
+    note             TEXT,
+    answered_by      TEXT,
+    answered         TEXT,
+    claimed          TEXT,
+    outcome          TEXT,
+    finished         TEXT
+) WITHOUT ROWID;
+INSERT INTO approvals_v2 SELECT * FROM approvals;
+DROP TABLE approvals;
+ALTER TABLE approvals_v2 RENAME TO approvals;
+CREATE INDEX approvals_status ON approvals (status, created);
+"#;
+
+/// Version 3: the pinned tool definitions of MCP servers, and the server a
+/// call went to in the ledger and the queue.
+const V3: &str = r#"
 -- One row per (server, tool): the pinned definition, and a later one that
 -- differs from it until a person accepts it.
 CREATE TABLE pins (
@@ -105,7 +138,7 @@ CREATE TABLE pins (
 ) WITHOUT ROWID;
 
 -- The MCP server a call went to (`toolgate mcp --name`); NULL for every
--- other host. Rows written before version 2 have none.
+-- other host. Rows written before version 3 have none.
 ALTER TABLE ledger ADD COLUMN server TEXT;
 ALTER TABLE approvals ADD COLUMN server TEXT;
 "#;

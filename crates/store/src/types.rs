@@ -121,7 +121,8 @@ string_enum! {
 
 string_enum! {
     /// Where a pending approval is in its life:
-    /// `pending → approved → executing → done`, or `pending → declined`.
+    /// `pending → approved → executing → done`, `pending → declined`, or
+    /// `pending → expired`.
     ApprovalStatus, "approval status" {
         /// Waiting for an answer.
         Pending => "pending",
@@ -133,6 +134,9 @@ string_enum! {
         Executing => "executing",
         /// Executed (or failed or blocked at execution); final.
         Done => "done",
+        /// Nobody answered within the approval TTL; final, and not executed
+        /// ([`Store::expire_older_than`](crate::Store::expire_older_than)).
+        Expired => "expired",
     }
 }
 
