@@ -110,12 +110,17 @@ fn a_version_1_database_is_migrated_with_its_approvals() {
         let store = Store::open(&path).unwrap();
         queued(&store, "c")
     };
-    // Put the file back to what version 1 wrote: the old CHECK, user_version 1.
+    // Put the file back to what version 1 wrote: the old CHECK, no pins and
+    // no server columns (version 3), user_version 1.
     {
         let conn = raw(&path);
         conn.execute_batch(
             "BEGIN;
-             CREATE TABLE a1 AS SELECT * FROM approvals;
+             CREATE TABLE a1 AS SELECT id, created, session, client, call_id, tool, snapshot,
+                 digest, reason, rule, remember_allowed, status, answer, note, answered_by,
+                 answered, claimed, outcome, finished FROM approvals;
+             DROP TABLE pins;
+             ALTER TABLE ledger DROP COLUMN server;
              DROP TABLE approvals;
              CREATE TABLE approvals (
                 id TEXT PRIMARY KEY, created TEXT NOT NULL, session TEXT NOT NULL, client TEXT,
