@@ -274,6 +274,10 @@ struct Job {
     host: Host,
 }
 
+/// A shell command wrapped to run under `toolgate sandbox`: the command
+/// line, and the whole tool input that carries it.
+type Rewrite = (String, Map<String, Value>);
+
 /// The answer to send, and warnings for standard error.
 struct Verdict {
     permission: Permission,
@@ -362,7 +366,7 @@ impl Job {
         exe: &Path,
         policy: &Policy,
         cwd: &Path,
-    ) -> Result<Option<(String, Map<String, Value>)>, String> {
+    ) -> Result<Option<Rewrite>, String> {
         let shell_tool = match self.host {
             Host::Claude => "Bash",
             Host::Gemini => "run_shell_command",
