@@ -2,11 +2,15 @@
 # The test command: installs the pinned Claude Code and Gemini CLI (into a
 # cache outside the repository; skipped when already there) for the hook
 # tests that run the real clients, and the MCP servers and Python SDK the
-# gateway tests run against (scripts/install-mcp.sh), then runs every test
-# of the workspace.
+# gateway tests run against (scripts/install-mcp.sh), starts a throwaway
+# PostgreSQL server for the shared-store tests (scripts/pg.sh, stopped on
+# exit), then runs every test of the workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-clients.sh
 ./scripts/install-mcp.sh >/dev/null
+. ./scripts/pg.sh
+trap pg_stop EXIT
+pg_start
 cargo test "$@"

@@ -1,30 +1,30 @@
 //! Session grants stay in their session.
 
-use toolgate_store::Store;
+use crate::both;
 
-use crate::support::{db_in, fresh};
-
-#[test]
-fn a_grant_holds_in_its_session_only() {
-    let (_dir, store) = fresh();
+both! {
+fn a_grant_holds_in_its_session_only(fx) {
+    let store = fx.open();
     assert!(store.grant("s1", "edits").unwrap());
     assert!(store.has_grant("s1", "edits").unwrap());
     assert!(!store.has_grant("s2", "edits").unwrap());
     assert!(!store.has_grant("s1", "other").unwrap());
     assert!(store.grants("s2").unwrap().is_empty());
 }
+}
 
-#[test]
-fn granting_twice_is_harmless() {
-    let (_dir, store) = fresh();
+both! {
+fn granting_twice_is_harmless(fx) {
+    let store = fx.open();
     assert!(store.grant("s1", "edits").unwrap());
     assert!(!store.grant("s1", "edits").unwrap());
     assert_eq!(store.grants("s1").unwrap().len(), 1);
 }
+}
 
-#[test]
-fn grants_are_listed_by_rule() {
-    let (_dir, store) = fresh();
+both! {
+fn grants_are_listed_by_rule(fx) {
+    let store = fx.open();
     store.grant("s1", "web").unwrap();
     store.grant("s1", "edits").unwrap();
     store.grant("s2", "shell").unwrap();
@@ -43,11 +43,13 @@ fn grants_are_listed_by_rule() {
             .all(|g| g.granted.ends_with('Z'))
     );
 }
+}
 
-#[test]
-fn grants_are_seen_by_other_processes_connections() {
-    let (dir, store) = fresh();
+both! {
+fn grants_are_seen_by_other_processes_connections(fx) {
+    let store = fx.open();
     store.grant("s1", "edits").unwrap();
-    let other = Store::open(db_in(&dir)).unwrap();
+    let other = fx.target().open().unwrap();
     assert!(other.has_grant("s1", "edits").unwrap());
+}
 }
