@@ -11,6 +11,7 @@ use crate::demo;
 use crate::hook;
 use crate::mcp;
 use crate::state;
+use crate::store;
 
 /// A permission gate for AI-agent tool calls.
 ///
@@ -85,6 +86,10 @@ pub enum Command {
         #[command(flatten)]
         db: state::DbArgs,
     },
+    /// The state store itself: `migrate --to postgres://..` copies the
+    /// SQLite store into a shared PostgreSQL database and verifies the copy.
+    #[command(subcommand)]
+    Store(store::StoreCommand),
 }
 
 /// Where the policy comes from and how it is applied.
@@ -151,6 +156,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command.unwrap_or(state::ApprovalsCommand::List { all: false }),
             &db,
         ),
+        Command::Store(c) => store::store(c),
         Command::Audit { command, db } => {
             state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)
         }

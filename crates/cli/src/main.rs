@@ -11,6 +11,7 @@ mod demo;
 mod hook;
 mod mcp;
 mod state;
+mod store;
 
 use std::process::ExitCode;
 

@@ -136,7 +136,7 @@ enum Approval {
         log: Option<ApprovalLog>,
         /// The approval it ran on, when it came through the queue: its
         /// resolution row ends it.
-        queued: Option<Pending>,
+        queued: Option<Box<Pending>>,
         /// The approval was picked up from an earlier identical call:
         /// this call gets its own request row linked to it.
         picked_up: bool,
@@ -664,7 +664,7 @@ impl Gate {
                             .unwrap_or_else(|| "approve".into()),
                         note: claimed.note.clone(),
                     }),
-                    queued: Some(claimed),
+                    queued: Some(Box::new(claimed)),
                     picked_up: false,
                 }
             }
@@ -744,7 +744,7 @@ impl Gate {
                             .unwrap_or_else(|| "approve".into()),
                         note: claimed.note.clone(),
                     }),
-                    queued: Some(claimed),
+                    queued: Some(Box::new(claimed)),
                     picked_up: true,
                 }
             }
@@ -784,7 +784,7 @@ impl Gate {
         start: Instant,
         answer: Option<ApprovalAnswer>,
         note: Option<String>,
-        queued: Option<Pending>,
+        queued: Option<Box<Pending>>,
         picked_up: bool,
         outcome: Outcome,
     ) -> Result<(), String> {

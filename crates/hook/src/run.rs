@@ -285,7 +285,8 @@ impl Job {
         let policy = Policy::discover(opts.policy.as_deref(), cwd, &load)
             .map_err(|e| format!("toolgate: cannot load the policy: {e}; the call was blocked"))?;
         let (store, store_error) = match state_dir.and_then(|dir| {
-            Store::open_in(&dir).map_err(|e| format!("the ledger cannot be opened: {e}"))
+            Store::open_configured(&dir, policy.database())
+                .map_err(|e| format!("the ledger cannot be opened: {e}"))
         }) {
             Ok(store) => (Some(store), None),
             Err(e) => (None, Some(e)),

@@ -49,7 +49,7 @@ impl Host {
         let server = self.server.clone();
         let mode = self.mode;
         let run = tokio::task::spawn_blocking(move || {
-            let (store, store_error) = match Store::open_in(&dir) {
+            let (store, store_error) = match Store::open_configured(&dir, policy.database()) {
                 Ok(s) => (Some(s), None),
                 Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
             };

@@ -25,6 +25,13 @@ struct RawFile {
     rule: Option<Vec<RawRule>>,
     tool: Option<BTreeMap<String, Spanned<RawTool>>>,
     test: Option<Vec<Spanned<RawTest>>>,
+    state: Option<RawState>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawState {
+    database: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +151,9 @@ pub struct Doc {
     pub tools: Vec<ToolDecl>,
     /// Policy tests.
     pub tests: Vec<TestCase>,
+    /// `[state] database`: where the state store lives, when not in the
+    /// state directory.
+    pub database: Option<String>,
 }
 
 impl Doc {
@@ -211,6 +221,12 @@ impl Doc {
             lists[0].1.extend(p.allow.unwrap_or_default());
             lists[1].1.extend(p.ask.unwrap_or_default());
             lists[2].1.extend(p.deny.unwrap_or_default());
+        }
+        if let Some(db) = raw.state.and_then(|s| s.database) {
+            doc.database = Some(
+                crate::state_dir::check_database(db.get_ref())
+                    .map_err(|m| err(Some(db.span().start), format!("`[state] database`: {m}")))?,
+            );
         }
         for (effect, entries) in lists {
             for (i, entry) in entries.into_iter().enumerate() {

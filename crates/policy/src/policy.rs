@@ -76,6 +76,7 @@ pub struct Policy {
     pub(crate) protected: Protected,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
+    pub(crate) database: Option<String>,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -217,6 +218,7 @@ impl Policy {
                 paths::resolve_real(&lexical).unwrap_or(lexical)
             });
         let rules = doc.rules.into_iter().map(|(rule, _)| rule).collect();
+        let database = doc.database;
         Ok(Policy {
             file: policy_dir.as_ref().map(|_| file.to_path_buf()),
             file_real,
@@ -232,6 +234,7 @@ impl Policy {
             protected,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
+            database,
         })
     }
 
@@ -263,6 +266,13 @@ impl Policy {
     /// store must be opened in).
     pub fn state_dir(&self) -> Option<&Path> {
         self.state_dir.as_deref()
+    }
+
+    /// `[state] database`: the store hosts open instead of the state
+    /// directory's SQLite file (a `postgres://` URL or an absolute path);
+    /// `$TOOLGATE_DATABASE_URL` still wins over it.
+    pub fn database(&self) -> Option<&str> {
+        self.database.as_deref()
     }
 
     /// The policy file, or `None` for the built-in policy.
