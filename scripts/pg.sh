@@ -30,10 +30,16 @@ pg_start() {
     "${as[@]}" "$bin/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 \
         --no-instructions >"$PG_DIR/initdb.log" 2>&1 ||
         { cat "$PG_DIR/initdb.log" >&2; return 1; }
-    # Durability is the disk's business; the tests need speed, and enough
-    # connections for the multi-process tests.
+    # Enough connections for the multi-process tests. The tests need no
+    # durability (the server is thrown away), so commits are not synced,
+    # unless PG_DURABLE=1 (benchmarks: a commit waits for its WAL fsync, as
+    # on a real server).
+    local opts="-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c max_connections=200"
+    if [ "${PG_DURABLE:-0}" != 1 ]; then
+        opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    fi
     "${as[@]}" "$bin/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        -o "$opts" \
         start >/dev/null ||
         { cat "$PG_DIR/server.log" >&2; return 1; }
     "${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres toolgate_test

@@ -1,7 +1,7 @@
 //! Appending to and reading the ledger in PostgreSQL.
 
 use postgres::GenericClient;
-use postgres::types::ToSql;
+use postgres::types::{ToSql, Type};
 
 use super::{Db, to_i64};
 use crate::chain::{self, Fields};
@@ -139,8 +139,9 @@ pub(crate) fn append_row(
     let seq_i = to_i64(seq);
     let duration_i = to_i64(duration_us);
     let approval = record.approval.map(|a| a.as_str());
-    // One round trip: the row and the head move together.
-    tx.execute(
+    // One round trip (typed parameters need no prepare): the row and the
+    // head move together.
+    tx.execute_typed(
         &format!(
             "WITH appended AS (
                  INSERT INTO ledger ({ROW_COLUMNS}) VALUES
@@ -151,26 +152,26 @@ pub(crate) fn append_row(
              WHERE head.id = 1"
         ),
         &[
-            &seq_i,
-            &kind.as_str(),
-            &time,
-            &record.session,
-            &record.client,
-            &record.call_id,
-            &record.tool,
-            &record.digest,
-            &record.input,
-            &record.decision.as_str(),
-            &record.rule,
-            &record.hard,
-            &record.reason,
-            &approval,
-            &record.note,
-            &record.outcome.as_str(),
-            &duration_i,
-            &record.approval_id,
-            &head.hash,
-            &hash,
+            (&seq_i, Type::INT8),
+            (&kind.as_str(), Type::TEXT),
+            (&time, Type::TEXT),
+            (&record.session, Type::TEXT),
+            (&record.client, Type::TEXT),
+            (&record.call_id, Type::TEXT),
+            (&record.tool, Type::TEXT),
+            (&record.digest, Type::TEXT),
+            (&record.input, Type::TEXT),
+            (&record.decision.as_str(), Type::TEXT),
+            (&record.rule, Type::TEXT),
+            (&record.hard, Type::BOOL),
+            (&record.reason, Type::TEXT),
+            (&approval, Type::TEXT),
+            (&record.note, Type::TEXT),
+            (&record.outcome.as_str(), Type::TEXT),
+            (&duration_i, Type::INT8),
+            (&record.approval_id, Type::TEXT),
+            (&head.hash, Type::TEXT),
+            (&hash, Type::TEXT),
         ],
     )
     .map_err(|source| {
@@ -193,7 +194,7 @@ pub(crate) fn read_head(db: &Db, conn: &mut impl GenericClient, lock: bool) -> R
     } else {
         "SELECT seq, hash FROM head WHERE id = 1"
     };
-    let head = conn.query_opt(sql, &[]).map_err(db.db())?;
+    let head = conn.query_typed_opt(sql, &[]).map_err(db.db())?;
     match head.map(|r| (r.get::<_, i64>(0), r.get::<_, String>(1))) {
         Some((seq, hash)) if seq >= 0 => Ok(Head {
             seq: seq.unsigned_abs(),

@@ -148,11 +148,14 @@ impl Db {
     /// A connection that answers and is not read-only.
     pub fn check_writable(&self) -> Result<()> {
         let mut conn = self.conn()?;
-        let row = conn
-            .query_one("SHOW transaction_read_only", &[])
+        let answer = conn
+            .simple_query("SHOW transaction_read_only")
             .map_err(self.db())?;
-        let read_only: String = row.get(0);
-        if read_only == "on" {
+        let read_only = answer.iter().any(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0) == Some("on"),
+            _ => false,
+        });
+        if read_only {
             return Err(self.corrupt("the server accepts no writes (read-only)".to_owned()));
         }
         Ok(())

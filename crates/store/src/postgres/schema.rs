@@ -73,22 +73,24 @@ pub(crate) fn migrate(db: &Db) -> Result<()> {
     tx.commit().map_err(db.db())
 }
 
-/// The recorded version, `None` when the table is missing.
+/// The recorded version, `None` when the table is missing. One round
+/// trip: every hook process asks.
 fn current(db: &Db, conn: &mut postgres::Client) -> Result<Option<i32>> {
-    let marked: bool = conn
-        .query_one("SELECT to_regclass('toolgate_migrations') IS NOT NULL", &[])
-        .map_err(db.db())?
-        .get(0);
-    if !marked {
-        return Ok(None);
-    }
-    let have: i32 = conn
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0) FROM toolgate_migrations",
-            &[],
-        )
-        .map_err(db.db())?
-        .get(0);
+    let answer =
+        match conn.simple_query("SELECT COALESCE(MAX(version), 0) FROM toolgate_migrations") {
+            Ok(answer) => answer,
+            Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(db.db()(e)),
+        };
+    let have = answer
+        .iter()
+        .find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0).and_then(|v| v.parse::<i32>().ok()),
+            _ => None,
+        })
+        .ok_or_else(|| db.corrupt("`toolgate_migrations` has no readable version".to_owned()))?;
     let newest = MIGRATIONS.last().map_or(0, |m| m.0);
     if have > newest {
         return Err(newer(db, have, newest));
