@@ -1,4 +1,5 @@
-//! Copying a SQLite store into PostgreSQL (`toolgate store migrate`).
+//! Copying a SQLite store into PostgreSQL (`toolgate store migrate`):
+//! ledger, approvals, grants, pins and trusted project policies.
 //!
 //! The copy is row by row and verbatim: every ledger row keeps its seq,
 //! time, previous hash and hash, so the chain on the target is the same
@@ -24,6 +25,8 @@ pub struct CopyReport {
     pub grants: usize,
     /// Pinned tool definitions copied.
     pub pins: usize,
+    /// Trusted project policies copied.
+    pub trusted: usize,
     /// The head, the same on both sides after the copy.
     pub head: Head,
 }
@@ -37,6 +40,8 @@ pub(crate) struct Snapshot {
     /// `(session, rule, granted)`.
     pub grants: Vec<(String, String, String)>,
     pub pins: Vec<Pin>,
+    /// `(file, digest, trusted)`.
+    pub trust: Vec<(String, String, String)>,
 }
 
 impl Store {
@@ -86,6 +91,7 @@ impl Store {
             approvals: snapshot.approvals.len(),
             grants: snapshot.grants.len(),
             pins: snapshot.pins.len(),
+            trusted: snapshot.trust.len(),
             head,
         })
     }

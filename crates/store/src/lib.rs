@@ -454,6 +454,19 @@ impl Store {
         dispatch!(self, db => db.pins(server))
     }
 
+    /// Trusts the project policy `file` (its canonical path) as it is now:
+    /// `digest` is the SHA-256 (hex) of its bytes. Trusting again replaces
+    /// the digest.
+    pub fn trust(&self, file: &str, digest: &str) -> Result<()> {
+        dispatch!(self, db => db.trust(file, digest))
+    }
+
+    /// The digest `file` was trusted with, if it was. A file whose digest
+    /// differs from this one was edited since, and is not trusted.
+    pub fn trusted(&self, file: &str) -> Result<Option<String>> {
+        dispatch!(self, db => db.trusted(file))
+    }
+
     /// Accepts the changed definition of a tool: it becomes the pin. Returns
     /// the new pin, or `None` when the tool has no pin or no change waits.
     /// When `digest` is given, only a change with that digest is accepted

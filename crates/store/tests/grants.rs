@@ -1,4 +1,5 @@
-//! Session grants stay in their session.
+//! Session grants stay in their session; trusted project policies are
+//! kept by file.
 
 use crate::both;
 
@@ -51,5 +52,18 @@ fn grants_are_seen_by_other_processes_connections(fx) {
     store.grant("s1", "edits").unwrap();
     let other = fx.target().open().unwrap();
     assert!(other.has_grant("s1", "edits").unwrap());
+}
+}
+
+both! {
+fn trust_is_kept_per_file_and_replaced_by_trusting_again(fx) {
+    let store = fx.open();
+    assert_eq!(store.trusted("/p/toolgate.toml").unwrap(), None);
+    store.trust("/p/toolgate.toml", "aaa").unwrap();
+    store.trust("/q/toolgate.toml", "ccc").unwrap();
+    assert_eq!(store.trusted("/p/toolgate.toml").unwrap().as_deref(), Some("aaa"));
+    store.trust("/p/toolgate.toml", "bbb").unwrap();
+    assert_eq!(store.trusted("/p/toolgate.toml").unwrap().as_deref(), Some("bbb"));
+    assert_eq!(fx.target().open().unwrap().trusted("/q/toolgate.toml").unwrap().as_deref(), Some("ccc"));
 }
 }

@@ -73,10 +73,10 @@ fn pins_are_per_server(fx) {
 fn a_version_1_database_is_migrated_keeping_its_rows() {
     let (dir, store) = fresh();
     drop(store);
-    // Take the file back to schema version 1: no pins table.
+    // Take the file back to schema version 1: no pins or trust table.
     {
         let conn = raw(&db_in(&dir));
-        conn.execute_batch("DROP TABLE pins; PRAGMA user_version = 1;")
+        conn.execute_batch("DROP TABLE pins; DROP TABLE trust; PRAGMA user_version = 1;")
             .unwrap();
         conn.execute(
             "INSERT INTO grants (session, rule, granted) VALUES ('s', 'r', 't')",

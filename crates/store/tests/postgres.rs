@@ -258,11 +258,19 @@ fn a_sqlite_store_is_copied_row_by_row_and_verified() {
     source.grant("s", "edits").unwrap();
     source.check_pin("fs", "read", "aaa", "{}").unwrap();
     source.check_pin("fs", "read", "bbb", "{\"v\":2}").unwrap();
+    source.trust("/p/toolgate.toml", "abc").unwrap();
 
     let target = fx.open();
     let report = source.copy_to(&target).unwrap();
     assert_eq!(report.rows, 56);
-    assert_eq!((report.approvals, report.grants, report.pins), (4, 1, 1));
+    assert_eq!(
+        (report.approvals, report.grants, report.pins, report.trusted),
+        (4, 1, 1, 1)
+    );
+    assert_eq!(
+        target.trusted("/p/toolgate.toml").unwrap().as_deref(),
+        Some("abc")
+    );
     assert_eq!(report.head, source.head().unwrap());
     assert_eq!(target.head().unwrap(), source.head().unwrap());
     assert_eq!(

@@ -17,7 +17,8 @@ impl Db {
         let held: i64 = tx
             .query_one(
                 "SELECT (SELECT COUNT(*) FROM ledger) + (SELECT COUNT(*) FROM approvals)
-                      + (SELECT COUNT(*) FROM grants) + (SELECT COUNT(*) FROM pins)",
+                      + (SELECT COUNT(*) FROM grants) + (SELECT COUNT(*) FROM pins)
+                      + (SELECT COUNT(*) FROM trust)",
                 &[],
             )
             .map_err(self.db())?
@@ -140,6 +141,13 @@ impl Db {
                     &changed.map(|c| c.definition.as_str()),
                     &changed.map(|c| c.seen.as_str()),
                 ],
+            )
+            .map_err(self.db())?;
+        }
+        for (file, digest, trusted) in &snapshot.trust {
+            tx.execute(
+                "INSERT INTO trust (file, digest, trusted) VALUES ($1, $2, $3)",
+                &[file, digest, trusted],
             )
             .map_err(self.db())?;
         }

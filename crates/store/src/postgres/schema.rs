@@ -7,11 +7,18 @@ use super::Db;
 use crate::error::{Error, Result};
 
 /// `(version, name, sql)`, in order; version `n` is at index `n - 1`.
-pub(crate) const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "0001_init",
-    include_str!("../../migrations/postgres/0001_init.sql"),
-)];
+pub(crate) const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "0001_init",
+        include_str!("../../migrations/postgres/0001_init.sql"),
+    ),
+    (
+        2,
+        "0002_trust",
+        include_str!("../../migrations/postgres/0002_trust.sql"),
+    ),
+];
 
 /// The advisory lock key the migrations hold (ASCII `tgdb`, as SQLite's
 /// application id).

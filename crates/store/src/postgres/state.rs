@@ -144,6 +144,30 @@ impl Db {
     }
 }
 
+impl Db {
+    /// Records `digest` as the trusted content of `file`.
+    pub fn trust(&self, file: &str, digest: &str) -> Result<()> {
+        let mut conn = self.conn()?;
+        conn.execute(
+            "INSERT INTO trust (file, digest, trusted) VALUES ($1, $2, $3)
+             ON CONFLICT (file) DO UPDATE SET digest = excluded.digest,
+                 trusted = excluded.trusted",
+            &[&file, &digest, &time::now()],
+        )
+        .map(|_| ())
+        .map_err(self.db())
+    }
+
+    /// The trusted digest of `file`.
+    pub fn trusted(&self, file: &str) -> Result<Option<String>> {
+        let mut conn = self.conn()?;
+        let row = conn
+            .query_opt("SELECT digest FROM trust WHERE file = $1", &[&file])
+            .map_err(self.db())?;
+        Ok(row.map(|r| r.get(0)))
+    }
+}
+
 /// Inserts a grant unless present; shared with "approve for this session".
 pub(crate) fn insert_grant(
     db: &Db,

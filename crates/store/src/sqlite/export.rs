@@ -40,12 +40,20 @@ impl Db {
             .prepare(&format!("{PIN_SELECT} ORDER BY server, tool"))
             .and_then(|mut s| s.query_map([], read_pin)?.collect())
             .map_err(&db)?;
+        let trust = tx
+            .prepare("SELECT file, digest, trusted FROM trust ORDER BY file")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .map_err(&db)?;
         Ok(Snapshot {
             ledger,
             head,
             approvals,
             grants,
             pins,
+            trust,
         })
     }
 }

@@ -11,6 +11,7 @@ mod ledger;
 mod open;
 mod pins;
 pub(crate) mod schema;
+mod trust;
 mod verify;
 
 use std::path::{Path, PathBuf};
