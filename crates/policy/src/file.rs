@@ -43,6 +43,7 @@ struct RawPolicy {
     read_roots: Option<Vec<Spanned<String>>>,
     protected: Option<Vec<Spanned<String>>>,
     ledger: Option<Spanned<String>>,
+    lock: Option<Vec<Spanned<String>>>,
     allow: Option<Vec<Spanned<String>>>,
     ask: Option<Vec<Spanned<String>>>,
     deny: Option<Vec<Spanned<String>>>,
@@ -154,6 +155,9 @@ pub struct Doc {
     /// `[state] database`: where the state store lives, when not in the
     /// state directory.
     pub database: Option<String>,
+    /// `[policy] lock`: what a managed policy keeps lower layers from
+    /// loosening (see `layers`).
+    pub lock: Vec<Placed<String>>,
 }
 
 impl Doc {
@@ -215,6 +219,14 @@ impl Doc {
                     })
                     .collect()
             };
+            for l in p.lock.unwrap_or_default() {
+                crate::layers::check_lock(l.get_ref())
+                    .map_err(|m| err(Some(l.span().start), format!("`lock`: {m}")))?;
+                doc.lock.push(Placed {
+                    offset: l.span().start,
+                    value: l.into_inner(),
+                });
+            }
             doc.roots = placed(p.roots);
             doc.read_roots = placed(p.read_roots);
             doc.protected = placed(p.protected);

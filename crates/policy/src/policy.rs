@@ -77,6 +77,8 @@ pub struct Policy {
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
     pub(crate) database: Option<String>,
+    /// Where each rule came from, when the policy was merged from layers.
+    pub(crate) layers: Option<Box<crate::layers::Layers>>,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -136,8 +138,22 @@ impl Policy {
         Policy::compile(doc, BUILTIN_POLICY, file, None, None, opts)
     }
 
-    /// `locate` then `load`, or the built-in policy when no file is found.
+    /// Finds and loads the policy the way hosts do: `explicit` (`--policy`)
+    /// or `$TOOLGATE_POLICY` is exactly one file; otherwise the managed,
+    /// user and project layers are merged (see [`crate::layers`]), with
+    /// every project untrusted. Hosts that keep trust in the state store
+    /// call [`crate::layers::discover`] with a trust check.
     pub fn discover(
+        explicit: Option<&Path>,
+        cwd: &Path,
+        opts: &LoadOptions,
+    ) -> Result<Policy, PolicyError> {
+        crate::layers::discover(explicit, cwd, opts, &crate::layers::Layering::from_env())
+    }
+
+    /// The one-file discovery: `locate` then `load`, or the built-in policy
+    /// when no file is found.
+    pub(crate) fn discover_single(
         explicit: Option<&Path>,
         cwd: &Path,
         opts: &LoadOptions,
@@ -155,7 +171,7 @@ impl Policy {
         }
     }
 
-    fn compile(
+    pub(crate) fn compile(
         doc: Doc,
         text: &str,
         file: &Path,
@@ -235,6 +251,7 @@ impl Policy {
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
             database,
+            layers: None,
         })
     }
 
@@ -273,6 +290,12 @@ impl Policy {
     /// `$TOOLGATE_DATABASE_URL` still wins over it.
     pub fn database(&self) -> Option<&str> {
         self.database.as_deref()
+    }
+
+    /// The layers the policy was merged from, with each rule's origin;
+    /// `None` for a policy read from one file.
+    pub fn layers(&self) -> Option<&crate::layers::Layers> {
+        self.layers.as_deref()
     }
 
     /// The policy file, or `None` for the built-in policy.
