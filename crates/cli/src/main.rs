@@ -10,6 +10,7 @@ mod cli;
 mod demo;
 mod hook;
 mod mcp;
+mod policy_cmd;
 mod state;
 mod store;
 

@@ -179,6 +179,42 @@ pub fn describe_origin(policy: &Policy, id: &str) -> String {
     }
 }
 
+/// Every rule of a policy with its origin: a layered policy's
+/// [`Layers::rules`]; for a one-file policy, its rules read back from the
+/// file (or the built-in text) with their lines.
+pub fn origins(policy: &Policy) -> Vec<RuleOrigin> {
+    if let Some(layers) = policy.layers()
+        && !layers.files.is_empty()
+    {
+        return layers.rules.clone();
+    }
+    let (path, text) = match policy.file() {
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => (f.to_path_buf(), t),
+            Err(_) => return Vec::new(),
+        },
+        None => (
+            PathBuf::from("<built-in>"),
+            crate::BUILTIN_POLICY.to_owned(),
+        ),
+    };
+    let Ok(doc) = Doc::parse(&text, &path) else {
+        return Vec::new();
+    };
+    doc.rules
+        .iter()
+        .map(|(rule, selectors)| RuleOrigin {
+            id: rule.id.clone(),
+            effect: rule.effect,
+            selectors: rule.sources.clone(),
+            layer: Layer::Project,
+            file: path.clone(),
+            line: selectors.first().map_or(1, |s| line_of(&text, s.offset)),
+            inactive: None,
+        })
+        .collect()
+}
+
 /// Asks the host whether a project file is trusted: `(database, file,
 /// digest)`, where `database` is the managed or user layer's `[state]
 /// database` (the store to look in) and `file` the canonical path. An error

@@ -17,7 +17,7 @@ use crate::call::Client;
 use crate::catalog;
 use crate::effect::Effect;
 use crate::policy::Policy;
-use crate::rule::{Rule, Selector};
+use crate::rule::Selector;
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,18 +28,30 @@ pub struct Warning {
     pub message: String,
 }
 
-/// The findings for a policy's rules, in rule order.
+/// A rule as lint sees it: id, effect and parsed selectors.
+struct Linted {
+    id: String,
+    effect: Effect,
+}
+
+/// The findings for every rule written in a policy's files (applying or
+/// not: an untrusted project's allows are linted too), in rule order.
 pub fn lint(policy: &Policy) -> Vec<Warning> {
-    let parsed: Vec<(&Rule, Vec<(String, Selector)>)> = policy
-        .rules()
-        .iter()
-        .map(|r| {
-            let sels = r
-                .sources
+    let parsed: Vec<(Linted, Vec<(String, Selector)>)> = crate::layers::origins(policy)
+        .into_iter()
+        .map(|o| {
+            let sels = o
+                .selectors
                 .iter()
                 .filter_map(|s| Selector::parse(s).ok().map(|sel| (s.clone(), sel)))
                 .collect();
-            (r, sels)
+            (
+                Linted {
+                    id: o.id,
+                    effect: o.effect,
+                },
+                sels,
+            )
         })
         .collect();
     let mut out = Vec::new();

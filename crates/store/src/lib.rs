@@ -179,6 +179,27 @@ pub use verify::{Problem, ProblemKind, VerifyReport};
 /// `[state] database`.
 pub const DATABASE_URL_ENV: &str = "TOOLGATE_DATABASE_URL";
 
+/// Whether the project policy `file` is trusted with exactly `digest`, in
+/// the store [`Store::open_configured`] opens for `state_dir` and
+/// `database`: the check hosts hand to the layered policy loader. The
+/// state directory's SQLite file is not created just to say no.
+pub fn is_trusted_in(
+    state_dir: impl AsRef<Path>,
+    database: Option<&str>,
+    file: &Path,
+    digest: &str,
+) -> Result<bool> {
+    let env = std::env::var(DATABASE_URL_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    if env.is_none() && database.is_none() && !state_dir.as_ref().join(DB_FILE_NAME).exists() {
+        return Ok(false);
+    }
+    let store = Store::open_configured(state_dir, database)?;
+    let key = file.to_string_lossy();
+    Ok(store.trusted(&key)?.as_deref() == Some(digest))
+}
+
 /// An open toolgate store, in a SQLite file or a PostgreSQL database.
 ///
 /// SQLite: one connection, shared by the threads of a process behind a
