@@ -202,6 +202,7 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
     assert!(!env.ws("b.txt").exists(), "the denied write did not happen");
 
     let rows = env.rows();
+    #[allow(clippy::type_complexity)]
     let got: Vec<(&str, Decision, Option<&str>, Outcome, Option<&str>)> = rows
         .iter()
         .map(|r| {

@@ -113,7 +113,9 @@ fn text(o: &Output) -> String {
 #[test]
 fn two_approvals_of_one_call_from_two_processes_run_it_once() {
     let Some(url) = pg_url() else { return };
-    let ws = Ws::new("ask = [\"Bash\"]\n");
+    // The command asks; its redirect's target is allowed (a redirect is an
+    // action of its own).
+    let ws = Ws::new("ask = [\"Bash\"]\nallow = [\"Edit(marker.log)\"]\n");
     let id = ws.queue(
         Store::open_url(&url).unwrap(),
         &Call::new("run_shell", json!({"command": "echo ran >> marker.log"})),

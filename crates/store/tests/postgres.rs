@@ -34,7 +34,7 @@ fn migrations_are_recorded_and_run_once_by_racing_hosts() {
         .iter()
         .map(|r| r.get(0))
         .collect();
-    assert_eq!(versions, [1]);
+    assert_eq!(versions, [1, 2], "each migration once, in order");
     let store = fx.open();
     store.append(&executed("s", "c1")).unwrap();
     assert!(store.verify().unwrap().is_intact());
@@ -128,7 +128,8 @@ fn a_connection_killed_mid_transaction_leaves_no_half_row() {
             killed = killer
                 .query(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                     WHERE application_name = $1 AND wait_event_type = 'Lock'",
+                     WHERE application_name = $1 AND wait_event_type = 'Lock'
+                       AND pid <> pg_backend_pid()",
                     &[&app],
                 )
                 .unwrap()
@@ -191,7 +192,7 @@ fn terminated_connections_lose_nothing_committed() {
             killed += killer
                 .query(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                     WHERE application_name = $1",
+                     WHERE application_name = $1 AND pid <> pg_backend_pid()",
                     &[&app],
                 )
                 .unwrap()
