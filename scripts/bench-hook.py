@@ -3,14 +3,19 @@
 
 Each run is a whole hook process as Claude Code starts it: read a realistic
 PreToolUse input on stdin, find and load a small policy, decide, append the
-ledger row, print the answer, exit. The same is measured for a minimal
-Python hook that only parses the JSON and prints an allow, the smallest
-hook anyone would write. Prints the medians and their ratio.
+ledger row, print the answer, exit. The same inputs go to the peer
+cc-toolgate 0.6.3 (a Rust PreToolUse hook on tree-sitter-bash that keeps no
+record), and to a minimal Python hook that only parses the JSON and prints
+an allow. Prints medians, p90 and the ratios to toolgate.
 
-    scripts/bench-hook.py [--runs N] [--no-build]
+    scripts/bench-hook.py [--runs N] [--no-build] [--peer PATH]
 
-Builds toolgate in release first (unless --no-build). Everything it writes
-goes to a temporary folder that is removed afterwards.
+Builds toolgate in release first (unless --no-build). The peer is not a
+dependency of the build; install it once with
+`cargo install cc-toolgate --version 0.6.3 --locked --root DIR` and pass
+`--peer DIR/bin/cc-toolgate` (default: `cc-toolgate` on PATH; skipped with
+a note when absent). Everything it writes goes to a temporary folder that
+is removed afterwards.
 """
 
 import argparse
@@ -72,6 +77,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="runs of each hook (default 300)")
     parser.add_argument("--no-build", action="store_true", help="use the existing release build")
+    parser.add_argument("--peer", help="the cc-toolgate executable (default: cc-toolgate on PATH)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -103,20 +109,34 @@ def main():
             if done.returncode != 0:
                 sys.exit(f"the Python hook failed: {done}")
 
+        def peer_ok(done):
+            answer = json.loads(done.stdout)
+            if done.returncode != 0 or answer["hookSpecificOutput"]["permissionDecision"] != "allow":
+                sys.exit(f"unexpected cc-toolgate answer: {done}")
+
+        peer = args.peer or shutil.which("cc-toolgate")
+        if peer and not Path(peer).is_file():
+            sys.exit(f"{peer} is not a file")
+
         warmup = 10
         inputs = [claude_input(project, n) for n in range(warmup + args.runs)]
         toolgate_cmd = [str(toolgate), "hook", "claude"]
         python_cmd = [sys.executable, str(hook_py)]
         # Interleaved in blocks, so that a burst of other load on the machine
         # hits both about equally.
-        tg, py = [], []
+        tg, py, cc = [], [], []
+        peer_cmd = [peer] if peer else None
         measure(toolgate_cmd, inputs[:warmup], env, project, toolgate_ok)
         measure(python_cmd, inputs[:warmup], env, project, python_ok)
+        if peer_cmd:
+            measure(peer_cmd, inputs[:warmup], env, project, peer_ok)
         block = 50
         for start in range(warmup, warmup + args.runs, block):
             chunk = inputs[start:min(start + block, warmup + args.runs)]
             tg += measure(toolgate_cmd, chunk, env, project, toolgate_ok)
             py += measure(python_cmd, chunk, env, project, python_ok)
+            if peer_cmd:
+                cc += measure(peer_cmd, chunk, env, project, peer_ok)
 
         rows = sqlite3.connect(state / "toolgate.db").execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
         if rows != warmup + args.runs:
@@ -130,6 +150,14 @@ def main():
         print(f"toolgate hook claude  median {tg_median:6.2f} ms   p90 {p(tg, 90):6.2f} ms   "
               f"(policy load, decision, ledger append: {rows} rows)")
         print(f"minimal Python hook   median {py_median:6.2f} ms   p90 {p(py, 90):6.2f} ms")
+        if cc:
+            cc_median = statistics.median(cc)
+            print(f"cc-toolgate 0.6.3     median {cc_median:6.2f} ms   p90 {p(cc, 90):6.2f} ms   "
+                  "(no record kept)")
+            print(f"ratio (toolgate / cc-toolgate): median {tg_median / cc_median:.2f}, "
+                  f"p90 {p(tg, 90) / p(cc, 90):.2f}")
+        else:
+            print("cc-toolgate: not found (see --peer); not compared")
         print(f"ratio (toolgate / Python): {tg_median / py_median:.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

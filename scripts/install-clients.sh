@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned Claude Code and Gemini CLI releases that the hook tests
+# Installs the pinned Claude Code, Gemini CLI and Codex CLI releases that the hook tests
 # run against, into a cache folder outside the repository.
 #
 #   scripts/install-clients.sh            # installs (or finds) both, prints their paths
@@ -12,6 +12,7 @@ set -euo pipefail
 
 CLAUDE_VERSION=2.1.332
 GEMINI_VERSION=0.61.0
+CODEX_VERSION=0.169.0
 
 dir="${TOOLGATE_CLIENTS_DIR:-$HOME/.cache/toolgate-clients}"
 
@@ -54,3 +55,4 @@ install() {
 
 install claude-code @anthropic-ai/claude-code "$CLAUDE_VERSION" claude
 install gemini-cli @google/gemini-cli "$GEMINI_VERSION" gemini
+install codex-cli @openai/codex "$CODEX_VERSION" codex

@@ -35,9 +35,10 @@ let policy = Policy::from_toml(
     &LoadOptions::default(),
 ).unwrap();
 let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots()).unwrap();
+use toolgate_tools::BuiltinTools;
 let gate = Gate::new(policy, Box::new(NeverApprover), GateOptions::default())
     .unwrap()
-    .with_executors(toolgate_tools::executors(ws, Default::default()));
+    .with_builtin_tools(ws);
 
 let script = Script::parse(r#"
 [[turn]]
@@ -66,6 +67,7 @@ mod run;
 pub mod scripted;
 mod tools;
 mod trace;
+mod wait;
 
 pub use anthropic::{ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION, AnthropicModel};
 pub use http::HttpOptions;

@@ -12,7 +12,7 @@
 //! - nothing runs but through [`Gate::submit`]: arguments that are not a
 //!   JSON object never become a `Call`, so they are refused here, and
 //!   recorded in the gate's ledger when it has one;
-//! - budgets (DESIGN §7): `max_calls` calls at most, and the run stops
+//! - budgets (docs/approvals.md, "Budgets"): `max_calls` calls at most, and the run stops
 //!   after 3 consecutive or 20 total refused calls.
 
 use std::path::Path;
@@ -185,6 +185,7 @@ pub struct Agent {
     limits: Limits,
     system: Option<String>,
     warnings: Vec<String>,
+    queue_wait: Option<std::time::Duration>,
 }
 
 /// The instructions a run starts with, naming the workspace when known.
@@ -217,7 +218,17 @@ impl Agent {
             limits: Limits::default(),
             system: Some(default_system_prompt(root.as_deref())),
             warnings: Vec::new(),
+            queue_wait: None,
         }
+    }
+
+    /// Holds a call the gate queued (`--approver queue`) for up to `wait`
+    /// until a person answers it, then resumes it ([`Gate::resume`]); a
+    /// decline or an expiry is a refusal. Without this, a queued call ends
+    /// at once as `waiting`.
+    pub fn with_queue_wait(mut self, wait: std::time::Duration) -> Agent {
+        self.queue_wait = Some(wait);
+        self
     }
 
     /// Replaces the limits.
@@ -347,7 +358,10 @@ impl Agent {
             client: Client::Toolgate,
             cwd: None,
         };
-        let result = self.gate.submit(&gate_call);
+        let mut result = self.gate.submit(&gate_call);
+        if let Some(wait) = self.queue_wait {
+            result = crate::wait::await_answer(&mut self.gate, result, wait);
+        }
         Step {
             number,
             call: call.clone(),

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use toolgate_tools::BuiltinTools;
 
 use serde_json::{Map, json};
 use toolgate_agent::{
@@ -65,7 +66,7 @@ impl Fixture {
         };
         Gate::new(policy, approver, opts)
             .unwrap()
-            .with_executors(toolgate_tools::executors(ws, Default::default()))
+            .with_builtin_tools(ws)
     }
 
     fn agent(&self) -> Agent {

@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use toolgate_tools::BuiltinTools;
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -48,6 +49,12 @@ pub struct AgentArgs {
     /// `queue` (the call waits for `toolgate approvals approve ID`).
     #[arg(long, value_enum, default_value_t = ApproverKind::Terminal)]
     pub approver: ApproverKind,
+    /// With `--approver queue`: wait up to SECS for a person to answer a
+    /// queued call (the page of `toolgate serve`, `toolgate approvals`),
+    /// then run it if approved. Without it, a queued call ends at once as
+    /// waiting.
+    #[arg(long, value_name = "SECS", requires = "approver")]
+    pub wait: Option<u64>,
     /// Answer the first ask with this, and decline every later one.
     #[arg(long, value_enum, conflicts_with = "approver")]
     pub decision: Option<FixedDecision>,
@@ -192,11 +199,17 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         },
     )
     .map_err(|e| anyhow!("{e}"))?
-    .with_executors(toolgate_tools::executors(workspace, Default::default()));
+    .with_builtin_tools(workspace);
     let mut agent = Agent::new(gate).with_limits(Limits {
         max_calls: args.max_calls,
         ..Limits::default()
     });
+    if let Some(secs) = args.wait {
+        if args.approver != ApproverKind::Queue || args.decision.is_some() {
+            bail!("--wait needs --approver queue");
+        }
+        agent = agent.with_queue_wait(std::time::Duration::from_secs(secs));
+    }
 
     let mut trace = Trace::new(std::io::stderr());
     let finish = match agent.run(model.as_mut(), &args.task, &mut trace) {

@@ -11,6 +11,8 @@ use crate::demo;
 use crate::hook;
 use crate::mcp;
 use crate::policy_cmd;
+use crate::sandbox;
+use crate::serve;
 use crate::state;
 use crate::store;
 
@@ -71,6 +73,25 @@ pub enum Command {
     /// every tools/call through the gate; `toolgate mcp pins` lists the
     /// pinned tool definitions and accepts a changed one.
     Mcp(mcp::McpArgs),
+    /// Run a command inside the policy's OS boundary and exit with its
+    /// status: writes only inside the roots and a private temp dir
+    /// ($TMPDIR); every path a Read deny rule matches (when the command
+    /// starts) masked, for every program; protected paths, the policy file
+    /// and the state directory read-only; no network unless a rule allows
+    /// fetches; no ptrace of processes outside; no new privileges.
+    ///
+    /// When the kernel cannot enforce a part, it says which and refuses to
+    /// run, unless the policy says `sandbox = "off"` or --no-sandbox is
+    /// given (either is recorded in the ledger). `--check` reports what this
+    /// machine can enforce.
+    ///
+    /// toolgate enters the sandbox itself and then executes the command in
+    /// its place, so the exit status is the command's own (killed by a
+    /// signal, it dies of that signal). Before the command runs: 125
+    /// when toolgate refused or failed before the command ran (bad usage,
+    /// an unreadable policy, a sandbox the kernel cannot enforce); 126 when
+    /// the command could not be executed; 127 when it was not found.
+    Sandbox(sandbox::SandboxArgs),
     /// The queue of calls waiting for a person: list, approve (a waiting
     /// call of toolgate's own tools then runs, once), decline.
     Approvals {
@@ -79,6 +100,11 @@ pub enum Command {
         #[command(flatten)]
         db: state::DbArgs,
     },
+    /// The approval page and JSON API on 127.0.0.1: the waiting calls live,
+    /// approve or decline them from a browser or a phone, the history. It
+    /// prints a link holding its token once; the token is also written to
+    /// `serve.token` (mode 0600) in the state directory.
+    Serve(serve::ServeArgs),
     /// The tamper-evident ledger: `show` its rows and totals, `verify` its
     /// hash chain (exit 1 naming the first bad row).
     Audit {
@@ -162,13 +188,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Agent(a) => agent::agent(a),
         Command::Demo(a) => demo::demo(a),
         Command::Mcp(a) => mcp::mcp(a),
+        Command::Sandbox(a) => sandbox::sandbox(a),
         Command::Approvals { command, db } => state::approvals(
-            command.unwrap_or(state::ApprovalsCommand::List { all: false }),
+            command.unwrap_or(state::ApprovalsCommand::List {
+                all: false,
+                json: false,
+            }),
             &db,
         ),
         Command::Store(c) => store::store(c),
         Command::Trust(a) => policy_cmd::trust(a),
         Command::Policy(c) => policy_cmd::policy(c),
+        Command::Serve(a) => serve::serve(a),
         Command::Audit { command, db } => {
             state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)
         }

@@ -9,7 +9,9 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use toolgate_hook::install::{self, HookClient, Installed, Scope};
-use toolgate_hook::{Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, gemini, import};
+use toolgate_hook::{
+    Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, gemini, import,
+};
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -29,7 +31,17 @@ pub enum HookCommand {
     /// Whatever goes wrong, the call is blocked (a deny on standard output
     /// and exit 2).
     Gemini(RunArgs),
-    /// Register `toolgate hook claude|gemini` in the client's settings
+    /// Codex CLI's PreToolUse and PermissionRequest hooks: read the call
+    /// from standard input, decide it, record it, and print Codex's answer.
+    ///
+    /// PreToolUse can only block: a deny is a deny; an ask is refused with
+    /// a reason saying how to allow it (Codex cannot ask from PreToolUse),
+    /// unless `--approver queue` is given. PermissionRequest, which Codex
+    /// raises when it would ask the person, is answered allow or deny; an
+    /// ask is left to Codex's own prompt. Whatever goes wrong, the call is
+    /// blocked: exit 2 with the reason on standard error.
+    Codex(RunArgs),
+    /// Register `toolgate hook claude|gemini|codex` in the client's settings
     /// file, keeping everything else in it (a backup `settings.json.bak` is
     /// written first). Running it again changes nothing.
     Install(InstallArgs),
@@ -61,6 +73,13 @@ pub struct RunArgs {
     /// and runs the call.
     #[arg(long, value_name = "SECS")]
     pub wait: Option<u64>,
+    /// Run every allowed shell command inside the policy's OS boundary: the
+    /// answer rewrites it (Claude Code's `updatedInput`, Gemini CLI's
+    /// `tool_input`) to `toolgate sandbox --policy F -- bash -c '<the exact
+    /// command>'`. The ledger records the rewrite beside the original
+    /// command, whose digest the decision stays bound to.
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 /// The client whose settings get the hook.
@@ -70,6 +89,8 @@ pub enum ClientArg {
     Claude,
     /// Gemini CLI (`.gemini/settings.json`).
     Gemini,
+    /// Codex CLI (`.codex/hooks.json`; with --user, `$CODEX_HOME/hooks.json`).
+    Codex,
 }
 
 #[derive(Debug, Args)]
@@ -97,6 +118,22 @@ pub struct InstallArgs {
     /// With `--approver queue`: how long the hook waits for an answer.
     #[arg(long, value_name = "SECS", requires = "approver")]
     pub wait: Option<u64>,
+    /// Instead of the hook: route the MCP server SRV of the project's
+    /// `.mcp.json` through `toolgate mcp` (the original command is kept and
+    /// comes back with `--undo`). `-- CMD ARGS..` creates or replaces the
+    /// entry with that command.
+    #[arg(long, value_name = "SRV", conflicts_with_all = ["user", "command", "approver", "sandbox"])]
+    pub mcp: Option<String>,
+    /// With `--mcp`: put the server's own command back.
+    #[arg(long, requires = "mcp")]
+    pub undo: bool,
+    /// With `--mcp`: the server's command and arguments.
+    #[arg(last = true, value_name = "CMD", requires = "mcp")]
+    pub server: Vec<String>,
+    /// Register the hook with `--sandbox`: allowed shell commands run
+    /// inside the policy's OS boundary (`toolgate sandbox`).
+    #[arg(long, conflicts_with = "command")]
+    pub sandbox: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -126,6 +163,7 @@ pub fn hook(command: HookCommand) -> anyhow::Result<ExitCode> {
     match command {
         HookCommand::Claude(args) => answer(args, claude::failure, toolgate_hook::claude_hook),
         HookCommand::Gemini(args) => answer(args, gemini::failure, toolgate_hook::gemini_hook),
+        HookCommand::Codex(args) => answer(args, codex::failure, toolgate_hook::codex_hook),
         HookCommand::Install(args) => install(args),
     }
 }
@@ -224,17 +262,65 @@ fn options(args: &RunArgs) -> Result<HookOptions, String> {
             wait: wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT),
         },
     };
+    let sandbox = if args.sandbox {
+        let exe = std::env::current_exe()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| {
+                format!("toolgate: cannot find this executable for --sandbox ({e}); the call was blocked")
+            })?;
+        Some(exe)
+    } else {
+        None
+    };
     Ok(HookOptions {
         policy: args.policy.clone(),
         approver,
+        sandbox,
         ..HookOptions::default()
     })
+}
+
+/// `hook install claude --mcp SRV [--undo] [-- CMD..]`.
+fn route_mcp(
+    client: HookClient,
+    project: &std::path::Path,
+    server: &str,
+    command: &[String],
+    undo: bool,
+) -> anyhow::Result<ExitCode> {
+    if client != HookClient::Claude {
+        bail!("`--mcp` routes a server of Claude Code's `.mcp.json`; use it with `claude`");
+    }
+    if undo && !command.is_empty() {
+        bail!("`--undo` takes no command");
+    }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .context("cannot find the path of this toolgate executable")?;
+    let path = project.join(".mcp.json");
+    let shown = path.display();
+    let cmd = (!command.is_empty()).then_some(command);
+    match install::route_mcp(&path, server, &exe, cmd, undo)? {
+        install::McpRouted::Routed { backup } => println!(
+            "the MCP server `{server}` in {shown} now runs through `toolgate mcp`{}",
+            backup
+                .map(|b| format!(" (the previous version is in {})", b.display()))
+                .unwrap_or_default()
+        ),
+        install::McpRouted::Restored { backup } => println!(
+            "the MCP server `{server}` in {shown} runs its own command again (the previous version is in {})",
+            backup.display()
+        ),
+        install::McpRouted::Unchanged => println!("{shown}: nothing to change for `{server}`"),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let client = match args.client {
         ClientArg::Claude => HookClient::Claude,
         ClientArg::Gemini => HookClient::Gemini,
+        ClientArg::Codex => HookClient::Codex,
     };
     let scope = if args.user {
         Scope::User
@@ -242,6 +328,9 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Scope::Project
     };
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Some(server) = &args.mcp {
+        return route_mcp(client, &cwd, server, &args.server, args.undo);
+    }
     let path = install::settings_path(client, scope, &cwd, |name| std::env::var(name).ok())?;
     let (command, timeout) = match args.command {
         Some(command) => (command, None),
@@ -263,10 +352,19 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             } else if args.wait.is_some() {
                 bail!("`--wait` needs `--approver queue`");
             }
+            if args.sandbox {
+                if client == HookClient::Codex {
+                    bail!(
+                        "`--sandbox` is for Claude Code and Gemini CLI; Codex runs its shell in \
+                         its own sandbox"
+                    );
+                }
+                extra.push("--sandbox".to_owned());
+            }
             (install::default_command(client, &exe, &extra), timeout)
         }
     };
-    let event = client.event();
+    let event = client.events().join(" and ");
     let shown = path.display();
     match install::install(client, &path, &command, timeout)? {
         Installed::Created => println!("created {shown} with the {event} hook `{command}`"),
@@ -277,6 +375,13 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Installed::Unchanged => {
             println!("the {event} hook `{command}` is already in {shown}; nothing changed")
         }
+    }
+    if client == HookClient::Codex {
+        println!(
+            "Codex runs a new hook only once it is trusted: review and trust it with `/hooks` in \
+             codex (or run `codex exec --dangerously-bypass-hook-trust` where the hook source is \
+             vetted by other means)"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

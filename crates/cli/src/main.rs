@@ -11,6 +11,9 @@ mod demo;
 mod hook;
 mod mcp;
 mod policy_cmd;
+mod remote;
+mod sandbox;
+mod serve;
 mod state;
 mod store;
 
@@ -19,7 +22,24 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            // `toolgate sandbox` exits with its command's status, so its own
+            // usage errors take 125, a status commands rarely use.
+            let sandbox = std::env::args_os().nth(1).is_some_and(|a| a == "sandbox");
+            let usage = !matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            );
+            let _ = e.print();
+            return match (sandbox && usage, usage) {
+                (true, _) => ExitCode::from(sandbox::EXIT_REFUSED),
+                (false, true) => ExitCode::from(2),
+                (false, false) => ExitCode::SUCCESS,
+            };
+        }
+    };
     // A reader that stops early (`toolgate audit show | head`) is not a
     // failure of a listing command; for a hook, whose answer is its output,
     // an answer that could not be delivered must never look like success.

@@ -124,6 +124,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
         session: toolgate_gate::new_session_id(),
         server: server.clone(),
         mode,
+        stores: Default::default(),
     };
     let config = Config {
         server,

@@ -4,8 +4,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use toolgate_tools::BuiltinTools;
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use clap::{Args, Subcommand};
 use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome};
 use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store};
@@ -65,6 +66,10 @@ pub enum ApprovalsCommand {
         /// Include answered and finished approvals.
         #[arg(long)]
         all: bool,
+        /// One JSON object per line: id, tool, server, client, session,
+        /// digest, status, created.
+        #[arg(long)]
+        json: bool,
     },
     /// Approve a waiting call. A call of toolgate's own tools then runs,
     /// exactly once, after its stored snapshot is checked against its
@@ -80,6 +85,10 @@ pub enum ApprovalsCommand {
         /// A note recorded with the answer.
         #[arg(long)]
         note: Option<String>,
+        /// With a server (`TOOLGATE_SERVER_URL`): approve only if the call's
+        /// digest is this one (default: the digest the server shows now).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
         #[command(flatten)]
         policy: PolicyArgs,
     },
@@ -100,6 +109,9 @@ pub enum AuditCommand {
         /// Only this session's rows.
         #[arg(long)]
         session: Option<String>,
+        /// Only rows of calls to this MCP server (`toolgate mcp --name`).
+        #[arg(long, value_name = "SRV")]
+        server: Option<String>,
         /// At most this many rows, newest last.
         #[arg(long, default_value_t = 50)]
         limit: usize,
@@ -111,22 +123,37 @@ pub enum AuditCommand {
     Verify,
 }
 
-fn who() -> String {
+pub(crate) fn who() -> String {
     let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
     format!("cli:{user}")
 }
 
 pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = crate::remote::server_url() {
+        return crate::remote::approvals(cmd, &url, db.db.as_deref());
+    }
     let store = db.open()?;
     let mut out = std::io::stdout().lock();
     match cmd {
-        ApprovalsCommand::List { all } => {
+        ApprovalsCommand::List { all, json } => {
             let list = if all {
                 store.list_approvals(None)
             } else {
                 store.list_approvals(Some(ApprovalStatus::Pending))
             }
             .map_err(|e| anyhow!("{e}"))?;
+            if json {
+                for p in &list {
+                    let v = serde_json::json!({
+                        "id": p.id, "tool": p.tool,
+                        "server": p.server.as_deref().or_else(|| mcp_server(&p.tool)),
+                        "client": p.client, "session": p.session, "digest": p.digest,
+                        "status": p.status.as_str(), "created": p.created,
+                    });
+                    writeln!(out, "{v}")?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }
@@ -158,6 +185,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             session,
             note,
             policy,
+            digest: _,
         } => {
             let pending = store
                 .approval(&id)
@@ -168,9 +196,25 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             } else {
                 Answer::Approve
             };
-            store
-                .answer(&id, answer, note.as_deref(), &who())
-                .map_err(|e| anyhow!("{e}"))?;
+            // A call of toolgate's own tools approved on the page, whose
+            // waiter has gone, is approved already: run it here.
+            let approved_elsewhere =
+                pending.status == ApprovalStatus::Approved && pending.client.is_none();
+            if !approved_elsewhere {
+                store
+                    .answer(&id, answer, note.as_deref(), &who())
+                    .map_err(|e| anyhow!("{e}"))?;
+            }
+            if pending.rule.as_deref() == Some(toolgate_policy::rule_ids::HOST_PIN_CHANGED) {
+                return accept_pin(&store, &pending, &mut out);
+            }
+            if pending.server.is_some() {
+                writeln!(
+                    out,
+                    "approved {id}: the same call made again through `toolgate mcp` runs, once"
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
             if pending.client.is_some() {
                 writeln!(
                     out,
@@ -193,7 +237,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 },
             )
             .map_err(|e| anyhow!("{e}"))?
-            .with_executors(toolgate_tools::executors(ws, Default::default()));
+            .with_builtin_tools(ws);
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {
                 eprintln!("toolgate: warning: {w}");
@@ -209,8 +253,61 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
     }
 }
 
+/// Approving a changed MCP tool definition: it becomes the pin (only the
+/// definition that was queued, by its digest), and the approval is closed
+/// with its resolution row.
+fn accept_pin(
+    store: &Store,
+    pending: &toolgate_store::Pending,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let server = pending.server.as_deref().unwrap_or_default();
+    let definition: serde_json::Value =
+        serde_json::from_str(&pending.snapshot_json).unwrap_or_default();
+    let Some(tool) = definition["name"].as_str() else {
+        bail!("approval `{}` holds no tool definition", pending.id);
+    };
+    let claimed = store
+        .claim_for_execution(&pending.id)
+        .map_err(|e| anyhow!("{e}"))?;
+    if claimed.is_none() {
+        bail!("approval `{}` was already used", pending.id);
+    }
+    let accepted = store
+        .accept_pin(server, tool, Some(&pending.digest))
+        .map_err(|e| anyhow!("{e}"))?;
+    let outcome = if accepted.is_some() {
+        toolgate_store::Outcome::Executed
+    } else {
+        toolgate_store::Outcome::Blocked
+    };
+    store
+        .finish(&pending.id, outcome, 0)
+        .map_err(|e| anyhow!("{e}"))?;
+    match accepted {
+        Some(_) => {
+            writeln!(
+                out,
+                "approved {}: the new definition of `{tool}` of `{server}` is trusted",
+                pending.id
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        None => bail!(
+            "the definition of `{tool}` of `{server}` has changed again or was accepted already; \
+             see `toolgate mcp pins list {server}`"
+        ),
+    }
+}
+
+/// The `SRV` of an MCP tool name `mcp__SRV__TOOL`.
+pub(crate) fn mcp_server(tool: &str) -> Option<&str> {
+    let (srv, _) = tool.strip_prefix("mcp__")?.split_once("__")?;
+    (!srv.is_empty()).then_some(srv)
+}
+
 /// The target of a stored call, for listings.
-fn summary(snapshot: &str) -> String {
+pub(crate) fn summary(snapshot: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
     let input = &v["input"];
     for k in ["command", "path", "file_path", "url"] {
@@ -228,12 +325,14 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
     match cmd {
         AuditCommand::Show {
             session,
+            server,
             limit,
             json,
         } => {
             let mut rows = store
                 .rows(&RowFilter {
                     session: session.clone(),
+                    server: server.clone(),
                     limit: Some(limit),
                     newest_first: true,
                     ..RowFilter::default()
@@ -245,7 +344,8 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                 if json {
                     let v = serde_json::json!({
                         "seq": r.seq, "kind": r.kind.as_str(), "time": r.time,
-                        "session": rec.session, "client": rec.client, "call_id": rec.call_id,
+                        "session": rec.session, "client": rec.client, "server": rec.server,
+                        "call_id": rec.call_id,
                         "tool": rec.tool, "digest": rec.digest, "input": rec.input,
                         "decision": rec.decision.as_str(), "rule": rec.rule, "hard": rec.hard,
                         "reason": rec.reason, "approval": rec.approval.map(|a| a.as_str()),

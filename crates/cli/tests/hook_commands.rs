@@ -327,3 +327,128 @@ fn import_claude_without_settings_says_where_it_looked() {
         text(&out.stderr)
     );
 }
+
+/// Runs a hook whose standard output or standard error is a pipe nobody
+/// reads (its reading end closed before the hook starts); returns the exit
+/// code and whether the call's effect showed up.
+fn hook_with_closed(client: &str, closed_stdout: bool, closed_stderr: bool) -> Option<i32> {
+    let dir = Dir::new();
+    std::fs::write(
+        dir.root.join("toolgate.toml"),
+        "allow = [\"Bash(git status)\", \"run_shell_command\"]\n",
+    )
+    .unwrap();
+    let input = json!({
+        "session_id": "s1", "cwd": dir.root, "permission_mode": "default",
+        "hook_event_name": if client == "gemini" { "BeforeTool" } else { "PreToolUse" },
+        "tool_name": if client == "gemini" { "run_shell_command" } else { "Bash" },
+        "tool_input": {"command": "git status"}, "tool_use_id": "toolu_01",
+        "model": "m", "turn_id": "t", "transcript_path": null,
+    });
+    let closed = || {
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    command
+        .args(["hook", client])
+        .current_dir(&dir.root)
+        .env_remove("TOOLGATE_POLICY")
+        .env("HOME", dir.root.join("home"))
+        .env("TOOLGATE_STATE_DIR", dir.root.join("state"))
+        .stdin(Stdio::piped())
+        .stdout(if closed_stdout {
+            closed()
+        } else {
+            Stdio::null()
+        })
+        .stderr(if closed_stderr {
+            closed()
+        } else {
+            Stdio::null()
+        });
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(input.to_string().as_bytes());
+    drop(stdin);
+    child.wait().unwrap().code()
+}
+
+#[test]
+fn a_hook_whose_answer_cannot_be_delivered_never_exits_0() {
+    for client in ["claude", "gemini", "codex"] {
+        for (out, err) in [(true, false), (false, true), (true, true)] {
+            let code = hook_with_closed(client, out, err);
+            assert_eq!(
+                code,
+                Some(2),
+                "{client} with closed stdout={out} stderr={err}"
+            );
+        }
+        // The same allowed call with both open is answered normally.
+        assert_eq!(hook_with_closed(client, false, false), Some(0), "{client}");
+    }
+}
+
+/// The state directory the policy protects is the one the store writes:
+/// a write into it is refused as `hard:state-dir`, and that refusal is
+/// recorded in the database inside it, whether the directory comes from
+/// `HOME` or from a relative `TOOLGATE_STATE_DIR`.
+#[test]
+fn the_protected_state_directory_is_the_one_the_store_writes() {
+    for via_env in [false, true] {
+        let dir = Dir::new();
+        std::fs::write(
+            dir.root.join("toolgate.toml"),
+            "allow = [\"Write\", \"Read\"]\n",
+        )
+        .unwrap();
+        let state = if via_env {
+            dir.root.join("st")
+        } else {
+            dir.root.join(".local/state/toolgate")
+        };
+        let input = json!({
+            "session_id": "s1", "cwd": dir.root, "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": state.join("toolgate.db-x"), "content": "x"},
+            "tool_use_id": "toolu_01",
+        });
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+        command
+            .args(["hook", "claude"])
+            .current_dir(&dir.root)
+            .env_remove("TOOLGATE_POLICY")
+            // The workspace is HOME, so the default state directory lies
+            // inside the roots and only the state-directory limit refuses.
+            .env("HOME", &dir.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if via_env {
+            command.env("TOOLGATE_STATE_DIR", "st");
+        } else {
+            command.env_remove("TOOLGATE_STATE_DIR");
+        }
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains("\"deny\""),
+            "{}",
+            text(&out.stdout)
+        );
+        let store = toolgate_store::Store::open(state.join("toolgate.db")).unwrap();
+        let rows = store.rows(&toolgate_store::RowFilter::default()).unwrap();
+        assert_eq!(rows.len(), 1, "via_env={via_env}");
+        assert_eq!(rows[0].record.rule.as_deref(), Some("hard:state-dir"));
+        assert!(!state.join("toolgate.db-x").exists());
+    }
+}

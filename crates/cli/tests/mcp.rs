@@ -16,6 +16,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolgate_store::{Decision, Outcome, Row, RowFilter, Store};
 
+/// A ledger row as the tests compare it: tool, decision, rule, outcome and
+/// client or server.
+type RowSummary<'a> = (&'a str, Decision, Option<&'a str>, Outcome, Option<&'a str>);
+
 /// The folder `scripts/install-mcp.sh` installs into.
 fn parts() -> PathBuf {
     let dir = std::env::var_os("TOOLGATE_MCP_DIR")
@@ -106,14 +110,26 @@ impl Env {
         gateway: &Command,
         env: &[(&str, &str)],
     ) -> Vec<Value> {
+        self.client_with(&["--elicit", elicit], steps, gateway, env)
+    }
+
+    fn client_with(
+        &self,
+        flags: &[&str],
+        steps: Value,
+        gateway: &Command,
+        env: &[(&str, &str)],
+    ) -> Vec<Value> {
         let mut c = Command::new(python());
         c.arg(py_dir().join("client.py"))
-            .args(["--elicit", elicit])
-            .arg(steps.to_string())
-            .arg("--")
-            .arg(gateway.get_program())
-            .args(gateway.get_args())
-            .env("TOOLGATE_STATE_DIR", self.path("state"))
+            .args(flags)
+            .arg(steps.to_string());
+        if !flags.contains(&"--url") {
+            c.arg("--")
+                .arg(gateway.get_program())
+                .args(gateway.get_args());
+        }
+        c.env("TOOLGATE_STATE_DIR", self.path("state"))
             .current_dir(self.dir.path());
         for (k, v) in env {
             c.env(k, v);
@@ -202,8 +218,7 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
     assert!(!env.ws("b.txt").exists(), "the denied write did not happen");
 
     let rows = env.rows();
-    #[allow(clippy::type_complexity)]
-    let got: Vec<(&str, Decision, Option<&str>, Outcome, Option<&str>)> = rows
+    let got: Vec<RowSummary> = rows
         .iter()
         .map(|r| {
             (
@@ -222,7 +237,7 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
                 "mcp__fs__read_text_file",
                 Decision::Allow,
                 Some("allow[0]"),
-                Outcome::Executed,
+                Outcome::Passed,
                 Some("mcp")
             ),
             (
@@ -240,6 +255,10 @@ fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
                 Some("mcp")
             ),
         ]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.record.server.as_deref() == Some("fs"))
     );
     // One session for the whole gateway.
     assert!(
@@ -265,6 +284,22 @@ fn show_denied_keeps_the_tool_listed_and_its_call_is_still_refused() {
     assert_eq!(calls(&lines)[0]["isError"], true);
     assert!(!env.ws("b.txt").exists());
     assert_eq!(env.rows()[0].record.rule.as_deref(), Some("deny[1]"));
+}
+
+/// `toolgate ARGS` against the test's state directory.
+fn toolgate(env: &Env, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(args)
+        .env("TOOLGATE_STATE_DIR", env.path("state"))
+        .output()
+        .expect("run toolgate")
+}
+
+fn json_lines(out: &std::process::Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
 }
 
 const ASK_POLICY: &str = r#"
@@ -625,4 +660,450 @@ fn a_client_that_disconnects_ends_the_server() {
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|s| s.split_whitespace().nth(2) == Some("Z"))
+}
+
+#[test]
+fn without_elicitation_an_ask_queues_and_the_approved_call_runs_once_when_retried() {
+    let env = Env::new(ASK_POLICY);
+    let gw = env.gateway("marker", &[], &own_server());
+    let m = env.ws("m1").to_string_lossy().into_owned();
+    let go = env.path("go").to_string_lossy().into_owned();
+    let call = json!({"op": "call", "name": "touch", "args": {"path": m}});
+    let steps = json!([call, {"op": "wait_file", "path": go, "timeout": 30}, call, call]);
+    let mut c = Command::new(python());
+    c.arg(py_dir().join("client.py"))
+        .args(["--elicit", "none"])
+        .arg(steps.to_string())
+        .arg("--")
+        .arg(gw.get_program())
+        .args(gw.get_args())
+        .env("TOOLGATE_STATE_DIR", env.path("state"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().expect("start the client");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next_call = || loop {
+        let line = lines.next().expect("a line").expect("read");
+        let v: Value = serde_json::from_str(&line).expect("JSON");
+        if v.get("call").is_some() {
+            return v;
+        }
+    };
+
+    let first = next_call();
+    assert_eq!(first["isError"], true);
+    assert!(!env.ws("m1").exists(), "waiting: not run");
+    let approvals = json_lines(&toolgate(&env, &["approvals", "list", "--json"]));
+    assert_eq!(approvals.len(), 1, "{approvals:?}");
+    let a = &approvals[0];
+    assert_eq!(a["tool"], "mcp__marker__touch");
+    assert_eq!(a["server"], "marker");
+    assert_eq!(a["client"], "mcp");
+    assert_eq!(a["status"], "pending");
+    let id = a["id"].as_str().unwrap().to_string();
+    assert!(
+        first["text"].as_str().unwrap().contains(&id),
+        "the model is told the id"
+    );
+    for key in ["session", "digest", "created"] {
+        assert!(a[key].is_string(), "{key}");
+    }
+    let ok = toolgate(&env, &["approvals", "approve", &id]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    std::fs::write(env.path("go"), "").unwrap();
+
+    let second = next_call();
+    assert_eq!(second["isError"], false, "{second}");
+    assert!(env.ws("m1").exists(), "approved: the same call ran");
+    std::fs::remove_file(env.ws("m1")).unwrap();
+    let third = next_call();
+    assert_eq!(third["isError"], true, "the approval is used once");
+    assert!(!env.ws("m1").exists());
+    assert!(child.wait().unwrap().success());
+
+    let rows = json_lines(&toolgate(
+        &env,
+        &["audit", "show", "--server", "marker", "--json"],
+    ));
+    assert!(
+        rows.iter()
+            .all(|r| r["server"] == "marker" && r["client"] == "mcp")
+    );
+    assert!(rows.iter().any(|r| r["outcome"] == "passed"));
+    let other = json_lines(&toolgate(
+        &env,
+        &["audit", "show", "--server", "fs", "--json"],
+    ));
+    assert!(other.is_empty());
+}
+
+#[test]
+fn the_mcp_servers_example_policy_passes_its_own_tests() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mcp-servers.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("test")
+        .arg(&p)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.lines().filter(|l| l.starts_with("ok ")).count() >= 5,
+        "{text}"
+    );
+}
+
+#[test]
+fn a_client_on_the_per_request_lifecycle_is_gated_too() {
+    // MCP 2026-07-28 (rmcp's newest): no `initialize`, each request
+    // introduces the client in its `_meta`.
+    let env = Env::new(ASK_POLICY);
+    let mut w = Wire::start(env.gateway("marker", &[], &own_server()));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let m = env.ws("m1").to_string_lossy().into_owned();
+    w.request(
+        1,
+        "tools/call",
+        json!({"_meta": meta, "name": "touch", "arguments": {"path": m}}),
+    );
+    let r = w.response();
+    assert_eq!(r["id"], 1);
+    assert_eq!(
+        r["result"]["isError"], true,
+        "an ask with no way to ask: {r}"
+    );
+    assert!(!env.ws("m1").exists());
+    let slow = env.ws("slow").to_string_lossy().into_owned();
+    w.request(
+        2,
+        "tools/call",
+        json!({"_meta": meta, "name": "slow", "arguments": {"path": slow, "seconds": 0}}),
+    );
+    let r = w.response();
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(env.ws("slow").exists());
+    let rows = env.rows();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].record.decision, Decision::Allow);
+}
+
+#[test]
+fn the_servers_own_requests_reach_the_client() {
+    // server-filesystem asks the client for its roots (roots/list, a
+    // server-to-client request) and serves the directories it names.
+    let env = Env::new("allow = [\"mcp__fs__read_text_file\"]\n");
+    std::fs::create_dir(env.ws("a")).unwrap();
+    std::fs::create_dir(env.ws("b")).unwrap();
+    std::fs::write(env.ws("b/f.txt"), "in b\n").unwrap();
+    let mut server = npm_server("filesystem");
+    server.push(env.ws("a").to_string_lossy().into_owned());
+    let gw = env.gateway("fs", &[], &server);
+    let f = env.ws("b/f.txt").to_string_lossy().into_owned();
+    let b = env.ws("b").to_string_lossy().into_owned();
+    let steps = json!([
+        {"op": "sleep", "seconds": 1},
+        {"op": "call", "name": "read_text_file", "args": {"path": f}},
+    ]);
+    let with_roots = env.client_with(&["--roots", &b], steps.clone(), &gw, &[]);
+    assert!(with_roots.iter().any(|l| l.get("roots_asked").is_some()));
+    let c = calls(&with_roots);
+    assert_eq!(
+        (c[0]["isError"].clone(), c[0]["text"].clone()),
+        (json!(false), json!("in b\n"))
+    );
+    let without = env.client("none", steps, &gw, &[]);
+    assert_eq!(
+        calls(&without)[0]["isError"],
+        true,
+        "b is not served without the roots"
+    );
+}
+
+/// server-everything on streamable HTTP at a free port of 127.0.0.1.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut cmd = npm_server("everything");
+        cmd.push("streamableHttp".into());
+        let child = Command::new(&cmd[0])
+            .args(&cmd[1..])
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start server-everything");
+        let server = HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        };
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Dropping `server` ends the process.
+        panic!("server-everything did not listen on {port}");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_on_streamable_http_is_gated_the_same() {
+    let env = Env::new("allow = [\"mcp__ev__echo\"]\n");
+    let server = HttpServer::start();
+    let mut gw = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    gw.arg("mcp")
+        .arg("--policy")
+        .arg(env.path("toolgate.toml"))
+        .args(["--name", "ev", "--url", &server.url]);
+    let lines = env.client(
+        "none",
+        json!([
+            {"op": "call", "name": "echo", "args": {"message": "hi"}},
+            {"op": "call", "name": "get-sum", "args": {"a": 1, "b": 2}},
+        ]),
+        &gw,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["text"], "Echo: hi");
+    assert_eq!(c[1]["isError"], true);
+    let rows = env.rows();
+    let got: Vec<(&str, Decision)> = rows
+        .iter()
+        .map(|r| (r.record.tool.as_str(), r.record.decision))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("mcp__ev__echo", Decision::Allow),
+            ("mcp__ev__get-sum", Decision::Deny)
+        ]
+    );
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+fn gone(pid: i32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists() || is_zombie(pid)
+}
+
+#[test]
+fn listen_serves_clients_over_streamable_http_each_with_its_own_server() {
+    let env = Env::new(ASK_POLICY);
+    let port = free_port();
+    let pidfile = env.path("server.pid");
+    let mut gw = env.gateway("marker", &["--listen", &port.to_string()], &own_server());
+    gw.env("MARKER_PIDFILE", &pidfile)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut gateway = gw.spawn().expect("start toolgate mcp --listen");
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let slow = env.ws("slow").to_string_lossy().into_owned();
+    let m = env.ws("m1").to_string_lossy().into_owned();
+    let none = Command::new("true");
+    let lines = env.client_with(
+        &["--url", &url],
+        json!([
+            {"op": "call", "name": "slow", "args": {"path": slow, "seconds": 0}},
+            {"op": "call", "name": "touch", "args": {"path": m}},
+            {"op": "call", "name": "progress", "args": {"steps": 2}},
+        ]),
+        &none,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["isError"], false);
+    assert!(env.ws("slow").exists(), "allowed: ran");
+    assert_eq!(c[1]["isError"], true, "an ask without elicitation waits");
+    assert!(!env.ws("m1").exists());
+    assert_eq!(c[2]["progress"], json!([1.0, 2.0]));
+    let rows = env.rows();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows.iter()
+            .all(|r| r.record.server.as_deref() == Some("marker"))
+    );
+
+    // The client's session ended: its server goes with it.
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    for _ in 0..100 {
+        if gone(pid) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        gone(pid),
+        "the session's server (pid {pid}) outlived the session"
+    );
+    terminate(gateway.id());
+    let status = gateway.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// SIGTERM to a process this test started.
+fn terminate(pid: u32) {
+    let ok = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn a_tool_redefined_mid_session_is_pinned_again_after_list_changed() {
+    let env = Env::new("allow = [\"mcp__marker__touch\", \"mcp__marker__redefine\"]\n");
+    let gw = env.gateway("marker", &[], &own_server());
+    let m1 = env.ws("m1").to_string_lossy().into_owned();
+    let m2 = env.ws("m2").to_string_lossy().into_owned();
+    let lines = env.client(
+        "none",
+        json!([
+            {"op": "list"},
+            {"op": "call", "name": "touch", "args": {"path": m1}},
+            {"op": "call", "name": "redefine", "args": {"description": "Create a file, and more."}},
+            {"op": "sleep", "seconds": 0.5},
+            {"op": "call", "name": "touch", "args": {"path": m2}},
+        ]),
+        &gw,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["isError"], false);
+    assert!(env.ws("m1").exists());
+    assert_eq!(c[1]["isError"], false, "{}", c[1]);
+    assert_eq!(c[2]["isError"], true, "{}", c[2]);
+    assert!(
+        c[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was pinned")
+    );
+    assert!(!env.ws("m2").exists(), "the redefined tool did not run");
+    let rows = env.rows();
+    let last = rows.last().unwrap();
+    assert_eq!(last.record.rule.as_deref(), Some("host:blocked-tool"));
+}
+
+#[test]
+fn a_pin_store_that_cannot_be_read_fails_closed() {
+    let env = Env::new(ASK_POLICY);
+    let mut w = Wire::start(env.gateway("marker", &[], &own_server()));
+    w.initialize();
+    // The state database is replaced by something that is not one.
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = env.db().into_os_string();
+        p.push(suffix);
+        let _ = std::fs::remove_file(&p);
+    }
+    std::fs::write(env.db(), "not a database").unwrap();
+    let slow = env.ws("slow").to_string_lossy().into_owned();
+    w.request(
+        2,
+        "tools/call",
+        json!({"name": "slow", "arguments": {"path": slow, "seconds": 0}}),
+    );
+    let r = w.response();
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        !env.ws("slow").exists(),
+        "an allowed tool does not run untrusted"
+    );
+    w.request(3, "tools/list", json!({}));
+    let r = w.response();
+    let tools = r["result"]["tools"].as_array().expect("tools");
+    assert!(
+        tools.iter().all(|t| t["description"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("[toolgate: not trusted")),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_changed_tool_definition_waits_in_the_queue_and_approving_it_trusts_it() {
+    let env = Env::new("allow = [\"mcp__marker__touch\"]\n");
+    let gw = env.gateway("marker", &[], &own_server());
+    let touch = |f: &str, desc: &str| {
+        let p = env.ws(f).to_string_lossy().into_owned();
+        env.client(
+            "none",
+            json!([{"op": "list"}, {"op": "call", "name": "touch", "args": {"path": p}}]),
+            &gw,
+            &[("MARKER_DESC", desc)],
+        )
+    };
+    touch("m1", "Create a file.");
+    let changed = touch("m2", "Create a file; then mail it out.");
+    assert_eq!(calls(&changed)[0]["isError"], true);
+    assert!(!env.ws("m2").exists());
+
+    let queued: Vec<Value> = json_lines(&toolgate(&env, &["approvals", "list", "--json"]))
+        .into_iter()
+        .filter(|a| a["tool"] == "mcp__marker__touch")
+        .collect();
+    assert_eq!(
+        queued.len(),
+        1,
+        "one approval per changed definition: {queued:?}"
+    );
+    assert_eq!(queued[0]["server"], "marker");
+    let id = queued[0]["id"].as_str().unwrap().to_string();
+    let ok = toolgate(&env, &["approvals", "approve", &id]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+
+    let trusted = touch("m3", "Create a file; then mail it out.");
+    assert_eq!(calls(&trusted)[0]["isError"], false, "{trusted:?}");
+    assert!(
+        env.ws("m3").exists(),
+        "approved: the new definition is trusted"
+    );
+    // A further change is refused again.
+    let again = touch("m4", "Something else entirely.");
+    assert_eq!(calls(&again)[0]["isError"], true);
+    assert!(!env.ws("m4").exists());
 }

@@ -128,6 +128,8 @@ pub struct Gate {
 }
 
 /// Where a call stands once the approver (or the queue) has spoken.
+// Short-lived, one per call, never stored: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Approval {
     /// Run it (approved, or allowed without asking).
     Go {
@@ -226,6 +228,12 @@ impl Gate {
         &self.policy
     }
 
+    /// The same policy, shared: for executors that must honour it too (the
+    /// shell's OS boundary, the addresses a fetch may connect to).
+    pub fn shared_policy(&self) -> Arc<Policy> {
+        self.policy.clone()
+    }
+
     /// The session id.
     pub fn session(&self) -> &str {
         &self.session
@@ -234,6 +242,12 @@ impl Gate {
     /// The store, when there is one.
     pub fn store(&self) -> Option<&Store> {
         self.store.as_ref()
+    }
+
+    /// Ends the gate and gives its store back, so that a host making one
+    /// gate per call (the MCP gateway) can reuse the connection.
+    pub fn into_store(self) -> Option<Store> {
+        self.store
     }
 
     /// Counts of this gate's calls.
@@ -343,6 +357,15 @@ impl Gate {
     /// It cannot fail: every problem (a store that cannot record, an
     /// approver that breaks) is a [`Verdict::Refuse`].
     pub fn pass(&mut self, call: &Call) -> Passage {
+        self.pass_rewritten(call, None)
+    }
+
+    /// [`Gate::pass`] for a host that will run a call that runs in another
+    /// form than the one decided (a shell command wrapped to run under
+    /// `toolgate sandbox`): `rewritten` is recorded in the row of a call
+    /// handed over to run, beside the original, whose digest the decision
+    /// and any approval stay bound to.
+    pub fn pass_rewritten(&mut self, call: &Call, rewritten: Option<&str>) -> Passage {
         let start = Instant::now();
         let snapshot = call.clone();
         let digest = snapshot.digest();
@@ -373,6 +396,11 @@ impl Gate {
                         None,
                     ),
                     None => format!("toolgate: {}", decision.reason),
+                };
+                let note = match (note, rewritten) {
+                    (n, None) => n,
+                    (None, Some(r)) => Some(format!("runs as: {r}")),
+                    (Some(n), Some(r)) => Some(format!("{n}\nruns as: {r}")),
                 };
                 match self.finish_run(
                     &snapshot,
@@ -700,6 +728,14 @@ impl Gate {
                 log,
             },
             Queued::Taken => refuse_recorded(texts::used_elsewhere_text(&decision.reason, &id)),
+            Queued::Expired => refuse_recorded(texts::refusal(
+                &format!(
+                    "{}; its approval `{id}` expired: no one answered within the approval TTL",
+                    decision.reason
+                ),
+                false,
+                None,
+            )),
             Queued::Gone => refuse_recorded(texts::refusal(
                 &format!(
                     "{}; its pending approval `{id}` disappeared from the queue",

@@ -24,6 +24,7 @@ runs any other way. Inside, in this order:
 use serde_json::json;
 use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome};
 use toolgate_policy::{Call, LoadOptions, Policy};
+use toolgate_tools::BuiltinTools;
 
 let dir = tempfile::tempdir().unwrap();
 std::fs::write(dir.path().join("readme.txt"), "hello").unwrap();
@@ -35,7 +36,7 @@ let policy = Policy::from_toml(
 let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots()).unwrap();
 let mut gate = Gate::new(policy, Box::new(NeverApprover), GateOptions::default())
     .unwrap()
-    .with_executors(toolgate_tools::executors(ws, Default::default()));
+    .with_builtin_tools(ws);
 
 let r = gate.submit(&Call::new("read_file", json!({"path": "readme.txt"})));
 assert_eq!((r.outcome, r.content.as_str()), (Outcome::Executed, "hello"));

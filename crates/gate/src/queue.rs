@@ -19,6 +19,9 @@ pub(crate) enum Queued {
     Approved(Pending),
     /// A person declined it (the store wrote its resolution row).
     Declined(Pending),
+    /// No one answered within the approval TTL (the store wrote its
+    /// resolution row).
+    Expired,
     /// No answer within the wait; it stays queued.
     Pending,
     /// Another process took the approval first.
@@ -45,6 +48,7 @@ pub(crate) fn enqueue(
     let pending = PendingNew {
         session: gate.session.clone(),
         client: request.client.clone(),
+        server: request.server.clone(),
         call_id: request.call_id.clone(),
         tool: request.tool.clone(),
         snapshot_json: snapshot.canonical_json(),
@@ -84,6 +88,7 @@ pub(crate) fn await_answer(gate: &Gate, id: &str, patience: Patience) -> Queued 
                 };
             }
             ApprovalStatus::Declined => return Queued::Declined(approval),
+            ApprovalStatus::Expired => return Queued::Expired,
             ApprovalStatus::Executing | ApprovalStatus::Done => return Queued::Taken,
         }
         let now = Instant::now();

@@ -69,6 +69,7 @@ pub(crate) fn record_of(gate: &Gate, snapshot: &Call, decision: &Decision, row: 
     Record {
         session: gate.session.clone(),
         client: client_tag(snapshot),
+        server: gate.server.clone(),
         call_id: snapshot.id.clone(),
         tool: snapshot.tool.clone(),
         digest: decision.digest.clone().unwrap_or_else(|| snapshot.digest()),

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use toolgate_tools::BuiltinTools;
 
 use serde_json::json;
 use toolgate_gate::{
@@ -77,7 +78,7 @@ impl Ws {
             },
         )
         .unwrap()
-        .with_executors(toolgate_tools::executors(ws, Default::default()));
+        .with_builtin_tools(ws);
         gate.register("marker", Box::new(Marker(self.root.join("MARKER"))));
         gate
     }
@@ -559,4 +560,143 @@ fn a_blocked_tool_is_refused_whatever_the_policy() {
         (Outcome::Blocked, Some("host:blocked-tool"))
     );
     assert!(marker_lines(&ws).is_empty());
+}
+
+/// Two rules ask for the two parts of one command, both `remember =
+/// "session"`. A "this session" answer must grant both, whichever path it
+/// arrives by, so that the same call runs without asking again; before the
+/// gate served every host, `resume` granted only the rule the approval was
+/// stored under.
+const TWO_ASKS: &str = r#"
+[[rule]]
+id = "push-ask"
+effect = "ask"
+match = ["Bash(git push *)"]
+remember = "session"
+
+[[rule]]
+id = "publish-ask"
+effect = "ask"
+match = ["Bash(npm publish *)"]
+remember = "session"
+
+[tool.marker]
+kind = "exec"
+field = "cmd"
+"#;
+
+fn marker_call(n: u32) -> Call {
+    let mut c = Call::new(
+        "marker",
+        json!({"cmd": "git push origin && npm publish pkg"}),
+    );
+    c.id = format!("c{n}");
+    c
+}
+
+#[test]
+fn a_session_answer_given_through_resume_grants_every_rule_that_asked() {
+    let ws = Ws::new();
+    let mut gate = ws.gate_with(TWO_ASKS, Box::new(QueueApprover), "s-resume");
+    let first = gate.submit(&marker_call(1));
+    assert_eq!(first.outcome, Outcome::Waiting);
+    let mut rules = first.decision.grant_rules.clone();
+    rules.sort();
+    assert_eq!(rules, ["publish-ask", "push-ask"]);
+    let id = first.approval_id.clone().unwrap();
+    ws.store()
+        .answer(&id, toolgate_store::Answer::Session, None, "test")
+        .unwrap();
+    let mut resumer = ws.gate_with(TWO_ASKS, Box::new(NeverApprover), "s-resume");
+    assert_eq!(resumer.resume(&id).unwrap().outcome, Outcome::Executed);
+    // A fresh gate of the session: the same call runs without asking.
+    let mut later = ws.gate_with(TWO_ASKS, Box::new(NeverApprover), "s-resume");
+    let again = later.submit(&marker_call(2));
+    assert_eq!(
+        again.decision.decision,
+        Effect::Allow,
+        "{:?}",
+        again.decision
+    );
+    assert_eq!(again.outcome, Outcome::Executed);
+    assert_eq!(marker_lines(&ws).len(), 2);
+}
+
+#[test]
+fn a_session_answer_given_while_a_host_waits_grants_every_rule_that_asked() {
+    let ws = Ws::new();
+    let store = ws.store();
+    let answerer = std::thread::spawn({
+        let db = ws.db.clone();
+        move || {
+            let store = Store::open(&db).unwrap();
+            for _ in 0..200 {
+                if let Some(p) = store.list_pending().unwrap().first() {
+                    store
+                        .answer(&p.id, toolgate_store::Answer::Session, None, "test")
+                        .unwrap();
+                    return true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            false
+        }
+    });
+    drop(store);
+    let patience = toolgate_gate::Patience {
+        wait: std::time::Duration::from_secs(10),
+        poll: std::time::Duration::from_millis(20),
+    };
+    let mut gate = ws.gate_with(
+        TWO_ASKS,
+        Box::new(toolgate_gate::WaitingApprover(patience)),
+        "s-pass",
+    );
+    let passage = gate.pass(&marker_call(1));
+    assert!(answerer.join().unwrap(), "no pending approval appeared");
+    assert_eq!(
+        passage.verdict,
+        toolgate_gate::Verdict::Run,
+        "{}",
+        passage.message
+    );
+    let mut later = ws.gate_with(TWO_ASKS, Box::new(NeverApprover), "s-pass");
+    let again = later.pass(&marker_call(2));
+    assert_eq!(
+        again.decision.decision,
+        Effect::Allow,
+        "{:?}",
+        again.decision
+    );
+    assert_eq!(again.verdict, toolgate_gate::Verdict::Run);
+    // Another session is not covered.
+    let mut other = ws.gate_with(TWO_ASKS, Box::new(NeverApprover), "s-other");
+    assert_eq!(
+        other.pass(&marker_call(3)).verdict,
+        toolgate_gate::Verdict::Refuse
+    );
+}
+
+/// The attack no parser can see: an allowed interpreter copying a denied
+/// file. `run_shell` runs inside the policy's OS boundary, so the copy
+/// holds the mask, not the secret.
+#[test]
+fn s_sandbox_an_allowed_interpreter_cannot_copy_a_denied_file() {
+    let ws = Ws::new();
+    let policy = r#"
+allow = ["Bash(python3 *)"]
+deny = ["Read(secrets.txt)"]
+"#;
+    let mut gate = ws.gate_with(policy, Box::new(NeverApprover), "sandbox");
+    let r = gate.submit(&Call::new(
+        "run_shell",
+        json!({"command": "python3 -c \"open('copied','w').write(open('secrets.txt').read() + 'ran')\""}),
+    ));
+    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
+    let copied = std::fs::read_to_string(ws.root.join("copied")).unwrap();
+    assert_eq!(copied, "ran", "the denied file was copied: {copied:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("secrets.txt")).unwrap(),
+        "s3cr3t"
+    );
 }

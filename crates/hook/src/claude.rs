@@ -136,6 +136,8 @@ struct SpecificOutput<'a> {
     permission_decision: &'static str,
     #[serde(skip_serializing_if = "str::is_empty")]
     permission_decision_reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_input: Option<&'a Map<String, Value>>,
 }
 
 /// The answer Claude Code honours for a decided call: the
@@ -151,11 +153,23 @@ struct SpecificOutput<'a> {
 ///
 /// An empty reason is left out (Claude Code then says `Blocked by hook`).
 pub fn reply(permission: Permission, reason: &str) -> HookReply {
+    reply_with_input(permission, reason, None)
+}
+
+/// [`reply`], and for an `Allow`, the input Claude Code is to run instead
+/// of the model's (`updatedInput`: the whole input, as Claude Code
+/// replaces it, not merges it). Ignored for other answers.
+pub fn reply_with_input(
+    permission: Permission,
+    reason: &str,
+    updated_input: Option<&Map<String, Value>>,
+) -> HookReply {
     let output = Output {
         hook_specific_output: SpecificOutput {
             hook_event_name: EVENT,
             permission_decision: permission.as_str(),
             permission_decision_reason: reason,
+            updated_input: updated_input.filter(|_| permission == Permission::Allow),
         },
     };
     HookReply {

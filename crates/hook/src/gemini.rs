@@ -106,14 +106,47 @@ struct Output<'a> {
 ///
 /// An empty reason is left out (Gemini CLI then says `No reason provided`).
 pub fn reply(permission: Permission, reason: &str) -> HookReply {
-    HookReply {
-        stdout: to_json(&Output {
+    reply_with_input(permission, reason, None)
+}
+
+/// [`reply`], and for an `Allow`, the input fields Gemini CLI is to run
+/// with instead of the model's (`hookSpecificOutput.tool_input`, merged
+/// into the call's parameters). Ignored for other answers.
+pub fn reply_with_input(
+    permission: Permission,
+    reason: &str,
+    tool_input: Option<&Map<String, Value>>,
+) -> HookReply {
+    let stdout = match tool_input.filter(|_| permission == Permission::Allow) {
+        None => to_json(&Output {
             decision: permission.as_str(),
             reason,
         }),
+        Some(input) => to_json(&RewriteOutput {
+            decision: permission.as_str(),
+            reason,
+            hook_specific_output: Rewrite { tool_input: input },
+        }),
+    };
+    HookReply {
+        stdout,
         stderr: String::new(),
         exit_code: 0,
     }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RewriteOutput<'a> {
+    decision: &'static str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    reason: &'a str,
+    hook_specific_output: Rewrite<'a>,
+}
+
+#[derive(Serialize)]
+struct Rewrite<'a> {
+    tool_input: &'a Map<String, Value>,
 }
 
 /// The answer when no decision could be made (unreadable input or policy,

@@ -21,6 +21,9 @@ pub enum HookClient {
     Claude,
     /// Gemini CLI: a `BeforeTool` hook, timeout in milliseconds.
     Gemini,
+    /// Codex CLI: `PreToolUse` and `PermissionRequest` hooks in
+    /// `hooks.json`, timeout in seconds.
+    Codex,
 }
 
 impl HookClient {
@@ -29,14 +32,16 @@ impl HookClient {
         match self {
             HookClient::Claude => "claude",
             HookClient::Gemini => "gemini",
+            HookClient::Codex => "codex",
         }
     }
 
-    /// The hook event toolgate answers.
-    pub fn event(self) -> &'static str {
+    /// The hook events toolgate answers.
+    pub fn events(self) -> &'static [&'static str] {
         match self {
-            HookClient::Claude => crate::claude::EVENT,
-            HookClient::Gemini => crate::gemini::EVENT,
+            HookClient::Claude => &[crate::claude::EVENT],
+            HookClient::Gemini => &[crate::gemini::EVENT],
+            HookClient::Codex => &[crate::codex::PRE_TOOL_USE, crate::codex::PERMISSION_REQUEST],
         }
     }
 
@@ -45,13 +50,31 @@ impl HookClient {
         match self {
             HookClient::Claude => ".claude",
             HookClient::Gemini => ".gemini",
+            HookClient::Codex => ".codex",
+        }
+    }
+
+    /// The settings file's name in that folder.
+    fn file_name(self) -> &'static str {
+        match self {
+            HookClient::Claude | HookClient::Gemini => "settings.json",
+            HookClient::Codex => "hooks.json",
+        }
+    }
+
+    /// The matcher that selects every tool: Codex matches by regular
+    /// expression and selects every tool when the matcher is absent.
+    fn matcher(self) -> Option<&'static str> {
+        match self {
+            HookClient::Claude | HookClient::Gemini => Some("*"),
+            HookClient::Codex => None,
         }
     }
 
     /// A hook timeout in the unit the client's settings use.
     fn timeout_value(self, timeout: Duration) -> u64 {
         match self {
-            HookClient::Claude => timeout.as_secs().max(1),
+            HookClient::Claude | HookClient::Codex => timeout.as_secs().max(1),
             HookClient::Gemini => u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
         }
     }
@@ -145,14 +168,20 @@ pub fn settings_path(
 ) -> Result<PathBuf, InstallError> {
     let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     Ok(match scope {
-        Scope::Project => project.join(client.folder()).join("settings.json"),
-        Scope::User => match (client, set("CLAUDE_CONFIG_DIR"), set("GEMINI_CLI_HOME")) {
-            (HookClient::Claude, Some(dir), _) => dir.join("settings.json"),
-            (HookClient::Gemini, _, Some(home)) => home.join(".gemini/settings.json"),
+        Scope::Project => project.join(client.folder()).join(client.file_name()),
+        Scope::User => match (
+            client,
+            set("CLAUDE_CONFIG_DIR"),
+            set("GEMINI_CLI_HOME"),
+            set("CODEX_HOME"),
+        ) {
+            (HookClient::Claude, Some(dir), _, _) => dir.join("settings.json"),
+            (HookClient::Gemini, _, Some(home), _) => home.join(".gemini/settings.json"),
+            (HookClient::Codex, _, _, Some(home)) => home.join("hooks.json"),
             _ => set("HOME")
                 .ok_or(InstallError::NoHome { client })?
                 .join(client.folder())
-                .join("settings.json"),
+                .join(client.file_name()),
         },
     })
 }
@@ -221,7 +250,6 @@ pub fn install(
             settings.type_name()
         )));
     }
-    let event = client.event();
     let hooks = settings
         .entry("hooks", || Json::Object(Vec::new()))
         .ok_or_else(|| malformed("its top level is not an object".to_owned()))?;
@@ -231,42 +259,51 @@ pub fn install(
             hooks.type_name()
         )));
     }
-    let entries = hooks
-        .entry(event, || Json::Array(Vec::new()))
-        .ok_or_else(|| malformed("`hooks` is not an object".to_owned()))?;
-    let found = entries.type_name();
-    let Json::Array(list) = entries else {
-        return Err(malformed(format!(
-            "`hooks.{event}` is {found}, not an array"
-        )));
-    };
-    let registered = list.iter().any(|entry| {
-        entry
-            .get("hooks")
-            .and_then(Json::as_array)
-            .is_some_and(|hooks| {
-                hooks
-                    .iter()
-                    .any(|h| h.get("command").and_then(Json::as_str) == Some(command))
-            })
-    });
-    if registered {
+    let mut added = false;
+    for event in client.events() {
+        let entries = hooks
+            .entry(event, || Json::Array(Vec::new()))
+            .ok_or_else(|| malformed("`hooks` is not an object".to_owned()))?;
+        let found = entries.type_name();
+        let Json::Array(list) = entries else {
+            return Err(malformed(format!(
+                "`hooks.{event}` is {found}, not an array"
+            )));
+        };
+        let registered = list.iter().any(|entry| {
+            entry
+                .get("hooks")
+                .and_then(Json::as_array)
+                .is_some_and(|hooks| {
+                    hooks
+                        .iter()
+                        .any(|h| h.get("command").and_then(Json::as_str) == Some(command))
+                })
+        });
+        if registered {
+            continue;
+        }
+        let mut hook = vec![
+            ("type".to_owned(), Json::String("command".to_owned())),
+            ("command".to_owned(), Json::String(command.to_owned())),
+        ];
+        if let Some(timeout) = timeout {
+            hook.push((
+                "timeout".to_owned(),
+                Json::Number(client.timeout_value(timeout).into()),
+            ));
+        }
+        let mut entry = Vec::new();
+        if let Some(matcher) = client.matcher() {
+            entry.push(("matcher".to_owned(), Json::String(matcher.to_owned())));
+        }
+        entry.push(("hooks".to_owned(), Json::Array(vec![Json::Object(hook)])));
+        list.push(Json::Object(entry));
+        added = true;
+    }
+    if !added {
         return Ok(Installed::Unchanged);
     }
-    let mut hook = vec![
-        ("type".to_owned(), Json::String("command".to_owned())),
-        ("command".to_owned(), Json::String(command.to_owned())),
-    ];
-    if let Some(timeout) = timeout {
-        hook.push((
-            "timeout".to_owned(),
-            Json::Number(client.timeout_value(timeout).into()),
-        ));
-    }
-    list.push(Json::Object(vec![
-        ("matcher".to_owned(), Json::String("*".to_owned())),
-        ("hooks".to_owned(), Json::Array(vec![Json::Object(hook)])),
-    ]));
 
     let text = settings.to_pretty();
     let outcome = match existing {
@@ -328,6 +365,8 @@ fn replace(path: &Path, text: &str) -> Result<(), InstallError> {
     }
     result.map_err(write_err(path, "write the settings"))
 }
+
+pub use crate::mcp_json::{McpRouted, route_mcp};
 
 #[cfg(test)]
 mod tests {

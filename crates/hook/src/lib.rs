@@ -99,6 +99,7 @@ mod fields;
 pub mod gemini;
 pub mod import;
 pub mod install;
+mod mcp_json;
 mod ordered;
 mod run;
 

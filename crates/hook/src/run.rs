@@ -12,7 +12,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use toolgate_gate::{
     Gate, GateOptions, HostApprover, Patience, UnavailableApprover, Verdict as GateVerdict,
     WaitingApprover, texts,
@@ -61,6 +61,12 @@ pub struct HookOptions {
     pub state_dir: Option<PathBuf>,
     /// How often a waiting hook looks for an answer.
     pub poll: Duration,
+    /// `--sandbox`: an allowed shell command is answered with the client's
+    /// input rewrite so that it runs as `TOOLGATE sandbox --policy F --
+    /// bash -c '<the exact command>'`, TOOLGATE being this path (the
+    /// toolgate executable). The ledger row records the rewritten command
+    /// beside the original; the decision stays bound to the original.
+    pub sandbox: Option<PathBuf>,
 }
 
 impl Default for HookOptions {
@@ -70,6 +76,7 @@ impl Default for HookOptions {
             approver: Approver::Client,
             state_dir: None,
             poll: Duration::from_millis(200),
+            sandbox: None,
         }
     }
 }
@@ -108,7 +115,11 @@ pub fn claude_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
         };
         match job.run(opts) {
             Ok(verdict) => {
-                let mut reply = claude::reply(verdict.permission, &verdict.reason);
+                let mut reply = claude::reply_with_input(
+                    verdict.permission,
+                    &verdict.reason,
+                    verdict.updated_input.as_ref(),
+                );
                 reply.stderr = verdict.warnings;
                 reply
             }
@@ -141,7 +152,11 @@ pub fn gemini_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
         };
         match job.run(opts) {
             Ok(verdict) => {
-                let mut reply = gemini::reply(verdict.permission, &verdict.reason);
+                let mut reply = gemini::reply_with_input(
+                    verdict.permission,
+                    &verdict.reason,
+                    verdict.updated_input.as_ref(),
+                );
                 reply.stderr = verdict.warnings;
                 reply
             }
@@ -259,11 +274,17 @@ struct Job {
     host: Host,
 }
 
+/// A shell command wrapped to run under `toolgate sandbox`: the command
+/// line, and the whole tool input that carries it.
+type Rewrite = (String, Map<String, Value>);
+
 /// The answer to send, and warnings for standard error.
 struct Verdict {
     permission: Permission,
     reason: String,
     warnings: String,
+    /// The input the client is to run instead (`--sandbox`).
+    updated_input: Option<Map<String, Value>>,
 }
 
 impl Job {
@@ -320,7 +341,14 @@ impl Job {
         };
         let mut gate = Gate::new(policy, approver, gate_opts)
             .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;
-        let passage = gate.pass(&self.call);
+        let rewritten = match &opts.sandbox {
+            Some(exe) => self.sandboxed(exe, gate.policy(), cwd)?,
+            None => None,
+        };
+        let passage = gate.pass_rewritten(
+            &self.call,
+            rewritten.as_ref().map(|(line, _)| line.as_str()),
+        );
         let mut warnings = String::new();
         for w in gate.take_warnings() {
             warn(&mut warnings, w);
@@ -330,11 +358,57 @@ impl Job {
             GateVerdict::AskHost => Permission::Ask,
             GateVerdict::Refuse | GateVerdict::Wait => Permission::Deny,
         };
+        let updated_input = match (passage.verdict, rewritten) {
+            (GateVerdict::Run, Some((_, input))) => Some(input),
+            _ => None,
+        };
         Ok(Verdict {
             permission,
             reason: passage.message,
             warnings,
+            updated_input,
         })
+    }
+
+    /// The rewritten command line and the whole input that carries it,
+    /// when this call is the client's shell tool with a command string.
+    /// A command that cannot be wrapped (it holds a NUL byte) is an error:
+    /// under `--sandbox` no shell command runs unsandboxed.
+    fn sandboxed(
+        &self,
+        exe: &Path,
+        policy: &Policy,
+        cwd: &Path,
+    ) -> Result<Option<Rewrite>, String> {
+        let shell_tool = match self.host {
+            Host::Claude => "Bash",
+            Host::Gemini => "run_shell_command",
+            Host::Codex(_) => return Ok(None),
+        };
+        if self.call.tool != shell_tool {
+            return Ok(None);
+        }
+        let Some(command) = self.call.input.get("command").and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        let exe = exe.to_string_lossy();
+        let policy_file = policy.file().map(|f| f.to_string_lossy().into_owned());
+        let workspace = match policy_file {
+            Some(_) => None,
+            None => Some(cwd.to_string_lossy().into_owned()),
+        };
+        let line = toolgate_sandbox::sandboxed_command_line(
+            &exe,
+            policy_file.as_deref(),
+            workspace.as_deref(),
+            command,
+        )
+        .map_err(|e| {
+            format!("toolgate: the command cannot run in the sandbox ({e}); the call was blocked")
+        })?;
+        let mut input = self.call.input.clone();
+        input.insert("command".into(), Value::String(line.clone()));
+        Ok(Some((line, input)))
     }
 }
 

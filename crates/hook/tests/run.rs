@@ -951,3 +951,51 @@ proptest! {
         never_allows(&claude_hook(value.to_string().as_bytes(), &p.opts()))?;
     }
 }
+
+#[test]
+fn sandbox_rewrites_only_allowed_shell_commands_and_records_the_rewrite() {
+    let p = Project::new(POLICY);
+    let opts = HookOptions {
+        sandbox: Some(PathBuf::from("/opt/toolgate")),
+        ..p.opts()
+    };
+    let allowed = p.claude_with(&opts, "s1", "default", "Bash", bash("git status"));
+    let out: Value = serde_json::from_str(&allowed.stdout).unwrap();
+    let spec = &out["hookSpecificOutput"];
+    assert_eq!(spec["permissionDecision"], "allow");
+    let command = spec["updatedInput"]["command"].as_str().unwrap();
+    assert!(
+        command.starts_with("'/opt/toolgate' 'sandbox' '--policy' ")
+            && command.ends_with("'--' 'bash' '-c' 'git status'"),
+        "{command}"
+    );
+    let row = &p.rows()[0].record;
+    // The decision is bound to the original input; the rewrite is noted.
+    assert_eq!(
+        serde_json::from_str::<Value>(&row.input).unwrap(),
+        bash("git status")
+    );
+    assert!(row.note.as_deref().unwrap_or("").contains(command));
+
+    for (tool, input) in [
+        ("Bash", bash("rm -rf build")),
+        ("Read", json!({"file_path": "README.md"})),
+    ] {
+        let reply = p.claude_with(&opts, "s1", "default", tool, input);
+        let out: Value = serde_json::from_str(&reply.stdout).unwrap();
+        assert!(
+            out["hookSpecificOutput"].get("updatedInput").is_none(),
+            "{tool}: {}",
+            reply.stdout
+        );
+    }
+    let gemini = p.gemini_with(&opts, "run_shell_command", bash("git status"));
+    let out: Value = serde_json::from_str(&gemini.stdout).unwrap();
+    assert_eq!(out["decision"], "allow");
+    assert!(
+        out["hookSpecificOutput"]["tool_input"]["command"]
+            .as_str()
+            .unwrap()
+            .contains("'sandbox'")
+    );
+}

@@ -1,14 +1,19 @@
 //! Downstream transports: the client on the gateway's own standard input
 //! and output, or clients over streamable HTTP on a local address.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::error::Error;
 use crate::framing;
+use crate::listen::HttpRelay;
 use crate::relay::Relay;
 
 /// Serves one client on stdin/stdout until it disconnects (the server is
@@ -17,8 +22,14 @@ use crate::relay::Relay;
 pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     let relay = Relay::new(config);
     let shared = Arc::clone(relay.shared());
-    let transport = framing::checked(tokio::io::stdin(), tokio::io::stdout());
-    let running = match relay.serve(transport).await {
+    let running = match stdio_pipes() {
+        Some((input, output)) => relay.serve(framing::checked(input, output)).await,
+        None => {
+            let (input, output) = (tokio::io::stdin(), tokio::io::stdout());
+            relay.serve(framing::checked(input, output)).await
+        }
+    };
+    let running = match running {
         Ok(r) => r,
         Err(e) => {
             shared.end_server().await;
@@ -29,7 +40,70 @@ pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     tokio::select! {
         _ = running.waiting() => {}
         _ = shared.ended.cancelled() => stop.cancel(),
+        _ = terminated() => stop.cancel(),
     }
     shared.end_server().await;
     Ok(shared.exit_code.load(Ordering::SeqCst))
+}
+
+/// Standard input and output as non-blocking pipes, when they are pipes
+/// (as every MCP client starts a stdio server). tokio's own stdin and
+/// stdout read and write on a blocking thread, a hop there and back for
+/// every message.
+fn stdio_pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd;
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let input = tokio::net::unix::pipe::Receiver::from_owned_fd(input).ok()?;
+    let output = tokio::net::unix::pipe::Sender::from_owned_fd(output).ok()?;
+    Some((input, output))
+}
+
+/// Serves clients over streamable HTTP at `http://ADDR/mcp`, one server
+/// per client session, until interrupted.
+pub async fn serve_http(config: Arc<Config>, addr: SocketAddr) -> Result<i32, Error> {
+    let ct = CancellationToken::new();
+    let cfg = Arc::clone(&config);
+    let service = StreamableHttpService::new(
+        move || Ok(HttpRelay(Relay::new(Arc::clone(&cfg)))),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token()),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Listen(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Error::Listen(format!("cannot listen on {addr}: {e}")))?;
+    eprintln!("toolgate mcp: serving http://{local}/mcp");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            terminated().await;
+            ct.cancel();
+        })
+        .await
+        .map_err(|e| Error::Listen(format!("serving on {local}: {e}")))?;
+    Ok(0)
+}
+
+/// SIGTERM, SIGINT or SIGHUP: the gateway ends its servers before it exits
+/// (a server must not outlive the gateway its client talks to).
+async fn terminated() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+        _ = hup.recv() => {}
+    }
 }

@@ -5,15 +5,20 @@
 //! parse error instead, so each line read from a peer is checked here
 //! first: a line that does not parse as JSON is answered with -32700 (id
 //! `null`) on the peer's own stream and dropped; every other line goes to
-//! rmcp unchanged. Writes to the peer, rmcp's and these errors, go through
-//! one writer task a whole line at a time, so they never interleave.
+//! rmcp unchanged.
+//!
+//! Both ends are wrappers polled by rmcp's own tasks (no task or channel
+//! of their own in the path of a message: every hop between threads costs
+//! latency). The error replies share the writer with rmcp and are written
+//! only between two of its lines, never inside one.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
 
 use serde::de::IgnoredAny;
-use tokio::io::{
-    AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadHalf,
-    WriteHalf,
-};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// Largest line accepted from a peer (rmcp's own limit is larger).
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -22,77 +27,193 @@ const MAX_LINE: usize = 64 * 1024 * 1024;
 pub const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
 
 /// Puts the check between a peer's byte streams and rmcp: returns the
-/// reading and writing ends rmcp uses. The copying tasks end when either
-/// side closes.
-pub fn checked<R, W>(peer_in: R, peer_out: W) -> (ReadHalf<DuplexStream>, WriteHalf<DuplexStream>)
+/// reading and writing ends rmcp uses.
+pub fn checked<R, W>(peer_in: R, peer_out: W) -> (CheckedRead<R, W>, SharedWrite<W>)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (ours, theirs) = tokio::io::duplex(1 << 20);
-    let (from_rmcp, mut to_rmcp) = tokio::io::split(ours);
-    let (lines_tx, mut lines_rx) = mpsc::channel::<Vec<u8>>(64);
+    let out = Arc::new(Mutex::new(Out {
+        inner: peer_out,
+        at_boundary: true,
+        pending: Vec::new(),
+    }));
+    (
+        CheckedRead {
+            inner: peer_in,
+            buf: Vec::new(),
+            ready: Vec::new(),
+            ready_pos: 0,
+            eof: false,
+            out: Arc::clone(&out),
+        },
+        SharedWrite { out },
+    )
+}
 
-    // The one writer to the peer.
-    tokio::spawn(async move {
-        let mut out = peer_out;
-        while let Some(line) = lines_rx.recv().await {
-            if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
-                break;
+struct Out<W> {
+    inner: W,
+    /// The last byte rmcp wrote ended a line (or nothing was written).
+    at_boundary: bool,
+    /// Error replies waiting for a line boundary.
+    pending: Vec<u8>,
+}
+
+impl<W: AsyncWrite + Unpin> Out<W> {
+    fn flush_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.at_boundary && !self.pending.is_empty() {
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.pending))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
+            self.pending.drain(..n);
         }
-        let _ = out.shutdown().await;
-    });
+        Poll::Ready(Ok(()))
+    }
+}
 
-    // rmcp's output, line by line, to the writer.
-    let tx = lines_tx.clone();
-    tokio::spawn(async move {
-        let mut r = BufReader::new(from_rmcp);
+fn lock<W>(out: &Mutex<Out<W>>) -> std::sync::MutexGuard<'_, Out<W>> {
+    // Poisoned only by a panic inside a poll below, which leaves the
+    // buffers consistent.
+    out.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The writing end: rmcp's lines, with error replies between them.
+pub struct SharedWrite<W> {
+    out: Arc<Mutex<Out<W>>>,
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for SharedWrite<W> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let mut out = lock(&self.out);
+        ready!(out.flush_pending(cx))?;
+        let n = ready!(Pin::new(&mut out.inner).poll_write(cx, buf))?;
+        if n > 0 {
+            out.at_boundary = buf[n - 1] == b'\n';
+        }
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let mut out = lock(&self.out);
+        ready!(out.flush_pending(cx))?;
+        Pin::new(&mut out.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let mut out = lock(&self.out);
+        ready!(out.flush_pending(cx))?;
+        Pin::new(&mut out.inner).poll_shutdown(cx)
+    }
+}
+
+/// The reading end: the peer's lines that are JSON.
+pub struct CheckedRead<R, W> {
+    inner: R,
+    /// Bytes read and not yet split into lines.
+    buf: Vec<u8>,
+    /// Checked lines for rmcp, from `ready_pos` on.
+    ready: Vec<u8>,
+    ready_pos: usize,
+    eof: bool,
+    out: Arc<Mutex<Out<W>>>,
+}
+
+impl<R, W> CheckedRead<R, W>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// Checks the complete lines in `buf` (and, at the end of input, the
+    /// rest), moving the good ones to `ready`.
+    fn take_lines(&mut self) {
+        let mut start = 0;
+        while let Some(i) = self.buf[start..].iter().position(|&b| b == b'\n') {
+            let end = start + i + 1;
+            self.check(start, end);
+            start = end;
+        }
+        if self.eof && start < self.buf.len() {
+            let end = self.buf.len();
+            self.check(start, end);
+            start = end;
+        }
+        if start > 0 {
+            self.buf.drain(..start);
+        }
+        if self.buf.len() > MAX_LINE {
+            // A line longer than any message: drop it whole.
+            self.buf.clear();
+            self.reply();
+        }
+    }
+
+    fn check(&mut self, start: usize, end: usize) {
+        let line = trim(&self.buf[start..end]);
+        if line.is_empty() {
+            return;
+        }
+        if serde_json::from_slice::<IgnoredAny>(line).is_ok() {
+            self.ready.extend_from_slice(line);
+            self.ready.push(b'\n');
+        } else {
+            self.reply();
+        }
+    }
+
+    /// Queues a -32700 reply and has it written at the next line boundary.
+    fn reply(&self) {
+        lock(&self.out)
+            .pending
+            .extend_from_slice(format!("{PARSE_ERROR}\n").as_bytes());
+        let out = Arc::clone(&self.out);
+        tokio::spawn(std::future::poll_fn(move |cx| {
+            let mut out = lock(&out);
+            ready!(out.flush_pending(cx))?;
+            Pin::new(&mut out.inner).poll_flush(cx)
+        }));
+    }
+}
+
+impl<R, W> AsyncRead for CheckedRead<R, W>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
         loop {
-            let mut line = Vec::new();
-            match r.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    if tx.send(line).await.is_err() {
-                        break;
-                    }
+            if this.ready_pos < this.ready.len() {
+                let n = out.remaining().min(this.ready.len() - this.ready_pos);
+                out.put_slice(&this.ready[this.ready_pos..this.ready_pos + n]);
+                this.ready_pos += n;
+                if this.ready_pos == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_pos = 0;
                 }
+                return Poll::Ready(Ok(()));
             }
+            if this.eof {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            let mut rb = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut rb))?;
+            if rb.filled().is_empty() {
+                this.eof = true;
+            } else {
+                this.buf.extend_from_slice(rb.filled());
+            }
+            this.take_lines();
         }
-    });
-
-    // The peer's input, checked, to rmcp.
-    tokio::spawn(async move {
-        let mut r = BufReader::new(peer_in);
-        loop {
-            let mut line = Vec::new();
-            match r.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let body = trim(&line);
-            if body.is_empty() {
-                continue;
-            }
-            if body.len() > MAX_LINE || serde_json::from_slice::<IgnoredAny>(body).is_err() {
-                let mut err = PARSE_ERROR.as_bytes().to_vec();
-                err.push(b'\n');
-                if lines_tx.send(err).await.is_err() {
-                    break;
-                }
-                continue;
-            }
-            if !line.ends_with(b"\n") {
-                line.push(b'\n');
-            }
-            if to_rmcp.write_all(&line).await.is_err() {
-                break;
-            }
-        }
-        let _ = to_rmcp.shutdown().await;
-    });
-
-    tokio::io::split(theirs)
+    }
 }
 
 fn trim(line: &[u8]) -> &[u8] {

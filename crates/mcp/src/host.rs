@@ -3,13 +3,14 @@
 //! gateway only carries the verdict out. No decision, record or refusal
 //! text is made here.
 //!
-//! `Gate::pass` may block (an approver waiting for a person), so it runs on
-//! a blocking thread, one gate per call over the shared policy and a store
-//! connection of its own (opening one is cheap; rusqlite's connection is not
-//! shared across threads): no lock is held across an approval.
+//! `Gate::pass` may block (an approver waiting for a person), so it runs as
+//! blocking code (`block_in_place`), one gate per call over the shared policy and a store
+//! connection of its own, taken from a small pool (opening a connection per
+//! call costs more than the rest of the gate together): no lock is held
+//! across an approval, only while a connection is taken or given back.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use toolgate_gate::{Approver, Gate, GateOptions, Passage};
 use toolgate_policy::{Call, Mode, Policy};
@@ -28,44 +29,76 @@ pub struct Host {
     pub server: String,
     /// Replaces the policy's mode (`--mode`).
     pub mode: Option<Mode>,
+    /// Open connections to the store, reused call after call.
+    pub stores: Arc<Mutex<Vec<Store>>>,
 }
+
+/// Connections kept for reuse; more calls at once open more, and those
+/// are closed after their call.
+const POOL: usize = 8;
 
 impl Host {
     /// Passes one call through the gate. `blocked` names tools the host
     /// refuses whatever the policy says (a tool whose definition is not
-    /// trusted).
+    /// trusted); `may_wait` says the approver may wait for a person.
     ///
     /// `Err` holds the gate's refusal text for a call the gate could not
-    /// even take (its thread failed): not executed.
+    /// even take (it panicked): not executed.
     pub async fn pass(
         &self,
         call: Call,
         approver: Box<dyn Approver>,
         blocked: Vec<String>,
+        may_wait: bool,
     ) -> Result<Passage, String> {
         let policy = Arc::clone(&self.policy);
         let dir = self.state_dir.clone();
         let session = self.session.clone();
         let server = self.server.clone();
         let mode = self.mode;
-        let run = tokio::task::spawn_blocking(move || {
-            let (store, store_error) = match Store::open_configured(&dir, policy.database()) {
-                Ok(s) => (Some(s), None),
-                Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
-            };
-            let opts = GateOptions {
-                session,
-                store,
-                store_error,
-                mode,
-                blocked_tools: blocked,
-                who: "mcp".into(),
-                server: Some(server),
-                ..GateOptions::default()
-            };
-            Gate::new(policy, approver, opts).map(|mut gate| gate.pass(&call))
-        });
-        let why = match run.await {
+        let stores = Arc::clone(&self.stores);
+        let gate = move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                let pooled = stores.lock().ok().and_then(|mut p| p.pop());
+                let (store, store_error) = match pooled
+                    .map(Ok)
+                    .unwrap_or_else(|| Store::open_configured(&dir, policy.database()))
+                {
+                    Ok(s) => (Some(s), None),
+                    Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
+                };
+                let opts = GateOptions {
+                    session,
+                    store,
+                    store_error,
+                    mode,
+                    blocked_tools: blocked,
+                    who: "mcp".into(),
+                    server: Some(server),
+                    ..GateOptions::default()
+                };
+                Gate::new(policy, approver, opts).map(|mut gate| {
+                    let passage = gate.pass(&call);
+                    if let Some(store) = gate.into_store()
+                        && let Ok(mut pool) = stores.lock()
+                        && pool.len() < POOL
+                    {
+                        pool.push(store);
+                    }
+                    passage
+                })
+            }))
+        };
+        // An approver that waits for a person runs as blocking code, its
+        // worker handing its other tasks on meanwhile. One that cannot wait
+        // (the queue, a refusal) leaves only the store's short write, done
+        // in place: handing over the worker would cost more than the gate.
+        let run = if may_wait {
+            tokio::task::block_in_place(gate)
+        } else {
+            gate()
+        };
+        let why = match run {
             Ok(Ok(p)) => return Ok(p),
             Ok(Err(e)) => format!("the gate could not be set up: {e}"),
             Err(_) => "the gate failed unexpectedly".to_string(),

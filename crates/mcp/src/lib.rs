@@ -28,6 +28,7 @@ pub mod elicit;
 mod error;
 pub mod framing;
 pub mod host;
+pub mod listen;
 pub mod names;
 pub mod pins;
 pub mod relay;
@@ -45,15 +46,14 @@ pub use upstream::UpstreamSpec;
 /// given. Returns the exit status.
 pub fn run(config: Config, listen: Option<SocketAddr>) -> Result<i32, Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| Error::Runtime(e.to_string()))?;
     let config = Arc::new(config);
     let code = rt.block_on(async move {
         match listen {
-            Some(addr) => Err(Error::Listen(format!(
-                "serving over HTTP ({addr}) is not available yet"
-            ))),
+            Some(addr) => downstream::serve_http(config, addr).await,
             None => downstream::serve_stdio(config).await,
         }
     });

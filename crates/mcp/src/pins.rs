@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rmcp::model::Tool;
 use sha2::{Digest, Sha256};
-use toolgate_store::{PinCheck, Store};
+use toolgate_store::{PendingNew, PinCheck, Store};
 
 /// What the gateway knows of one tool's definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +79,10 @@ pub fn definition(tool: &Tool) -> (String, String) {
 }
 
 /// Checks every tool against its pin (pinning first sights) in one store
-/// opening. Blocking: call it off the async threads.
-pub fn check_all(db: &Path, server: &str, tools: &[Tool]) -> HashMap<String, Trust> {
+/// opening; a changed definition is also queued as an approval (once per
+/// definition), so that `toolgate approvals approve ID` can trust it.
+/// Blocking: call it off the async threads.
+pub fn check_all(db: &Path, server: &str, session: &str, tools: &[Tool]) -> HashMap<String, Trust> {
     let store = match Store::open(db) {
         Ok(s) => s,
         Err(e) => {
@@ -97,13 +99,55 @@ pub fn check_all(db: &Path, server: &str, tools: &[Tool]) -> HashMap<String, Tru
             let (json, digest) = definition(t);
             let trust = match store.check_pin(server, &t.name, &digest, &json) {
                 Ok(PinCheck::Pinned | PinCheck::Same) => Trust::Trusted,
-                Ok(PinCheck::Changed { pinned }) => Trust::Changed {
-                    pinned,
-                    seen: digest,
-                },
+                Ok(PinCheck::Changed { pinned }) => {
+                    // The pin stays refused whether or not the approval can be
+                    // queued; `pins accept` works either way.
+                    let _ = queue_change(&store, server, session, &t.name, &digest, &json);
+                    Trust::Changed {
+                        pinned,
+                        seen: digest,
+                    }
+                }
                 Err(e) => Trust::Unknown(e.to_string()),
             };
             (t.name.to_string(), trust)
         })
         .collect()
+}
+
+/// Queues the approval that trusts a changed definition, unless one for the
+/// same definition is already there.
+fn queue_change(
+    store: &Store,
+    server: &str,
+    session: &str,
+    tool: &str,
+    digest: &str,
+    definition: &str,
+) -> Result<(), toolgate_store::Error> {
+    let qualified = crate::names::qualified(server, tool);
+    let rule = toolgate_policy::rule_ids::HOST_PIN_CHANGED;
+    let known = store
+        .list_approvals(None)?
+        .into_iter()
+        .any(|p| p.rule.as_deref() == Some(rule) && p.tool == qualified && p.digest == digest);
+    if known {
+        return Ok(());
+    }
+    store.create_pending(&PendingNew {
+        session: session.to_string(),
+        client: Some("mcp".into()),
+        server: Some(server.to_string()),
+        call_id: format!("pin-{}", &digest[..digest.len().min(12)]),
+        tool: qualified,
+        snapshot_json: definition.to_string(),
+        digest: digest.to_string(),
+        reason: format!(
+            "the definition of the tool `{tool}` of the MCP server `{server}` changed since it \
+             was pinned; approving trusts the new definition"
+        ),
+        rule: Some(rule.to_string()),
+        remember_allowed: false,
+    })?;
+    Ok(())
 }

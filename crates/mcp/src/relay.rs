@@ -6,7 +6,8 @@
 //!
 //! There is no lock held across a request: each request is its own task
 //! (rmcp's), the state shared between them is a few maps behind short
-//! mutexes, and the gate runs on a blocking thread per call.
+//! mutexes, and the gate runs per call (as blocking code when its approver
+//! may wait for a person).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -18,12 +19,11 @@ use rmcp::model::{
     Implementation, InitializeResult, ListToolsRequest, ListToolsResult, PaginatedRequestParams,
     ProgressToken, ProtocolVersion, RequestId, RequestMetaObject, ServerConfig, ServerResult,
 };
-use rmcp::service::ServiceRole;
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService,
-    RunningServiceCancellationToken, ServiceError,
+    RunningServiceCancellationToken, ServiceError, ServiceRole,
 };
-use rmcp::{RoleServer, Service};
+use rmcp::{RoleClient, RoleServer, Service};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use toolgate_gate::{Approver, NeverApprover, QueueApprover, Verdict};
@@ -54,8 +54,6 @@ pub struct Shared {
             Option<tokio::process::Child>,
         )>,
     >,
-    /// Set when the server's service has ended.
-    pub gone: tokio::sync::Notify,
     /// Progress of the client's requests to the server.
     pub progress_up: ProgressMap,
     /// Progress of the server's requests to the client.
@@ -71,8 +69,6 @@ pub struct Shared {
     pub exit_code: AtomicI32,
 }
 
-use rmcp::RoleClient;
-
 impl Shared {
     /// A fresh session.
     pub fn new(config: Arc<Config>) -> Arc<Shared> {
@@ -81,7 +77,6 @@ impl Shared {
             downstream: OnceLock::new(),
             upstream: tokio::sync::OnceCell::new(),
             running: Mutex::new(None),
-            gone: tokio::sync::Notify::new(),
             progress_up: Mutex::new(HashMap::new()),
             progress_down: Mutex::new(HashMap::new()),
             tools: Mutex::new(None),
@@ -152,7 +147,7 @@ impl Relay {
                         if let Ok(mut r) = shared.running.lock() {
                             *r = Some((service.cancellation_token(), child));
                         }
-                        watch_server(Arc::clone(shared), service);
+                        watch_server(shared, service);
                         Ok(peer)
                     }
                     Err(e) => Err(e),
@@ -235,7 +230,7 @@ impl Relay {
         let result = forward(
             &peer,
             ClientRequest::ListToolsRequest(req),
-            ctx.meta,
+            for_server(ctx.meta),
             &ctx.ct,
             &self.shared.progress_up,
         )
@@ -275,8 +270,11 @@ impl Relay {
     async fn check_pins(&self, tools: Vec<rmcp::model::Tool>) -> HashMap<String, Trust> {
         let db = self.shared.config.host.db();
         let server = self.shared.config.server.clone();
+        let session = self.shared.config.host.session.clone();
         let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-        match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &tools)).await {
+        match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &session, &tools))
+            .await
+        {
             Ok(m) => m,
             Err(_) => names
                 .into_iter()
@@ -354,22 +352,24 @@ impl Relay {
             client: Client::Mcp,
             cwd: None,
         };
-        let (approver, blocked): (Box<dyn Approver>, Vec<String>) = if pin_refusal.is_some() {
-            (Box::new(NeverApprover), vec![qualified])
-        } else if self.can_elicit(&ctx.peer) {
-            (
-                Box::new(ElicitApprover {
-                    peer: ctx.peer.clone(),
-                    runtime: tokio::runtime::Handle::current(),
-                    cancelled: ctx.ct.clone(),
-                    server: cfg.server.clone(),
-                }),
-                Vec::new(),
-            )
-        } else {
-            (Box::new(QueueApprover), Vec::new())
-        };
-        let passage = match cfg.host.pass(call, approver, blocked).await {
+        let (approver, blocked, may_wait): (Box<dyn Approver>, Vec<String>, bool) =
+            if pin_refusal.is_some() {
+                (Box::new(NeverApprover), vec![qualified], false)
+            } else if self.can_elicit(&ctx.peer) {
+                (
+                    Box::new(ElicitApprover {
+                        peer: ctx.peer.clone(),
+                        runtime: tokio::runtime::Handle::current(),
+                        cancelled: ctx.ct.clone(),
+                        server: cfg.server.clone(),
+                    }),
+                    Vec::new(),
+                    true,
+                )
+            } else {
+                (Box::new(QueueApprover), Vec::new(), false)
+            };
+        let passage = match cfg.host.pass(call, approver, blocked, may_wait).await {
             Ok(p) => p,
             Err(text) => return Ok(refused(text)),
         };
@@ -384,7 +384,7 @@ impl Relay {
         match forward(
             &peer,
             ClientRequest::CallToolRequest(req),
-            ctx.meta,
+            for_server(ctx.meta),
             &ctx.ct,
             &self.shared.progress_up,
         )
@@ -422,12 +422,35 @@ fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> St
 }
 
 /// Marks the session's server dead when its service ends.
-fn watch_server(shared: Arc<Shared>, service: RunningService<RoleClient, upstream::ToClient>) {
+fn watch_server(shared: &Arc<Shared>, service: RunningService<RoleClient, upstream::ToClient>) {
+    // Weak: a session that ends (its client gone) drops its server process
+    // with it; the watcher must not keep it alive.
+    let shared = Arc::downgrade(shared);
     tokio::spawn(async move {
         let _ = service.waiting().await;
-        shared.dead.store(true, Ordering::SeqCst);
-        shared.gone.notify_waiters();
+        if let Some(shared) = shared.upgrade() {
+            shared.dead.store(true, Ordering::SeqCst);
+        }
     });
+}
+
+/// The lifecycle keys of the per-request protocol (2026-07-28): the server
+/// was introduced to over `initialize`, and a server on that lifecycle
+/// refuses requests that carry them.
+const LIFECYCLE_KEYS: [&str; 4] = [
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/logLevel",
+];
+
+/// A client request's `_meta` as the server gets it: everything but the
+/// per-request lifecycle keys.
+fn for_server(mut meta: RequestMetaObject) -> RequestMetaObject {
+    for key in LIFECYCLE_KEYS {
+        meta.remove(key);
+    }
+    meta
 }
 
 /// Sends `request` to `peer` as it came (its `_meta` put back), relaying
@@ -500,7 +523,14 @@ impl Service<RoleServer> for Relay {
             ClientRequest::CallToolRequest(r) => self.call_tool(r, ctx).await,
             other => {
                 let peer = self.server_for(&ctx.meta).await?;
-                let r = forward(&peer, other, ctx.meta, &ctx.ct, &self.shared.progress_up).await;
+                let r = forward(
+                    &peer,
+                    other,
+                    for_server(ctx.meta),
+                    &ctx.ct,
+                    &self.shared.progress_up,
+                )
+                .await;
                 if r.is_err() && self.shared.dead.load(Ordering::SeqCst) {
                     self.check_alive()?;
                 }

@@ -9,7 +9,8 @@ use toolgate_shell as shell;
 
 use crate::catalog::{Kind, Target};
 use crate::paths::{self, Resolved};
-use crate::pattern::{canonical_command, url_host};
+use crate::pattern::canonical_command;
+use crate::urls::{self, FetchTarget};
 use crate::validate::Spec;
 
 /// How an action arose.
@@ -57,10 +58,10 @@ pub enum What {
     },
     /// A URL.
     Fetch {
-        /// The URL.
+        /// The URL as written.
         url: String,
-        /// Its host, when it could be read safely.
-        host: Option<String>,
+        /// It normalised, or why it cannot be read.
+        target: Result<FetchTarget, String>,
     },
     /// The tool itself, by name.
     Tool {
@@ -293,7 +294,7 @@ fn shell_cwd(
 fn fetch(url: &str) -> What {
     What::Fetch {
         url: url.to_string(),
-        host: url_host(url),
+        target: urls::normalize(url),
     }
 }
 
@@ -394,22 +395,28 @@ fn glob_base(p: &str) -> Option<String> {
     })
 }
 
-/// `http(s)://` URLs written in free text.
+/// `http(s)://` URLs written in free text, the scheme in any case.
 fn urls_in(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("http") {
-        let cand = &rest[i..];
+    let lower = text.to_ascii_lowercase();
+    let mut at = 0;
+    while let Some(i) = lower[at..].find("http") {
+        let start = at + i;
+        let cand = &lower[start..];
         if cand.starts_with("http://") || cand.starts_with("https://") {
-            let end = cand
+            let len = text[start..]
                 .find(|c: char| {
                     c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')' | ']')
                 })
-                .unwrap_or(cand.len());
-            out.push(cand[..end].trim_end_matches(['.', ',', ';']).to_string());
-            rest = &cand[end..];
+                .unwrap_or(text.len() - start);
+            out.push(
+                text[start..start + len]
+                    .trim_end_matches(['.', ',', ';'])
+                    .to_string(),
+            );
+            at = start + len;
         } else {
-            rest = &cand[4..];
+            at = start + 4;
         }
     }
     out
@@ -450,6 +457,7 @@ mod tests {
             urls_in("see https://a.com/x, and http://b.org."),
             ["https://a.com/x", "http://b.org"]
         );
+        assert_eq!(urls_in("read HTTPS://EVIL.COM/x"), ["HTTPS://EVIL.COM/x"]);
         let p = "*** Begin Patch\n*** Update File: a.rs\n*** Move to: b.rs\n*** Delete File: c.rs\n*** End Patch";
         assert_eq!(
             patch_files(p),

@@ -1,4 +1,4 @@
-//! The built-in tool catalog (DESIGN §4): which kind of action each known
+//! The built-in tool catalog: which kind of action each known
 //! tool performs, and which input field names its target.
 //!
 //! Tools are looked up in the catalog of the call's client, because the same

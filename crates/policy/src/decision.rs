@@ -63,7 +63,7 @@ pub enum Action {
         /// What could not be analysed, and why.
         reason: String,
     },
-    /// A catastrophic command shape (DESIGN §5).
+    /// A catastrophic command shape (docs/policy.md, "Hard limits").
     Hazard {
         /// Its stable name (`privilege`, `rm-root`, ...).
         hazard: String,

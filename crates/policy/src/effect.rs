@@ -54,7 +54,7 @@ impl FromStr for Effect {
     }
 }
 
-/// How decisions are adjusted after the rules (DESIGN §3, "Modes").
+/// How decisions are adjusted after the rules (docs/policy.md, "Modes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {

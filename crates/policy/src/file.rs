@@ -13,6 +13,7 @@ use crate::catalog::{self, Kind};
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
 use crate::rule::{Remember, Rule, Selector};
+use crate::rule_ids;
 use crate::schema::Schema;
 
 #[derive(Deserialize)]
@@ -25,6 +26,7 @@ struct RawFile {
     rule: Option<Vec<RawRule>>,
     tool: Option<BTreeMap<String, Spanned<RawTool>>>,
     test: Option<Vec<Spanned<RawTest>>>,
+    notify: Option<crate::notify::RawNotify>,
     state: Option<RawState>,
 }
 
@@ -43,6 +45,7 @@ struct RawPolicy {
     read_roots: Option<Vec<Spanned<String>>>,
     protected: Option<Vec<Spanned<String>>>,
     ledger: Option<Spanned<String>>,
+    sandbox: Option<Spanned<String>>,
     lock: Option<Vec<Spanned<String>>>,
     allow: Option<Vec<Spanned<String>>>,
     ask: Option<Vec<Spanned<String>>>,
@@ -77,6 +80,17 @@ struct RawTest {
     rule: Option<String>,
     mode: Option<Spanned<String>>,
     hard: Option<bool>,
+}
+
+/// Whether commands run inside the OS sandbox (`[policy] sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sandbox {
+    /// The sandbox is enforced, and a kernel that cannot enforce it makes
+    /// commands refuse to run (the default).
+    #[default]
+    On,
+    /// The user's opt-out: commands run without the sandbox.
+    Off,
 }
 
 /// A rule selector with the byte offset it was written at.
@@ -146,12 +160,17 @@ pub struct Doc {
     pub protected: Vec<Placed<String>>,
     /// Whether a call that cannot be recorded may still run.
     pub ledger: Option<Ledger>,
+    /// `sandbox = "on" | "off"`: whether shell commands run inside the OS
+    /// sandbox (`None`: on).
+    pub sandbox: Option<Sandbox>,
     /// Rules in file order, each with its selectors.
     pub rules: Vec<(Rule, Vec<Placed<Selector>>)>,
     /// Declared tools.
     pub tools: Vec<ToolDecl>,
     /// Policy tests.
     pub tests: Vec<TestCase>,
+    /// The `[notify]` table.
+    pub notify: crate::notify::Notify,
     /// `[state] database`: where the state store lives, when not in the
     /// state directory.
     pub database: Option<String>,
@@ -160,91 +179,166 @@ pub struct Doc {
     pub lock: Vec<Placed<String>>,
 }
 
+/// Builds the error of a place in the file being read.
+struct Errs<'a> {
+    file: &'a Path,
+    text: &'a str,
+}
+
+impl Errs<'_> {
+    fn at(&self, offset: Option<usize>, msg: String) -> PolicyError {
+        PolicyError::at(self.file, self.text, offset, msg)
+    }
+}
+
+/// Who wrote the file: ids reserved for toolgate are refused in a user's
+/// file, and only the built-in default policy may use its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A policy file someone wrote.
+    User,
+    /// The built-in default policy.
+    Builtin,
+}
+
 impl Doc {
     /// Parses a policy file's text; `file` names it in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Doc, PolicyError> {
-        let err = |offset: Option<usize>, msg: String| PolicyError::at(file, text, offset, msg);
-        let raw: RawFile = toml::from_str(text).map_err(|e| {
-            let msg = e.message().trim().replace('\n', " ");
-            err(e.span().map(|s| s.start), msg)
+        Doc::parse_from(text, file, Origin::User)
+    }
+
+    /// Parses a policy's text written by `origin`.
+    pub fn parse_from(text: &str, file: &Path, origin: Origin) -> Result<Doc, PolicyError> {
+        let e = Errs { file, text };
+        let raw: RawFile = toml::from_str(text).map_err(|err| {
+            let msg = err.message().trim().replace('\n', " ");
+            e.at(err.span().map(|s| s.start), msg)
         })?;
-        let mut doc = Doc::default();
+        let mut doc = Doc {
+            notify: crate::notify::Notify::from_raw(raw.notify, text, file)?,
+            ..Doc::default()
+        };
         let mut lists: [(Effect, Vec<Spanned<String>>); 3] = [
-            (Effect::Allow, Vec::new()),
-            (Effect::Ask, Vec::new()),
-            (Effect::Deny, Vec::new()),
+            (Effect::Allow, raw.allow.unwrap_or_default()),
+            (Effect::Ask, raw.ask.unwrap_or_default()),
+            (Effect::Deny, raw.deny.unwrap_or_default()),
         ];
-        lists[0].1.extend(raw.allow.unwrap_or_default());
-        lists[1].1.extend(raw.ask.unwrap_or_default());
-        lists[2].1.extend(raw.deny.unwrap_or_default());
         if let Some(p) = raw.policy {
-            if let Some(d) = p.default {
-                let e: Effect = d
-                    .get_ref()
-                    .parse()
-                    .map_err(|m: String| err(Some(d.span().start), format!("`default`: {m}")))?;
-                if e == Effect::Allow {
-                    return Err(err(
-                        Some(d.span().start),
-                        "`default` must be `deny` or `ask`: a policy never allows what no rule allows".into(),
-                    ));
-                }
-                doc.default = Some(e);
-            }
-            if let Some(m) = p.mode {
-                doc.mode = Some(
-                    m.get_ref()
-                        .parse()
-                        .map_err(|msg: String| err(Some(m.span().start), msg))?,
-                );
-            }
-            if let Some(l) = p.ledger {
-                doc.ledger = Some(match l.get_ref().as_str() {
-                    "required" => Ledger::Required,
-                    "best-effort" => Ledger::BestEffort,
-                    other => {
-                        return Err(err(
-                            Some(l.span().start),
-                            format!("`ledger`: `{other}` is not `required` or `best-effort`"),
-                        ));
-                    }
-                });
-            }
-            let placed = |v: Option<Vec<Spanned<String>>>| -> Vec<Placed<String>> {
-                v.unwrap_or_default()
-                    .into_iter()
-                    .map(|s| Placed {
-                        offset: s.span().start,
-                        value: s.into_inner(),
-                    })
-                    .collect()
-            };
-            for l in p.lock.unwrap_or_default() {
-                crate::layers::check_lock(l.get_ref())
-                    .map_err(|m| err(Some(l.span().start), format!("`lock`: {m}")))?;
-                doc.lock.push(Placed {
-                    offset: l.span().start,
-                    value: l.into_inner(),
-                });
-            }
-            doc.roots = placed(p.roots);
-            doc.read_roots = placed(p.read_roots);
-            doc.protected = placed(p.protected);
-            lists[0].1.extend(p.allow.unwrap_or_default());
-            lists[1].1.extend(p.ask.unwrap_or_default());
-            lists[2].1.extend(p.deny.unwrap_or_default());
+            doc.settings(p, &mut lists, &e)?;
         }
         if let Some(db) = raw.state.and_then(|s| s.database) {
-            doc.database = Some(
-                crate::state_dir::check_database(db.get_ref())
-                    .map_err(|m| err(Some(db.span().start), format!("`[state] database`: {m}")))?,
+            doc.database =
+                Some(crate::state_dir::check_database(db.get_ref()).map_err(|m| {
+                    e.at(Some(db.span().start), format!("`[state] database`: {m}"))
+                })?);
+        }
+        doc.list_rules(lists, &e)?;
+        for (i, r) in raw.rule.unwrap_or_default().into_iter().enumerate() {
+            let rule = table_rule(i, r, origin, &e)?;
+            doc.rules.push(rule);
+        }
+        doc.check_unique_ids(&e)?;
+        for (name, t) in raw.tool.unwrap_or_default() {
+            let decl = tool_decl(name, t, &e)?;
+            doc.tools.push(decl);
+        }
+        for (i, t) in raw.test.unwrap_or_default().into_iter().enumerate() {
+            let case = test_case(i, t, &e)?;
+            doc.tests.push(case);
+        }
+        Ok(doc)
+    }
+
+    /// `[policy]`: default, mode, roots and the rule lists written there.
+    fn settings(
+        &mut self,
+        p: RawPolicy,
+        lists: &mut [(Effect, Vec<Spanned<String>>); 3],
+        e: &Errs<'_>,
+    ) -> Result<(), PolicyError> {
+        if let Some(d) = p.default {
+            let effect: Effect = d
+                .get_ref()
+                .parse()
+                .map_err(|m: String| e.at(Some(d.span().start), format!("`default`: {m}")))?;
+            if effect == Effect::Allow {
+                return Err(e.at(
+                    Some(d.span().start),
+                    "`default` must be `deny` or `ask`: a policy never allows what no rule allows"
+                        .into(),
+                ));
+            }
+            self.default = Some(effect);
+        }
+        if let Some(m) = p.mode {
+            self.mode = Some(
+                m.get_ref()
+                    .parse()
+                    .map_err(|msg: String| e.at(Some(m.span().start), msg))?,
             );
         }
+        if let Some(l) = p.ledger {
+            self.ledger = Some(match l.get_ref().as_str() {
+                "required" => Ledger::Required,
+                "best-effort" => Ledger::BestEffort,
+                other => {
+                    return Err(e.at(
+                        Some(l.span().start),
+                        format!("`ledger`: `{other}` is not `required` or `best-effort`"),
+                    ));
+                }
+            });
+        }
+        let placed = |v: Option<Vec<Spanned<String>>>| -> Vec<Placed<String>> {
+            v.unwrap_or_default()
+                .into_iter()
+                .map(|s| Placed {
+                    offset: s.span().start,
+                    value: s.into_inner(),
+                })
+                .collect()
+        };
+        for l in p.lock.unwrap_or_default() {
+            crate::layers::check_lock(l.get_ref())
+                .map_err(|m| e.at(Some(l.span().start), format!("`lock`: {m}")))?;
+            self.lock.push(Placed {
+                offset: l.span().start,
+                value: l.into_inner(),
+            });
+        }
+        self.roots = placed(p.roots);
+        self.read_roots = placed(p.read_roots);
+        self.protected = placed(p.protected);
+        if let Some(s) = p.sandbox {
+            self.sandbox = Some(match s.get_ref().as_str() {
+                "on" => Sandbox::On,
+                "off" => Sandbox::Off,
+                other => {
+                    return Err(e.at(
+                        Some(s.span().start),
+                        format!("unknown `sandbox` value `{other}`: expected `on` or `off`"),
+                    ));
+                }
+            });
+        }
+        lists[0].1.extend(p.allow.unwrap_or_default());
+        lists[1].1.extend(p.ask.unwrap_or_default());
+        lists[2].1.extend(p.deny.unwrap_or_default());
+        Ok(())
+    }
+
+    /// The `allow`, `ask` and `deny` lists: one rule per entry, with ids
+    /// `allow[0]`, ...
+    fn list_rules(
+        &mut self,
+        lists: [(Effect, Vec<Spanned<String>>); 3],
+        e: &Errs<'_>,
+    ) -> Result<(), PolicyError> {
         for (effect, entries) in lists {
             for (i, entry) in entries.into_iter().enumerate() {
                 let offset = entry.span().start;
-                let sel = Selector::parse(entry.get_ref()).map_err(|m| err(Some(offset), m))?;
-                doc.rules.push((
+                let sel = Selector::parse(entry.get_ref()).map_err(|m| e.at(Some(offset), m))?;
+                self.rules.push((
                     Rule {
                         id: format!("{}[{i}]", effect.as_str()),
                         effect,
@@ -256,178 +350,185 @@ impl Doc {
                 ));
             }
         }
-        for (i, r) in raw.rule.unwrap_or_default().into_iter().enumerate() {
-            let effect: Effect =
-                r.effect.get_ref().parse().map_err(|m: String| {
-                    err(Some(r.effect.span().start), format!("`effect`: {m}"))
-                })?;
-            let id = match &r.id {
-                Some(id) if id.get_ref().trim().is_empty() => {
-                    return Err(err(Some(id.span().start), "rule `id` is empty".into()));
-                }
-                Some(id) if crate::rule_ids::is_reserved(id.get_ref()) => {
-                    return Err(err(
-                        Some(id.span().start),
-                        format!(
-                            "rule id `{}` is reserved: toolgate gives it to decisions no rule made \
-                             (see docs/policy.md, \"Rule ids\")",
-                            id.get_ref()
-                        ),
-                    ));
-                }
-                Some(id) => id.get_ref().clone(),
-                None => format!("rule[{i}]"),
-            };
-            let remember = match &r.remember {
-                None => Remember::Never,
-                Some(s) => match s.get_ref().as_str() {
-                    "session" => Remember::Session,
-                    "never" | "once" => Remember::Never,
-                    other => {
-                        return Err(err(
-                            Some(s.span().start),
-                            format!(
-                                "unknown `remember` value `{other}`: expected `session` or `never`"
-                            ),
-                        ));
-                    }
-                },
-            };
-            let m_off = r.matches.span().start;
-            let sources: Vec<String> = match r.matches.get_ref() {
-                toml::Value::String(s) => vec![s.clone()],
-                toml::Value::Array(a) => a
-                    .iter()
-                    .map(|v| v.as_str().map(str::to_string))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| {
-                        err(
-                            Some(m_off),
-                            "`match` must be a selector string or an array of them".into(),
-                        )
-                    })?,
-                _ => {
-                    return Err(err(
-                        Some(m_off),
-                        "`match` must be a selector string or an array of them".into(),
-                    ));
-                }
-            };
-            if sources.is_empty() {
-                return Err(err(
-                    Some(m_off),
-                    format!("rule `{id}` has an empty `match`"),
-                ));
-            }
-            let mut sels = Vec::new();
-            for s in &sources {
-                let sel = Selector::parse(s).map_err(|m| err(Some(m_off), m))?;
-                sels.push(Placed {
-                    value: sel,
-                    offset: m_off,
-                });
-            }
-            doc.rules.push((
-                Rule {
-                    id,
-                    effect,
-                    sources,
-                    reason: r.reason,
-                    remember,
-                },
-                sels,
-            ));
-        }
-        // INVARIANT: rule ids are unique, so a decision's `rule` names one rule.
+        Ok(())
+    }
+
+    /// INVARIANT: rule ids are unique, so a decision's `rule` names one rule.
+    fn check_unique_ids(&self, e: &Errs<'_>) -> Result<(), PolicyError> {
         // A set, not a scan of the rules before each one: with 10,000 rules
         // the pairwise comparison alone took a noticeable part of loading.
-        let mut seen = std::collections::HashSet::with_capacity(doc.rules.len());
-        for (a, sels) in &doc.rules {
+        let mut seen = std::collections::HashSet::with_capacity(self.rules.len());
+        for (a, sels) in &self.rules {
             if !seen.insert(a.id.as_str()) {
                 let at = sels.first().map(|p| p.offset);
-                return Err(err(at, format!("duplicate rule id `{}`", a.id)));
+                return Err(e.at(at, format!("duplicate rule id `{}`", a.id)));
             }
         }
-        for (name, t) in raw.tool.unwrap_or_default() {
-            let offset = t.span().start;
-            let t = t.into_inner();
-            let kind = Kind::parse(t.kind.get_ref()).ok_or_else(|| {
-                err(
-                    Some(t.kind.span().start),
-                    format!(
-                        "tool `{name}`: unknown kind `{}`: expected `read`, `write`, `exec`, `fetch` or `other`",
-                        t.kind.get_ref()
-                    ),
-                )
-            })?;
-            let clients = catalog::clients_with(&name);
-            if !clients.is_empty() {
-                let names: Vec<&str> = clients.iter().map(|c| c.as_str()).collect();
-                return Err(err(
-                    Some(offset),
-                    format!(
-                        "tool `{name}` is built in ({}) and cannot be redeclared",
-                        names.join(", ")
-                    ),
-                ));
-            }
-            if kind != Kind::Other && t.field.is_none() {
-                return Err(err(
-                    Some(offset),
-                    format!(
-                        "tool `{name}` of kind `{}` needs a `field` naming its target",
-                        kind.as_str()
-                    ),
-                ));
-            }
-            let schema = match t.schema {
-                None => None,
-                Some(s) => {
-                    let off = s.span().start;
-                    let json = serde_json::to_value(s.get_ref())
-                        .map_err(|e| err(Some(off), format!("tool `{name}` schema: {e}")))?;
-                    Some(
-                        Schema::compile(&json)
-                            .map_err(|m| err(Some(off), format!("tool `{name}`: {m}")))?,
-                    )
-                }
-            };
-            doc.tools.push(ToolDecl {
-                name,
-                kind,
-                field: t.field,
-                schema,
-            });
-        }
-        for (i, t) in raw.test.unwrap_or_default().into_iter().enumerate() {
-            let offset = t.span().start;
-            let t = t.into_inner();
-            let expect: Effect =
-                t.expect.get_ref().parse().map_err(|m: String| {
-                    err(Some(t.expect.span().start), format!("`expect`: {m}"))
-                })?;
-            let mode = match t.mode {
-                None => None,
-                Some(m) => Some(
-                    m.get_ref()
-                        .parse()
-                        .map_err(|msg: String| err(Some(m.span().start), msg))?,
-                ),
-            };
-            let call = serde_json::to_value(&t.call)
-                .map_err(|e| err(Some(offset), format!("test call: {e}")))?;
-            doc.tests.push(TestCase {
-                name: t.name.unwrap_or_else(|| format!("test[{i}]")),
-                call,
-                expect,
-                rule: t.rule,
-                mode,
-                hard: t.hard,
-                line: crate::error::line_col(text, offset).0,
-            });
-        }
-        Ok(doc)
+        Ok(())
     }
+}
+
+/// One `[[rule]]` table.
+fn table_rule(
+    i: usize,
+    r: RawRule,
+    origin: Origin,
+    e: &Errs<'_>,
+) -> Result<(Rule, Vec<Placed<Selector>>), PolicyError> {
+    let effect: Effect = r
+        .effect
+        .get_ref()
+        .parse()
+        .map_err(|m: String| e.at(Some(r.effect.span().start), format!("`effect`: {m}")))?;
+    let id = match &r.id {
+        Some(id) if id.get_ref().trim().is_empty() => {
+            return Err(e.at(Some(id.span().start), "rule `id` is empty".into()));
+        }
+        Some(id) if origin == Origin::User && rule_ids::is_reserved(id.get_ref()) => {
+            return Err(e.at(
+                Some(id.span().start),
+                format!(
+                    "rule id `{}` is reserved: toolgate gives it (or its prefix) to decisions of its own; choose another id",
+                    id.get_ref()
+                ),
+            ));
+        }
+        Some(id) => id.get_ref().clone(),
+        None => format!("rule[{i}]"),
+    };
+    let remember = match &r.remember {
+        None => Remember::Never,
+        Some(s) => match s.get_ref().as_str() {
+            "session" => Remember::Session,
+            "never" | "once" => Remember::Never,
+            other => {
+                return Err(e.at(
+                    Some(s.span().start),
+                    format!("unknown `remember` value `{other}`: expected `session` or `never`"),
+                ));
+            }
+        },
+    };
+    let m_off = r.matches.span().start;
+    let not_selectors = || {
+        e.at(
+            Some(m_off),
+            "`match` must be a selector string or an array of them".into(),
+        )
+    };
+    let sources: Vec<String> = match r.matches.get_ref() {
+        toml::Value::String(s) => vec![s.clone()],
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(not_selectors)?,
+        _ => return Err(not_selectors()),
+    };
+    if sources.is_empty() {
+        return Err(e.at(Some(m_off), format!("rule `{id}` has an empty `match`")));
+    }
+    let mut sels = Vec::new();
+    for s in &sources {
+        let sel = Selector::parse(s).map_err(|m| e.at(Some(m_off), m))?;
+        sels.push(Placed {
+            value: sel,
+            offset: m_off,
+        });
+    }
+    Ok((
+        Rule {
+            id,
+            effect,
+            sources,
+            reason: r.reason,
+            remember,
+        },
+        sels,
+    ))
+}
+
+/// One `[tool.NAME]` table.
+fn tool_decl(name: String, t: Spanned<RawTool>, e: &Errs<'_>) -> Result<ToolDecl, PolicyError> {
+    let offset = t.span().start;
+    let t = t.into_inner();
+    let kind = Kind::parse(t.kind.get_ref()).ok_or_else(|| {
+        e.at(
+            Some(t.kind.span().start),
+            format!(
+                "tool `{name}`: unknown kind `{}`: expected `read`, `write`, `exec`, `fetch` or `other`",
+                t.kind.get_ref()
+            ),
+        )
+    })?;
+    let clients = catalog::clients_with(&name);
+    if !clients.is_empty() {
+        let names: Vec<&str> = clients.iter().map(|c| c.as_str()).collect();
+        return Err(e.at(
+            Some(offset),
+            format!(
+                "tool `{name}` is built in ({}) and cannot be redeclared",
+                names.join(", ")
+            ),
+        ));
+    }
+    if kind != Kind::Other && t.field.is_none() {
+        return Err(e.at(
+            Some(offset),
+            format!(
+                "tool `{name}` of kind `{}` needs a `field` naming its target",
+                kind.as_str()
+            ),
+        ));
+    }
+    let schema = match t.schema {
+        None => None,
+        Some(s) => {
+            let off = s.span().start;
+            let json = serde_json::to_value(s.get_ref())
+                .map_err(|err| e.at(Some(off), format!("tool `{name}` schema: {err}")))?;
+            Some(
+                Schema::compile(&json)
+                    .map_err(|m| e.at(Some(off), format!("tool `{name}`: {m}")))?,
+            )
+        }
+    };
+    Ok(ToolDecl {
+        name,
+        kind,
+        field: t.field,
+        schema,
+    })
+}
+
+/// One `[[test]]` case.
+fn test_case(i: usize, t: Spanned<RawTest>, e: &Errs<'_>) -> Result<TestCase, PolicyError> {
+    let offset = t.span().start;
+    let t = t.into_inner();
+    let expect: Effect = t
+        .expect
+        .get_ref()
+        .parse()
+        .map_err(|m: String| e.at(Some(t.expect.span().start), format!("`expect`: {m}")))?;
+    let mode = match t.mode {
+        None => None,
+        Some(m) => Some(
+            m.get_ref()
+                .parse()
+                .map_err(|msg: String| e.at(Some(m.span().start), msg))?,
+        ),
+    };
+    let call = serde_json::to_value(&t.call)
+        .map_err(|err| e.at(Some(offset), format!("test call: {err}")))?;
+    Ok(TestCase {
+        name: t.name.unwrap_or_else(|| format!("test[{i}]")),
+        call,
+        expect,
+        rule: t.rule,
+        mode,
+        hard: t.hard,
+        line: crate::error::line_col(e.text, offset).0,
+    })
 }
 
 #[cfg(test)]
@@ -456,6 +557,23 @@ mod tests {
     }
 
     #[test]
+    fn sandbox_setting_is_strict() {
+        assert_eq!(parse("[policy]\n").unwrap().sandbox, None);
+        assert_eq!(
+            parse("[policy]\nsandbox = \"off\"\n").unwrap().sandbox,
+            Some(Sandbox::Off)
+        );
+        assert_eq!(
+            parse("[policy]\nsandbox = \"on\"\n").unwrap().sandbox,
+            Some(Sandbox::On)
+        );
+        let e = parse("[policy]\nsandbox = \"Off\"\n").unwrap_err();
+        assert_eq!(e.place, Some((2, 11)), "{e}");
+        assert!(parse("[policy]\nsandbox = false\n").is_err());
+        assert!(parse("sandbox = \"off\"\n").is_err());
+    }
+
+    #[test]
     fn errors_have_places() {
         let e = parse("[policy]\nmode = \"fast\"\n").unwrap_err();
         assert_eq!(e.place, Some((2, 8)));
@@ -467,5 +585,34 @@ mod tests {
         assert!(e.place.is_some(), "{e}");
         let e = parse("[[rule]]\neffect = \"maybe\"\nmatch = \"Read\"\n").unwrap_err();
         assert_eq!(e.place, Some((2, 10)));
+    }
+
+    #[test]
+    fn reserved_ids_are_load_errors_at_their_line() {
+        for id in crate::rule_ids::ALL.iter().copied().chain([
+            "hard:mine",
+            "Mode:plan",
+            "host:x",
+            "builtin:read",
+        ]) {
+            let text = format!(
+                "allow = [\"Read\"]\n\n[[rule]]\nid = \"{id}\"\neffect = \"allow\"\nmatch = \"Read\"\n"
+            );
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.place.map(|p| p.0), Some(4), "{id}: {e}");
+            assert!(
+                e.message.contains("reserved") && e.message.contains(id),
+                "{e}"
+            );
+            assert!(e.to_string().contains("t.toml"), "{e}");
+        }
+        assert!(
+            Doc::parse_from(
+                "[[rule]]\nid = \"builtin:read\"\neffect = \"allow\"\nmatch = \"Read\"\n",
+                Path::new("builtin"),
+                Origin::Builtin
+            )
+            .is_ok()
+        );
     }
 }

@@ -10,8 +10,9 @@ use globset::{Candidate, GlobMatcher, GlobSet, GlobSetBuilder};
 
 use crate::effect::Effect;
 use crate::file::Placed;
-use crate::pattern::{self, Anchors, CommandPattern, UrlPattern};
+use crate::pattern::{self, Anchors, CommandPattern};
 use crate::rule::{Rule, Selector};
+use crate::urls::{Cidr, FetchTarget, Host, UrlPattern};
 
 /// Index of a rule in `Policy::rules` (file order: lists, then `[[rule]]`s).
 pub type RuleIdx = usize;
@@ -90,7 +91,7 @@ impl GlobGroup {
 /// before the first character that is not a literal (`*?[{\`), or `None`
 /// when there is no `/` before it. A path the glob matches starts with that
 /// directory followed by `/`.
-fn literal_dir(glob: &str) -> Option<&str> {
+pub(crate) fn literal_dir(glob: &str) -> Option<&str> {
     let meta = glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len());
     let slash = glob[..meta].rfind('/')?;
     Some(&glob[..slash])
@@ -202,39 +203,79 @@ impl ExecRules {
 pub struct FetchRules {
     /// `WebFetch` with no pattern.
     pub all: Vec<(RuleIdx, usize)>,
-    hosts: HashMap<String, Vec<(RuleIdx, usize)>>,
+    hosts: HashMap<Host, Vec<(RuleIdx, usize)>>,
     /// `domain:*.d` rules keyed by `d`: a host is looked up under each of
     /// its parent domains.
     subdomains: HashMap<String, Vec<(RuleIdx, usize)>>,
+    /// `ip:` address blocks, tried in turn (policies hold few).
+    addrs: Vec<(Cidr, RuleIdx, usize)>,
     wild: Vec<(UrlPattern, RuleIdx, usize)>,
 }
 
 impl FetchRules {
-    /// Calls `hit` for every rule matching the URL.
-    pub fn each_match(&self, url: &str, host: Option<&str>, mut hit: impl FnMut(RuleIdx, usize)) {
+    /// True when no rule could match anything.
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+            && self.hosts.is_empty()
+            && self.subdomains.is_empty()
+            && self.wild.is_empty()
+    }
+
+    /// Calls `hit` for every rule matching the fetch: `t` normalised,
+    /// `written` as written (URL globs of deny and ask rules also meet it;
+    /// `None` for allow rules).
+    pub fn each_match(
+        &self,
+        t: &FetchTarget,
+        written: Option<&str>,
+        mut hit: impl FnMut(RuleIdx, usize),
+    ) {
         for &(r, s) in &self.all {
             hit(r, s);
         }
-        if let Some(h) = host {
+        for h in &t.hosts {
             if let Some(list) = self.hosts.get(h) {
                 for &(r, s) in list {
                     hit(r, s);
                 }
             }
-            if !self.subdomains.is_empty() {
-                let mut rest = h;
-                while let Some((_, parent)) = rest.split_once('.') {
-                    if let Some(list) = self.subdomains.get(parent) {
-                        for &(r, s) in list {
-                            hit(r, s);
+            match h {
+                Host::Domain(d) if !self.subdomains.is_empty() => {
+                    let mut rest = d.as_str();
+                    while let Some((_, parent)) = rest.split_once('.') {
+                        if let Some(list) = self.subdomains.get(parent) {
+                            for &(r, s) in list {
+                                hit(r, s);
+                            }
+                        }
+                        rest = parent;
+                    }
+                }
+                Host::Ip(ip) => {
+                    for (c, r, s) in &self.addrs {
+                        if c.contains(*ip) {
+                            hit(*r, *s);
                         }
                     }
-                    rest = parent;
                 }
+                Host::Domain(_) => {}
             }
         }
         for (p, r, s) in &self.wild {
-            if p.matches(url, host) {
+            if p.matches(t, written) {
+                hit(*r, *s);
+            }
+        }
+    }
+
+    /// Calls `hit` for every rule matching a URL that cannot be parsed, as
+    /// written: `WebFetch` alone, and URL globs.
+    pub fn each_match_unparsed(&self, written: &str, mut hit: impl FnMut(RuleIdx, usize)) {
+        for &(r, s) in &self.all {
+            hit(r, s);
+        }
+        for (p, r, s) in &self.wild {
+            if p.matches_unparsed(written) {
                 hit(*r, *s);
             }
         }
@@ -405,6 +446,7 @@ impl Index {
                             .entry(d.clone())
                             .or_default()
                             .push(owner),
+                        Some(UrlPattern::Addr(c)) => ix.fetch[e].addrs.push((*c, ri, si)),
                         Some(w) => ix.fetch[e].wild.push((w.clone(), ri, si)),
                     },
                     Selector::Tool { name, pattern: p } => {
@@ -463,7 +505,7 @@ fn tool_pattern(p: &str, anchors: &Anchors) -> Result<ToolPattern, String> {
     })
 }
 
-/// Protected paths (DESIGN §5): writes there always ask.
+/// Protected paths (docs/policy.md, "Protected paths"): writes there always ask.
 #[derive(Debug)]
 pub struct Protected {
     set: GlobSet,

@@ -32,7 +32,7 @@ assert_eq!((d.decision, d.rule.as_deref()), (Effect::Deny, Some("deny[0]")));
 
 # How a call is decided
 
-1. The input is validated against the tool (DESIGN §4): invalid is deny.
+1. The input is validated against the tool: invalid is deny.
 2. The call becomes actions: paths read or written, each simple command of
    a shell command with the files and URLs it touches, URLs fetched, or the
    tool by name.
@@ -47,6 +47,7 @@ assert_eq!((d.decision, d.rule.as_deref()), (Effect::Deny, Some("deny[0]")));
 #![deny(missing_docs)]
 
 mod actions;
+mod boundary;
 mod call;
 mod catalog;
 mod decision;
@@ -58,6 +59,7 @@ mod file;
 mod index;
 pub mod layers;
 pub mod lint;
+mod notify;
 mod paths;
 mod pattern;
 mod policy;
@@ -66,6 +68,7 @@ pub mod rule_ids;
 mod schema;
 mod state_dir;
 mod testing;
+mod urls;
 mod validate;
 
 pub use call::{Call, CallError, Client, canonical_json, new_id};
@@ -75,11 +78,14 @@ pub use effect::{Effect, Mode};
 pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
-pub use file::{Ledger, TestCase};
+
+pub use file::{Ledger, Sandbox, TestCase};
 pub use lint::lint;
+pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
 pub use policy::{BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, locate};
 pub use rule::{Remember, Rule};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;
+pub use urls::{Cidr, FetchTarget, Host, normalize as normalize_url};

@@ -1,4 +1,5 @@
-//! The three pattern languages of rule specifiers: paths, commands and URLs.
+//! The path and command pattern languages of rule specifiers (URL patterns
+//! are in `urls`).
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,7 @@ pub struct Anchors {
     pub root: PathBuf,
 }
 
-/// Turns a path pattern into an absolute glob (DESIGN §3 "Path patterns"):
+/// Turns a path pattern into an absolute glob (docs/policy.md, "Path patterns"):
 /// `//p` absolute, `~/p` home, `/p` the policy file's directory, `p` and
 /// `./p` the first root, and a pattern without `/` a file name at any depth.
 pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
@@ -208,100 +209,6 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
     pi == p.len()
 }
 
-/// A `WebFetch(..)` specifier, compiled.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UrlPattern {
-    /// `domain:example.com`: that host exactly.
-    Host(String),
-    /// `domain:*.example.com`: its subdomains at any depth, not the bare domain.
-    Subdomains(String),
-    /// Anything else: a `*` wildcard over the whole URL.
-    Wild(String),
-}
-
-impl UrlPattern {
-    /// Compiles a URL specifier.
-    pub fn compile(source: &str) -> Result<UrlPattern, String> {
-        let s = source.trim();
-        if s.is_empty() {
-            return Err("empty URL pattern".into());
-        }
-        if let Some(d) = s.strip_prefix("domain:") {
-            let d = d.trim().trim_end_matches('.').to_ascii_lowercase();
-            if let Some(rest) = d.strip_prefix("*.") {
-                if rest.is_empty() || rest.contains('*') {
-                    return Err(format!("bad domain pattern `{source}`"));
-                }
-                return Ok(UrlPattern::Subdomains(rest.to_string()));
-            }
-            if d == "*" {
-                return Ok(UrlPattern::Wild("*".into()));
-            }
-            if d.is_empty() || d.contains(['*', '/', ':', '@']) {
-                return Err(format!("bad domain pattern `{source}`"));
-            }
-            return Ok(UrlPattern::Host(d));
-        }
-        Ok(UrlPattern::Wild(s.to_string()))
-    }
-
-    /// Matches a URL whose host has already been extracted.
-    pub fn matches(&self, url: &str, host: Option<&str>) -> bool {
-        match self {
-            UrlPattern::Host(h) => host == Some(h.as_str()),
-            UrlPattern::Subdomains(d) => host.is_some_and(|h| {
-                h.len() > d.len() + 1
-                    && h.ends_with(d.as_str())
-                    && h.as_bytes()[h.len() - d.len() - 1] == b'.'
-            }),
-            UrlPattern::Wild(p) => wildcard(p, url),
-        }
-    }
-}
-
-/// The host of an http(s)/ftp URL, lowercased, as a browser or curl would
-/// connect to it; `None` when the URL is not of that shape or the host is
-/// written in a way that could disguise it (percent-encoding, non-ASCII,
-/// backslashes), so that the caller can refuse to guess.
-pub fn url_host(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if !matches!(
-        scheme.as_str(),
-        "http" | "https" | "ftp" | "ftps" | "ws" | "wss"
-    ) {
-        return None;
-    }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    if authority.contains('\\') {
-        return None;
-    }
-    let hostport = match authority.rfind('@') {
-        Some(i) => &authority[i + 1..],
-        None => authority,
-    };
-    let host = if let Some(v6) = hostport.strip_prefix('[') {
-        let close = v6.find(']')?;
-        format!("[{}]", &v6[..close])
-    } else {
-        let h = match hostport.rfind(':') {
-            Some(i) => &hostport[..i],
-            None => hostport,
-        };
-        h.to_string()
-    };
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    if host.is_empty()
-        || !host.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'[' | b']' | b':')
-        })
-    {
-        return None;
-    }
-    Some(host)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,27 +241,6 @@ mod tests {
         assert!(cmd("*", "anything at all"));
         assert!(!cmd("git status", "'git status'"));
         assert!(cmd("git commit -m *", "git commit -m 'a && b'"));
-    }
-
-    #[test]
-    fn urls() {
-        assert_eq!(
-            url_host("https://Example.COM./x").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(
-            url_host("http://good.com@evil.com/").as_deref(),
-            Some("evil.com")
-        );
-        assert_eq!(url_host("http://evil.com\\@good.com/"), None);
-        assert_eq!(url_host("http://%65vil.com/"), None);
-        let sub = UrlPattern::compile("domain:*.example.com").unwrap();
-        assert!(sub.matches("", Some("a.b.example.com")));
-        assert!(!sub.matches("", Some("example.com")));
-        assert!(!sub.matches("", Some("badexample.com")));
-        let host = UrlPattern::compile("domain:example.com").unwrap();
-        assert!(host.matches("", Some("example.com")));
-        assert!(!host.matches("", Some("a.example.com")));
     }
 
     #[test]

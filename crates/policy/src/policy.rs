@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
-use crate::file::{Doc, TestCase, ToolDecl};
+use crate::file::{Doc, Origin, Sandbox, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
+use crate::notify::Notify;
 use crate::paths;
 use crate::pattern::Anchors;
 use crate::rule::Rule;
@@ -14,7 +15,8 @@ use crate::rule::Rule;
 /// The file name looked for when no policy is named.
 pub const POLICY_FILE_NAME: &str = "toolgate.toml";
 
-/// The built-in default policy (DESIGN §6), used when no file is found:
+/// The built-in default policy (docs/policy.md, "The built-in default
+/// policy"), used when no file is found:
 /// reads inside the roots are allowed, writes ask (and may be remembered for
 /// the session), shell commands and fetches ask every time, anything else
 /// is denied.
@@ -74,11 +76,14 @@ pub struct Policy {
     pub(crate) rules: Vec<Rule>,
     pub(crate) index: Index,
     pub(crate) protected: Protected,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) deny_read_bases: Vec<PathBuf>,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
     pub(crate) database: Option<String>,
     /// Where each rule came from, when the policy was merged from layers.
     pub(crate) layers: Option<Box<crate::layers::Layers>>,
+    pub(crate) notify: crate::notify::Notify,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -134,7 +139,7 @@ impl Policy {
     /// the current directory).
     pub fn builtin(opts: &LoadOptions) -> Result<Policy, PolicyError> {
         let file = Path::new("<built-in>");
-        let doc = Doc::parse(BUILTIN_POLICY, file)?;
+        let doc = Doc::parse_from(BUILTIN_POLICY, file, Origin::Builtin)?;
         Policy::compile(doc, BUILTIN_POLICY, file, None, None, opts)
     }
 
@@ -219,6 +224,7 @@ impl Policy {
             root: roots[0].clone(),
         };
         let index = Index::build(&doc.rules, &anchors).map_err(|(o, m)| err(Some(o), m))?;
+        let deny_read_bases = crate::boundary::deny_read_bases(&doc.rules, &anchors);
         let protected =
             Protected::build(&doc.protected, &anchors).map_err(|(o, m)| err(Some(o), m))?;
         let state_dir = opts
@@ -248,10 +254,13 @@ impl Policy {
             rules,
             index,
             protected,
+            sandbox: doc.sandbox.unwrap_or_default(),
+            deny_read_bases,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
             database,
             layers: None,
+            notify: doc.notify,
         })
     }
 
@@ -279,10 +288,9 @@ impl Policy {
         self.ledger
     }
 
-    /// The state directory whose writes are a hard limit (the one the
-    /// store must be opened in).
-    pub fn state_dir(&self) -> Option<&Path> {
-        self.state_dir.as_deref()
+    /// The `[notify]` table: webhook, desktop notifications, approval TTL.
+    pub fn notify(&self) -> &Notify {
+        &self.notify
     }
 
     /// `[state] database`: the store hosts open instead of the state

@@ -1,9 +1,10 @@
 //! Rules and their selectors, as written in the policy file.
 
 use crate::effect::Effect;
-use crate::pattern::{CommandPattern, UrlPattern};
+use crate::pattern::CommandPattern;
+use crate::urls::UrlPattern;
 
-/// Which actions a rule entry matches (DESIGN §3 "Rule selectors").
+/// Which actions a rule entry matches (docs/policy.md, "Selectors").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
     /// `*`: every action of every call.
@@ -14,7 +15,7 @@ pub enum Selector {
     Write(Option<String>),
     /// `Bash` or `Bash(command pattern)`.
     Exec(Option<CommandPattern>),
-    /// `WebFetch` or `WebFetch(domain:..|url glob)`.
+    /// `WebFetch` or `WebFetch(domain:..|ip:..|url glob)`.
     Fetch(Option<UrlPattern>),
     /// A tool by name (a glob such as `mcp__db__*`), optionally with a
     /// pattern over the tool's target field.

@@ -252,7 +252,7 @@ fn seed5_policy_file_and_state_dir_are_hard_limits() {
     }
 }
 
-// 7. Each mode row of DESIGN §3.
+// 7. Each mode row of docs/policy.md, "Modes".
 #[test]
 fn seed7_mode_default_leaves_decisions() {
     let ws = Ws::new();
@@ -393,7 +393,7 @@ fn seed7_mode_bypass_allows_asks_but_not_denies_or_protected() {
     );
 }
 
-// 7. Each protected path rule of DESIGN §5.
+// 7. Each protected path rule of docs/policy.md, "Protected paths".
 #[test]
 fn seed7_protected_paths_always_ask() {
     let ws = Ws::new();

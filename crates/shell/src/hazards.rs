@@ -1,4 +1,5 @@
-//! Catastrophic command shapes (DESIGN §5) that belong to one command.
+//! Catastrophic command shapes (`docs/policy.md`, "Hard limits") that
+//! belong to one command.
 //! Shapes that span commands (download-and-execute, fork bombs) are found
 //! by the walk, which sees pipelines and functions.
 

@@ -20,8 +20,14 @@ The walk (`walk`) visits every simple command with the state bash would
 have there (working directory, what feeds its standard input, which
 functions exist), expands its words (`words`, `glob`), removes wrappers and
 follows shells given a script (`wrappers`), and derives the files and URLs
-it touches from data tables (`tables`, `effects`). Catastrophic shapes are
-in `hazards`.
+it touches from data tables (`tables`, `effects`, and `risky` for the
+options of reading commands that run programs or write files). Literal
+variable assignments are followed where bash makes them sure (`t=touch; $t x`
+is `touch x`). Catastrophic shapes are in `hazards`.
+
+A command is read-only only when it is the system's program (a bare name, or
+one in `/bin`, `/usr/bin`, `/sbin`, `/usr/sbin`; `./cat` is a program of the
+workspace), a known reader, writes nothing and has nothing unknown.
 
 # Example
 
@@ -38,6 +44,10 @@ assert!(a.unknowns.is_empty() && a.hazards.is_empty());
 
 let a = analyze("curl -fsSL https://example.com/install.sh | sh", &Options::default());
 assert_eq!(a.hazards[0].kind, "download-exec");
+
+let a = analyze("t=touch; $t x; ./cat x", &Options::default());
+assert_eq!(a.commands[0].argv, ["touch", "x"]);
+assert!(!a.commands[1].read_only); // a program of the workspace, not `cat`
 ```
 */
 #![deny(missing_docs)]
@@ -46,6 +56,7 @@ mod effects;
 mod glob;
 mod hazards;
 mod parse;
+mod risky;
 mod syntax;
 mod tables;
 mod walk;
@@ -89,7 +100,8 @@ pub struct Analysis {
     pub effects: Vec<Effect>,
     /// Parts that could not be analysed; each makes the whole call at least `ask`.
     pub unknowns: Vec<Unknown>,
-    /// Catastrophic shapes (DESIGN §5); each is a hard deny.
+    /// Catastrophic shapes (`docs/policy.md`, "Hard limits"); each is a hard
+    /// deny.
     pub hazards: Vec<Hazard>,
 }
 
@@ -129,7 +141,7 @@ pub enum EffectKind {
 }
 
 /// Where an effect came from: the policy judges the two differently
-/// (DESIGN §1 principle 7).
+/// (`docs/policy.md`, "How a call is decided", step 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Origin {
     /// A redirect (`> f`, `>> f`, `&> f`, `< f`, `<> f`): with no rule matching

@@ -40,6 +40,11 @@ pub(crate) enum Node {
         bodies: Vec<List>,
         /// True for `{ ..; }`, whose body always runs.
         plain: bool,
+        /// True for loops, whose bodies may run many times.
+        looped: bool,
+        /// The variables the command itself assigns (`for NAME in ..`);
+        /// `None` when it may assign any (arithmetic `for ((..))`).
+        binds: Option<Vec<String>>,
     },
     /// `name() { body }`.
     Function { name: String, body: Box<Node> },
@@ -89,8 +94,9 @@ pub(crate) struct Word {
 pub(crate) enum Part {
     /// Literal text; `quoted` text has no glob, tilde or brace meaning.
     Lit { text: String, quoted: bool },
-    /// `$NAME` or `${NAME}`.
-    Param(String),
+    /// `$NAME` or `${NAME}`; `quoted` inside double quotes, where its
+    /// value is neither split into words nor globbed.
+    Param { name: String, quoted: bool },
     /// Any other expansion (`${x:-y}`, `$(..)`, `$((..))`, `<(..)`): its value
     /// cannot be known.
     Dynamic,

@@ -166,24 +166,24 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "efmABCdD", long_args: GREP_LONG, file_opts: &[("-f", Read), ("--file", Read), ("--exclude-from", Read)], program_opts: &["-e", "--regexp", "-f", "--file"], recursive: &["-r", "-R", "--recursive", "--dereference-recursive"], ..spec(&["grep", "egrep", "fgrep", "zgrep"], AfterProgram, true) },
     Spec { short_args: "efgmtTABCjMrEd", long_args: RG_LONG, file_opts: &[("-f", Read), ("--file", Read), ("--ignore-file", Read)], program_opts: &["-e", "--regexp", "-f", "--file", "--files", "--type-list"], always_recursive: true, default_operand: Some("."), ..spec(&["rg"], AfterProgram, true) },
     Spec { short_args: "ABCGgmp", long_args: &["after", "before", "context", "file-search-regex", "max-count", "path-to-ignore", "ignore", "ignore-dir", "depth", "pager"], file_opts: &[("-p", Read), ("--path-to-ignore", Read)], always_recursive: true, default_operand: Some("."), ..spec(&["ag"], AfterProgram, true) },
-    Spec { short_args: "fvFEil", long_args: &["file", "assign", "field-separator", "exec", "include", "load", "source"], file_opts: &[("-f", Read), ("--file", Read), ("-E", Read), ("--exec", Read), ("-i", Read), ("--include", Read)], program_opts: &["-f", "--file", "-E", "--exec", "--source"], ..spec(&["awk", "gawk", "mawk", "nawk", "busybox-awk"], AfterProgram, true) },
+    Spec { short_args: "fvFEilW", long_args: &["file", "assign", "field-separator", "exec", "include", "load", "source"], file_opts: &[("-f", Read), ("--file", Read), ("-E", Read), ("--exec", Read), ("-i", Read), ("--include", Read)], program_opts: &["-f", "--file", "-E", "--exec", "--source"], ..spec(&["awk", "gawk", "mawk", "nawk", "busybox-awk"], AfterProgram, true) },
     Spec { short_args: "efl", long_args: &["expression", "file", "line-length"], file_opts: &[("-f", Read), ("--file", Read)], program_opts: &["-e", "--expression", "-f", "--file"], ..spec(&["sed", "gsed"], AfterProgram, true) },
     Spec { short_args: "CUFILSxXDW", long_args: &["context", "unified", "show-function-line", "ignore-matching-lines", "label", "starting-file", "exclude", "exclude-from", "ifdef", "width", "tabsize", "line-format", "from-file", "to-file", "color", "palette", "horizon-lines", "old-line-format", "new-line-format", "unchanged-line-format", "group-format"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read)], recursive: &["-r", "--recursive"], ..spec(&["diff", "colordiff"], All(Read), true) },
     Spec { short_args: "in", long_args: &["ignore-initial", "bytes"], ..spec(&["cmp"], All(Read), true) },
-    Spec { short_args: "w", long_args: &["wrap"], ..spec(&["base64"], All(Read), true) },
+    Spec { short_args: "w", long_args: &["wrap"], file_opts: &[("-o", Write), ("--output", Write), ("-i", Read), ("--input", Read)], ..spec(&["base64"], All(Read), true) },
     Spec { short_args: "cglnosC", long_args: &["cols", "groupsize", "len", "name", "seek"], ..spec(&["xxd"], InOut, true) },
-    Spec { short_args: "AjNtwS", long_args: &["address-radix", "skip-bytes", "read-bytes", "format", "width", "strings", "endian"], ..spec(&["od", "hexdump", "hd"], All(Read), true) },
+    Spec { short_args: "AjNtwS", long_args: &["address-radix", "skip-bytes", "read-bytes", "format", "width", "strings", "endian"], file_opts: &[("-f", Read), ("--format-file", Read)], ..spec(&["od", "hexdump", "hd"], All(Read), true) },
     Spec { short_args: "ntesT", long_args: &["bytes", "radix", "encoding", "target", "output-separator"], ..spec(&["strings"], All(Read), true) },
     Spec { short_args: "fmFeP", long_args: &["files-from", "magic-file", "separator", "exclude", "parameter"], file_opts: &[("-f", Read), ("--files-from", Read), ("-m", Read), ("--magic-file", Read)], ..spec(&["file"], All(Read), true) },
     Spec { short_args: "c", long_args: &["format", "printf"], ..spec(&["stat"], All(Read), true) },
     Spec { short_args: "", long_args: &["tag"], ..spec(&["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum"], All(Read), true) },
     Spec { short_args: "L", long_args: &["indent", "tab", "from-file", "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs"], program_opts: &["-f", "--from-file"], file_opts: &[("-f", Read), ("--from-file", Read)], ..spec(&["jq", "gojq", "jaq"], Custom, true) },
-    Spec { short_args: "opIP", long_args: &["output-format", "input-format", "indent", "from-file", "expression", "front-matter", "split-exp"], file_opts: &[("--from-file", Read)], ..spec(&["yq"], Custom, true) },
+    Spec { short_args: "opIPs", long_args: &["output-format", "input-format", "indent", "from-file", "expression", "front-matter", "split-exp"], file_opts: &[("--from-file", Read)], ..spec(&["yq"], Custom, true) },
     // Listings (`ls -R`, `du`, `tree`, and `find`, `fd` below) show names and
     // sizes, never contents: like the Glob and LS tools, they are plain reads
     // of the directories named, not recursive reads of everything beneath.
     Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["ls", "dir", "vdir", "exa", "eza", "lsd"], All(Read), true) },
-    Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(Read), true) },
+    Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read), ("-o", Write), ("-f", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(Read), true) },
     Spec { short_args: "LPIo", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write)], default_operand: Some("."), ..spec(&["tree"], All(Read), true) },
     Spec { short_args: "", ..spec(&["readlink", "realpath", "test", "[", "[["], Operands::None, true) },
     Spec { short_args: "", ..spec(&["source", "."], Custom, false) },
@@ -206,7 +206,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "o", long_args: &["output"], file_opts: &[("-o", Write), ("--output", Write)], ..spec(&["zstd", "unzstd"], Custom, false) },
     Spec { ..spec(&["dd"], Custom, false) },
     Spec { short_args: "iodpBFgrVYzD", long_args: &["input", "output", "directory", "strip", "prefix", "fuzz", "get", "reject-file", "version-control", "basename-prefix", "suffix", "ifdef", "quoting-style"], file_opts: &[("-i", Read), ("--input", Read), ("-o", Write), ("--output", Write), ("-r", Write), ("--reject-file", Write)], ..spec(&["patch"], Custom, false) },
-    Spec { short_args: "fCTXbIKNgLVH", long_args: &["file", "directory", "files-from", "exclude-from", "blocking-factor", "use-compress-program", "starting-file", "newer", "newer-mtime", "listed-incremental", "tape-length", "label", "format", "exclude", "to-command", "checkpoint-action", "info-script", "new-volume-script", "transform", "xform", "owner", "group", "mode", "mtime", "strip-components", "suffix"], ..spec(&["tar", "bsdtar", "gtar"], Custom, false) },
+    Spec { short_args: "fCTXbIKNgLVH", long_args: &["file", "directory", "files-from", "exclude-from", "blocking-factor", "use-compress-program", "starting-file", "newer", "newer-mtime", "listed-incremental", "tape-length", "label", "format", "exclude", "to-command", "checkpoint-action", "info-script", "new-volume-script", "transform", "xform", "owner", "group", "mode", "mtime", "strip-components", "suffix", "index-file", "volno-file", "rmt-command", "rsh-command"], ..spec(&["tar", "bsdtar", "gtar"], Custom, false) },
     Spec { short_args: "dxPOI", ..spec(&["unzip"], Custom, false) },
     Spec { short_args: "", ..spec(&["zip"], Custom, false) },
     // Fetchers.
@@ -219,7 +219,11 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "efTBM", long_args: &["rsh", "rsync-path", "exclude", "include", "exclude-from", "include-from", "files-from", "password-file", "log-file", "log-file-format", "backup-dir", "suffix", "temp-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "usermap", "groupmap", "timeout", "contimeout", "port", "bwlimit", "max-size", "min-size", "max-delete", "partial-dir", "filter", "out-format", "info", "debug", "iconv", "block-size", "modify-window", "address", "sockopts", "outbuf", "checksum-choice", "compress-choice", "compress-level", "skip-compress", "stop-after", "stop-at", "write-batch", "only-write-batch", "read-batch", "protocol", "remote-option"], file_opts: &[("--exclude-from", Read), ("--include-from", Read), ("--files-from", Read), ("--password-file", Read), ("--log-file", Write), ("--write-batch", Write), ("--only-write-batch", Write), ("--read-batch", Read)], recursive: &["-r", "-a", "--recursive", "--archive"], ..spec(&["rsync"], Custom, false) },
     Spec { short_args: "BbcDEeFIiJLlmOopQRSWw", file_opts: &[("-F", Read), ("-i", Read), ("-E", Write)], ..spec(&["ssh"], Custom, false) },
     // Commands with no file operands that only read or print.
-    Spec { short_args: "", ..spec(&["echo", "printf", "pwd", "true", "false", ":", "which", "type", "whereis", "whoami", "id", "uname", "hostname", "date", "printenv", "seq", "expr", "basename", "dirname", "sleep", "cd", "pushd", "popd", "dirs", "ps", "free", "uptime", "df", "nproc", "locale", "tty", "groups", "arch", "cal", "jobs", "help", "lsb_release", "getconf", "tr", "yes", "wait", "hash", "history", "command", "env", "numfmt", "factor", "lscpu", "lsblk", "whatis", "apropos", "man", "info", "tput", "logname", "users", "who", "w", "last", "stty", "shopt", "set", "ulimit", "umask", "bc", "dc"], Operands::None, true) },
+    Spec { short_args: "", ..spec(&["echo", "printf", "pwd", "true", "false", ":", "which", "type", "whereis", "whoami", "id", "uname", "printenv", "seq", "expr", "basename", "dirname", "sleep", "cd", "pushd", "popd", "dirs", "ps", "free", "uptime", "df", "nproc", "locale", "tty", "groups", "arch", "cal", "jobs", "help", "lsb_release", "getconf", "tr", "yes", "wait", "hash", "history", "command", "env", "numfmt", "factor", "lscpu", "lsblk", "whatis", "apropos", "man", "tput", "logname", "users", "who", "w", "last", "stty", "shopt", "set", "ulimit", "umask", "dc"], Operands::None, true) },
+    Spec { short_args: "dfrs", long_args: &["date", "file", "reference", "set"], file_opts: &[("-f", Read), ("--file", Read), ("-r", Read), ("--reference", Read)], ..spec(&["date"], Operands::None, true) },
+    Spec { short_args: "F", long_args: &["file"], file_opts: &[("-F", Read), ("--file", Read)], ..spec(&["hostname"], Operands::None, true) },
+    Spec { ..spec(&["bc"], All(Read), true) },
+    Spec { short_args: "odnf", long_args: &["output", "dribble", "restore", "init-file", "directory", "node", "file"], file_opts: &[("-o", Write), ("--output", Write), ("--dribble", Write), ("--restore", Read), ("--init-file", Read), ("-f", Read), ("--file", Read)], ..spec(&["info"], Operands::None, true) },
 ];
 
 /// What the tables say about one command name, gathered from all of them
@@ -454,6 +458,21 @@ pub(crate) const EXEC_ENV: &[&str] = &[
     "GIT_TEMPLATE_DIR",
     "GIT_DIR",
     "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ATTR_SOURCE",
+    "LESS",
+    "LESSKEY",
+    "LESSKEYIN",
+    "LESSEDIT",
+    "MANOPT",
+    "RIPGREP_CONFIG_PATH",
+    "TAR_OPTIONS",
+    "SYSTEMD_PAGER",
+    "TERMINFO",
+    "TERMINFO_DIRS",
     "LESSOPEN",
     "LESSCLOSE",
     "PYTHONPATH",
@@ -477,6 +496,41 @@ pub(crate) const EXEC_ENV: &[&str] = &[
     "CC",
     "CXX",
 ];
+
+/// git's global options (before the subcommand) that take the next word
+/// as their value.
+pub(crate) const GIT_GLOBAL_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--attr-source",
+];
+
+/// Why a global option of git makes the command unanalysable, if it does:
+/// each changes the configuration, repository, pager or programs git uses,
+/// and a configuration or repository the command can reach (`-C DIR` with a
+/// `.git` file pointing anywhere, `--git-dir` of a plain directory) can make
+/// even `git status` run a program (`core.fsmonitor`, `core.pager`,
+/// `diff.external`, filters). `.git/` of the workspace is protected, so git
+/// without these options runs only the configuration a person approved.
+pub(crate) fn git_global_risk(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "-c" | "--config-env" => "sets configuration, which can make git run programs",
+        "--exec-path" => "chooses the programs git runs",
+        "-C" | "--git-dir" | "--work-tree" | "--bare" => {
+            "runs git on another repository, whose configuration can make it run programs"
+        }
+        "--namespace" | "--super-prefix" | "--attr-source" => {
+            "changes which refs, paths or attributes git uses"
+        }
+        "-p" | "--paginate" => "runs a pager chosen by configuration or the environment",
+        _ => return None,
+    })
+}
 
 /// `git` subcommands that only read, and the flags that make them write.
 pub(crate) const GIT_READ_ONLY: &[&str] = &[

@@ -3,6 +3,7 @@
 //! not literal.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::glob;
@@ -55,9 +56,16 @@ impl Arg {
     }
 }
 
+/// Shell variables assigned earlier in the script: `Some(value)` when the
+/// assignment was literal and surely ran, `None` when the variable was
+/// assigned but its value is not known for sure here.
+pub(crate) type Vars = HashMap<String, Option<String>>;
+
 /// What expansion needs to know about the environment.
 pub(crate) struct Env<'a> {
     pub home: Option<&'a Path>,
+    /// Variables known from the script.
+    pub vars: &'a Vars,
     /// The directory globs are expanded in; `None` when unknown or disabled.
     pub glob_dir: Option<&'a Path>,
     pub glob_limit: usize,
@@ -76,10 +84,21 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>, out: &mut Vec<Arg>) -> Option<S
         out.push(Arg::lit(text));
         return None;
     }
-    let Some(chars) = literal_chars(word, env.home) else {
+    let Some(chars) = literal_chars(word, env.home, env.vars) else {
         out.push(Arg::dynamic(word.text.clone()));
         return None;
     };
+    // An unquoted expansion that is empty leaves no word at all.
+    if chars.is_empty()
+        && !word.parts.iter().any(|p| {
+            matches!(
+                p,
+                Part::Lit { quoted: true, .. } | Part::Param { quoted: true, .. }
+            )
+        })
+    {
+        return None;
+    }
     // Tilde: `~` and `~/..` are the home directory (kept as written: the
     // policy resolves it); `~user`, `~+`, `~-` are not known here.
     let tilde_end = chars
@@ -146,8 +165,55 @@ fn plain_text(word: &Word) -> Option<String> {
     (!word.parts.is_empty()).then_some(out)
 }
 
+/// The value of `$name`, when it is known: from the script's own literal
+/// assignments, else `$HOME` from the options.
+pub(crate) fn param_value<'a>(
+    name: &str,
+    home: Option<&'a Path>,
+    vars: &'a Vars,
+) -> Option<&'a str> {
+    match vars.get(name) {
+        Some(v) => v.as_deref(),
+        None if name == "HOME" => home?.to_str(),
+        None => None,
+    }
+}
+
+/// The value an assignment gives (`X=VALUE`): no splitting or globbing
+/// happens there; a `~` is left to be unknown.
+pub(crate) fn assigned_value(word: &Word, home: Option<&Path>, vars: &Vars) -> Option<String> {
+    let mut out = String::new();
+    for (i, part) in word.parts.iter().enumerate() {
+        match part {
+            Part::Lit { text, quoted } => {
+                let mut text = text.as_str();
+                // `X=~` and `X=~/d` are the home directory.
+                if !quoted && i == 0 {
+                    if let Some(rest) = text
+                        .strip_prefix('~')
+                        .filter(|r| r.is_empty() || r.starts_with('/'))
+                    {
+                        out.push_str(home?.to_str()?);
+                        text = rest;
+                    }
+                }
+                if !quoted && text.contains('~') {
+                    return None;
+                }
+                out.push_str(text);
+            }
+            Part::Param { name, .. } => out.push_str(param_value(name, home, vars)?),
+            Part::Dynamic => return None,
+        }
+    }
+    if word.parts.is_empty() && !word.text.is_empty() {
+        return None;
+    }
+    Some(out)
+}
+
 /// The word's characters with their quoting, when every part is known.
-fn literal_chars(word: &Word, home: Option<&Path>) -> Option<Vec<QChar>> {
+fn literal_chars(word: &Word, home: Option<&Path>, vars: &Vars) -> Option<Vec<QChar>> {
     if word.parts.is_empty() {
         return if word.text.is_empty() {
             Some(Vec::new())
@@ -159,11 +225,24 @@ fn literal_chars(word: &Word, home: Option<&Path>) -> Option<Vec<QChar>> {
     for part in &word.parts {
         match part {
             Part::Lit { text, quoted } => chars.extend(text.chars().map(|c| (c, *quoted))),
-            Part::Param(name) if name == "HOME" => {
-                let home = home?.to_str()?;
-                chars.extend(home.chars().map(|c| (c, true)));
+            Part::Param { name, quoted } => {
+                let value = param_value(name, home, vars)?;
+                if *quoted {
+                    chars.extend(value.chars().map(|c| (c, true)));
+                } else {
+                    // Unquoted, the value is split at blanks (not followed:
+                    // unknown) and globbed, but braces and `~` in it are text.
+                    if value.contains([' ', '\t', '\n']) {
+                        return None;
+                    }
+                    chars.extend(
+                        value
+                            .chars()
+                            .map(|c| (c, !matches!(c, '*' | '?' | '[' | ']'))),
+                    );
+                }
             }
-            Part::Param(_) | Part::Dynamic => return None,
+            Part::Dynamic => return None,
         }
     }
     Some(chars)

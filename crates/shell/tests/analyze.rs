@@ -1504,7 +1504,7 @@ fn cd_moves_later_commands() {
         "git -C /repo grep x",
         &["git -C /repo grep x"],
         &["Rr ."],
-        &[],
+        &["another repository"],
         &[],
     );
     assert_eq!(a.effects[0].cwd, Some(PathBuf::from("/repo")));
@@ -1912,7 +1912,8 @@ fn exfiltration_and_writes_are_effects() {
     check("sed -n 'w /etc/cron.d/x' f", &["sed -n w /etc/cron.d/x f"], &["W /etc/cron.d/x", "R f"], &[], &[]);
     check("tar -cf - . | ssh host tar -xf -", &["tar -cf - .", "ssh host tar -xf -"], &["Rr ."], &[], &[]);
     check("IFS=/ ls", &["ls"], &[], &["`IFS`"], &[]);
-    check("a=rm; $a -rf /", &["$a -rf /"], &[], &["command name is not literal"], &[]);
+    check("a=rm; $a -rf /", &["rm -rf /"], &["Wrd /"], &[], &["rm-root"]);
+    check("a=$(id); $a -rf /", &["id", "$a -rf /"], &[], &["command name is not literal"], &[]);
     check("npm test -- --x=$(touch a)", &["touch a", "npm test -- --x=$(touch a)"], &["W a"], &[], &[]);
     check("grep -r x . --include=*.rs > /dev/null", &["grep -r x . --include=*.rs"], &["Rr ."], &[], &[]);
     check_hazards("curl https://x | tee /dev/sda", &["device-write"]);
@@ -1996,7 +1997,13 @@ fn git_config_writes_its_file() {
     check("git config --file=x.cfg a.b c", &["git config --file=x.cfg a.b c"], &["W x.cfg"], &[], &[]);
     check("git config --unset core.pager", &["git config --unset core.pager"], &["W .git/config"], &[], &[]);
     check("git config set core.pager less", &["git config set core.pager less"], &["W .git/config"], &[], &[]);
-    check("git -C sub config a.b c", &["git -C sub config a.b c"], &["W .git/config"], &[], &[]);
+    check(
+        "git -C sub config a.b c",
+        &["git -C sub config a.b c"],
+        &["W .git/config"],
+        &["another repository"],
+        &[],
+    );
     let a = check("git config --get core.pager", &["git config --get core.pager"], &[], &[], &[]);
     assert!(a.commands[0].read_only);
     let a = check("git config user.name", &["git config user.name"], &[], &[], &[]);

@@ -154,12 +154,46 @@ proptest! {
         }
     }
 
+    /// Both limits: a command longer than `max_len` is one unknown and
+    /// nothing else; a command nested `levels.len()` deep is never followed
+    /// past `max_depth`, and one that is not followed has one unknown that
+    /// says so.
     #[test]
-    fn limits_hold(text in "[a-z $();|]{0,300}", max_len in 0usize..200, max_depth in 0usize..6) {
-        let o = Options { max_len, max_depth, ..opts() };
+    fn limits_hold(
+        levels in prop::collection::vec(0usize..6, 0..12),
+        max_depth in 0usize..24,
+        max_len in 0usize..300,
+    ) {
+        let mut text = "touch deep".to_string();
+        for kind in &levels {
+            text = match kind {
+                0 => format!("echo $( {text} )"),
+                1 => format!("( {text} )"),
+                2 => format!("{{ {text}; }}"),
+                3 => format!("if true; then {text}; fi"),
+                4 => format!("while true; do {text}; done"),
+                _ => format!("cat <({text})"),
+            };
+        }
+        let o = Options { max_depth, max_len, ..opts() };
         let a = analyze(&text, &o);
         if text.len() > max_len {
-            prop_assert!(a.commands.is_empty() && a.unknowns.len() == 1);
+            prop_assert!(a.commands.is_empty() && a.effects.is_empty() && a.unknowns.len() == 1);
+            prop_assert!(a.unknowns[0].reason.contains("byte limit"));
+            return Ok(());
+        }
+        let found = a.commands.iter().any(|c| c.argv == ["touch", "deep"]);
+        let too_deep = a.unknowns.iter().filter(|u| u.reason.contains("nesting deeper")).count();
+        // Never followed past the limit, never dropped without an unknown.
+        if levels.len() > max_depth {
+            prop_assert!(!found, "{text}: followed past depth {max_depth}");
+        }
+        prop_assert_eq!(found, too_deep == 0, "{}: {:?} {:?}", text, a.commands, a.unknowns);
+        prop_assert!(too_deep <= 1);
+        // The parser counts a compound command inside a substitution as two
+        // levels; within half the limit, everything is followed.
+        if 2 * levels.len() < max_depth {
+            prop_assert!(found, "{text}: cut before depth {max_depth}: {:?}", a.unknowns);
         }
     }
 

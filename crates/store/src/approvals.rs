@@ -1,7 +1,7 @@
 //! The queue of pending approvals.
 //!
 //! An approval moves `pending → approved → executing → done` or
-//! `pending → declined`, and every move is a conditional update inside a
+//! `pending → declined` or `pending → expired`, and every move is a conditional update inside a
 //! transaction (`BEGIN IMMEDIATE` in SQLite, a row lock in PostgreSQL): of
 //! two processes, or two hosts, that try the same move, exactly one
 //! succeeds. That is what makes "approving twice does not run
@@ -23,11 +23,41 @@ use crate::types::{Decision, Outcome, Pending, Record};
 
 /// The approvals table's columns, in the order the backends read them.
 pub(crate) const COLUMNS: &str = "id, created, session, client, call_id, tool, snapshot, digest, \
-     reason, rule, remember_allowed, status, answer, note, answered_by, answered, outcome, finished";
+     reason, rule, remember_allowed, status, answer, note, answered_by, answered, outcome, finished, server";
 
 /// Ids are 8 hex digits: short enough to type, and with one id per call
 /// that waits, collisions are rare; the insert retries on one.
 pub(crate) const ID_ATTEMPTS: u32 = 32;
+
+/// The note an expired approval carries.
+pub(crate) fn expiry_note(ttl: std::time::Duration) -> String {
+    format!("expired: no answer within {}", human_duration(ttl))
+}
+
+/// The resolution row of an approval that expired: blocked, with no answer.
+pub(crate) fn expiry_resolution(approval: &Pending) -> Record {
+    Record {
+        approval: Some(crate::types::ApprovalAnswer::NoAnswer),
+        ..resolution(approval, Outcome::Blocked, 0)
+    }
+}
+
+/// `1h`, `90s`, `2m30s`: how a TTL reads in the expiry note.
+fn human_duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 || out.is_empty() {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
 
 /// The ledger row that ends a call that waited. Its input is the approved
 /// snapshot: what was (or would have been) run.
@@ -35,6 +65,7 @@ pub(crate) fn resolution(approval: &Pending, outcome: Outcome, duration_us: u64)
     Record {
         session: approval.session.clone(),
         client: approval.client.clone(),
+        server: approval.server.clone(),
         call_id: approval.call_id.clone(),
         tool: approval.tool.clone(),
         digest: approval.digest.clone(),

@@ -12,11 +12,16 @@
 //!     opt(client)  str(call_id)  str(tool)  str(digest)  str(input)
 //!     str(decision)  opt(rule)  u8(hard)  str(reason)  opt(approval)
 //!     opt(note)  str(outcome)  u64(duration_us)  opt(approval_id)
+//!     [0x01 str(server)]
 //! ))
 //! str(s)   = u64(byte length of s) ++ UTF-8 bytes of s
 //! opt(x)   = 0x00 when absent, 0x01 ++ str(x) when present
 //! u64(n)   = 8 bytes, big-endian;  u8(b) = 0x00 or 0x01
 //! ```
+//!
+//! The server (schema version 2) is hashed only when present, so that rows
+//! written before it, which have none, keep their hashes; a row with a
+//! server cannot lose it without its hash changing.
 //!
 //! Text fields are hashed as stored (`decision` as `"allow"`, ...), so the
 //! chain can be checked from the database alone.
@@ -50,6 +55,7 @@ pub(crate) struct Fields<'a> {
     pub outcome: &'a str,
     pub duration_us: u64,
     pub approval_id: Option<&'a str>,
+    pub server: Option<&'a str>,
 }
 
 /// The hash of a row whose predecessor's hash is `prev_hash`.
@@ -75,6 +81,10 @@ pub(crate) fn row_hash(prev_hash: &str, f: &Fields<'_>) -> String {
     put_str(&mut h, f.outcome);
     h.update(f.duration_us.to_be_bytes());
     put_opt(&mut h, f.approval_id);
+    if let Some(server) = f.server {
+        h.update([1u8]);
+        put_str(&mut h, server);
+    }
     hex(&h.finalize())
 }
 
@@ -122,7 +132,16 @@ mod tests {
             outcome: "executed",
             duration_us: 1,
             approval_id: None,
+            server: None,
         }
+    }
+
+    #[test]
+    fn a_server_is_hashed() {
+        let none = row_hash(GENESIS_HASH, &fields("s", "c"));
+        let mut f = fields("s", "c");
+        f.server = Some("fs");
+        assert_ne!(row_hash(GENESIS_HASH, &f), none);
     }
 
     #[test]

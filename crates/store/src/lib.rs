@@ -37,6 +37,7 @@ let store = Store::open(dir.path().join("toolgate.db"))?;
 let appended = store.append(&Record {
     session: "s1".into(),
     client: Some("claude".into()),
+    server: None,
     call_id: "toolu_01".into(),
     tool: "Read".into(),
     digest: "9f2c…".into(),
@@ -69,6 +70,7 @@ use toolgate_store::{Answer, Decision, Outcome, PendingNew, Record, Store};
 let pending = PendingNew {
     session: "s1".into(),
     client: None,
+    server: None,
     call_id: "c7".into(),
     tool: "run_shell".into(),
     snapshot_json: r#"{"id":"c7","input":{"command":"git push"},"tool":"run_shell"}"#.into(),
@@ -80,6 +82,7 @@ let pending = PendingNew {
 let request = Record {
     session: pending.session.clone(),
     client: None,
+    server: None,
     call_id: pending.call_id.clone(),
     tool: pending.tool.clone(),
     digest: pending.digest.clone(),
@@ -128,6 +131,7 @@ hash = hex(SHA-256(
     opt(client)  str(call_id)  str(tool)  str(digest)  str(input)
     str(decision)  opt(rule)  u8(hard)  str(reason)  opt(approval)
     opt(note)  str(outcome)  u64(duration_us)  opt(approval_id)
+    [0x01 str(server)]    (only when a server is recorded)
 ))
 str(s) = u64(byte length) ++ bytes;  opt(x) = 0x00 | 0x01 ++ str(x)
 u64(n) = 8 bytes big-endian;         u8(b) = 0x00 | 0x01
@@ -377,6 +381,19 @@ impl Store {
     /// (yet) approved. An unknown id is an error.
     pub fn claim_for_execution(&self, id: &str) -> Result<Option<Pending>> {
         dispatch!(self, db => db.claim_for_execution(id))
+    }
+
+    /// Expires every approval still `pending` that was queued more than
+    /// `ttl` ago, and returns them (now `expired`).
+    ///
+    /// Each gets its resolution row (outcome `blocked`, approval answer
+    /// `none`, a note saying it expired) in the same transaction as its
+    /// move, so the chain and the queue stay in step; a waiter polling the
+    /// approval sees `expired` and refuses the call. An approval answered
+    /// meanwhile by another process is left alone (the update is
+    /// conditional on `pending`).
+    pub fn expire_older_than(&self, ttl: std::time::Duration) -> Result<Vec<Pending>> {
+        dispatch!(self, db => db.expire_older_than(ttl))
     }
 
     /// Records how a claimed call ended: the approval becomes `done` and

@@ -5,10 +5,10 @@
 use crate::chain::{self, Fields};
 use crate::types::{Record, Row};
 
-/// The ledger's columns in the order [`RawRow::read`] expects.
+/// The ledger's columns in the order the backends' row readers expect.
 pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
      input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
-     prev_hash, hash";
+     prev_hash, hash, server";
 
 /// A ledger row as stored, read without trusting the types: a tampered row
 /// must still be readable so that `verify` can name it.
@@ -32,6 +32,7 @@ pub(crate) struct RawRow {
     pub outcome: String,
     pub duration_us: i64,
     pub approval_id: Option<String>,
+    pub server: Option<String>,
     pub prev_hash: String,
     pub hash: String,
     /// Some column held a value of the wrong type (which the store never
@@ -68,6 +69,7 @@ impl RawRow {
                 outcome: &self.outcome,
                 duration_us: self.duration_us.unsigned_abs(),
                 approval_id: self.approval_id.as_deref(),
+                server: self.server.as_deref(),
             },
         ))
     }
@@ -93,6 +95,7 @@ impl RawRow {
             record: Record {
                 session: self.session,
                 client: self.client,
+                server: self.server,
                 call_id: self.call_id,
                 tool: self.tool,
                 digest: self.digest,

@@ -7,11 +7,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Now, formatted. A clock set before 1970 yields the epoch rather than an
 /// error: a wrong timestamp in the ledger beats a call that is not recorded.
 pub(crate) fn now() -> String {
-    let millis = SystemTime::now()
+    format_millis(now_millis())
+}
+
+/// The instant `age` ago, formatted (the epoch when that is before it).
+pub(crate) fn ago(age: std::time::Duration) -> String {
+    let age = u64::try_from(age.as_millis()).unwrap_or(u64::MAX);
+    format_millis(now_millis().saturating_sub(age))
+}
+
+fn now_millis() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0);
-    format_millis(millis)
+        .unwrap_or(0)
 }
 
 /// Formats milliseconds since the Unix epoch.

@@ -121,7 +121,8 @@ string_enum! {
 
 string_enum! {
     /// Where a pending approval is in its life:
-    /// `pending → approved → executing → done`, or `pending → declined`.
+    /// `pending → approved → executing → done`, `pending → declined`, or
+    /// `pending → expired`.
     ApprovalStatus, "approval status" {
         /// Waiting for an answer.
         Pending => "pending",
@@ -133,6 +134,9 @@ string_enum! {
         Executing => "executing",
         /// Executed (or failed or blocked at execution); final.
         Done => "done",
+        /// Nobody answered within the approval TTL; final, and not executed
+        /// ([`Store::expire_older_than`](crate::Store::expire_older_than)).
+        Expired => "expired",
     }
 }
 
@@ -156,6 +160,8 @@ pub struct Record {
     /// The client whose tool catalog named the tool (`claude`, `gemini`,
     /// `codex`, `mcp`); `None` for toolgate's own tools.
     pub client: Option<String>,
+    /// The MCP server the call went to (`toolgate mcp`); `None` otherwise.
+    pub server: Option<String>,
     /// The call's id as the client gave it; not unique across sessions.
     pub call_id: String,
     /// The tool's name.
@@ -275,6 +281,8 @@ pub struct RowFilter {
     pub session: Option<String>,
     /// Only rows with this call id.
     pub call_id: Option<String>,
+    /// Only rows of calls to this MCP server.
+    pub server: Option<String>,
     /// Only rows linked to this approval.
     pub approval_id: Option<String>,
     /// Only rows after this seq (for paging and following the ledger).
@@ -295,6 +303,8 @@ pub struct PendingNew {
     pub session: String,
     /// The client (see [`Record::client`]).
     pub client: Option<String>,
+    /// The MCP server (see [`Record::server`]).
+    pub server: Option<String>,
     /// The call's id.
     pub call_id: String,
     /// The tool's name.
@@ -323,6 +333,8 @@ pub struct Pending {
     pub session: String,
     /// The client.
     pub client: Option<String>,
+    /// The MCP server.
+    pub server: Option<String>,
     /// The call's id.
     pub call_id: String,
     /// The tool's name.

@@ -272,3 +272,43 @@ fn passed_calls_count_once(fx) {
     );
 }
 }
+
+both! {
+fn rows_with_a_server_hash_as_documented_and_filter_by_server(fx) {
+    let store = fx.open();
+    let mut a = executed("s", "c1");
+    a.server = Some("fs".to_owned());
+    store.append(&a).unwrap();
+    store.append(&executed("s", "c2")).unwrap();
+    let (mut w, mut p) = waiting("s", "c3");
+    w.server = Some("git".to_owned());
+    p.server = Some("git".to_owned());
+    let queued = store.append_waiting(&w, &p).unwrap();
+    assert_eq!(
+        store
+            .approval(&queued.id)
+            .unwrap()
+            .unwrap()
+            .server
+            .as_deref(),
+        Some("git")
+    );
+
+    let rows = store.rows(&RowFilter::default()).unwrap();
+    let mut prev = genesis().to_owned();
+    for row in &rows {
+        assert_eq!(row.hash, documented_hash(&prev, row), "row {}", row.seq);
+        prev = row.hash.clone();
+    }
+    assert!(store.verify().unwrap().is_intact());
+    let fs = store
+        .rows(&RowFilter {
+            server: Some("fs".to_owned()),
+            ..RowFilter::default()
+        })
+        .unwrap();
+    assert_eq!(fs.len(), 1);
+    assert_eq!(fs[0].record.call_id, "c1");
+    assert_eq!(fs[0].record.server.as_deref(), Some("fs"));
+}
+}

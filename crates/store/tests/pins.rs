@@ -4,7 +4,7 @@
 use toolgate_store::{PinCheck, SCHEMA_VERSION, Store};
 
 use crate::both;
-use crate::support::{db_in, fresh, raw};
+use crate::support::{db_in, executed, fresh, raw};
 
 both! {
 fn first_sight_pins_and_a_change_waits_for_acceptance(fx) {
@@ -72,12 +72,17 @@ fn pins_are_per_server(fx) {
 #[test]
 fn a_version_1_database_is_migrated_keeping_its_rows() {
     let (dir, store) = fresh();
+    store.append(&executed("s", "c1")).unwrap();
     drop(store);
-    // Take the file back to schema version 1: no pins or trust table.
+    // Take the file back to schema version 1: no pins or trust table, no server
+    // columns.
     {
         let conn = raw(&db_in(&dir));
-        conn.execute_batch("DROP TABLE pins; DROP TABLE trust; PRAGMA user_version = 1;")
-            .unwrap();
+        conn.execute_batch(
+            "DROP TABLE pins; DROP TABLE trust; ALTER TABLE ledger DROP COLUMN server;
+             ALTER TABLE approvals DROP COLUMN server; PRAGMA user_version = 1;",
+        )
+        .unwrap();
         conn.execute(
             "INSERT INTO grants (session, rule, granted) VALUES ('s', 'r', 't')",
             [],
@@ -86,6 +91,8 @@ fn a_version_1_database_is_migrated_keeping_its_rows() {
     }
     let store = Store::open(db_in(&dir)).unwrap();
     assert!(store.has_grant("s", "r").unwrap());
+    // The version-1 row keeps its hash.
+    assert!(store.verify().unwrap().is_intact());
     assert_eq!(
         store.check_pin("x", "y", "1", "{}").unwrap(),
         PinCheck::Pinned

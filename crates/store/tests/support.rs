@@ -20,6 +20,7 @@ pub fn record(session: &str, call_id: &str, decision: Decision, outcome: Outcome
     Record {
         session: session.to_owned(),
         client: Some("claude".to_owned()),
+        server: None,
         call_id: call_id.to_owned(),
         tool: "Bash".to_owned(),
         digest: hex(&Sha256::digest(call_id.as_bytes())),
@@ -49,6 +50,7 @@ pub fn waiting(session: &str, call_id: &str) -> (Record, PendingNew) {
     let p = PendingNew {
         session: session.to_owned(),
         client: r.client.clone(),
+        server: r.server.clone(),
         call_id: call_id.to_owned(),
         tool: r.tool.clone(),
         snapshot_json: format!(
@@ -122,6 +124,10 @@ pub fn documented_hash(prev_hash: &str, row: &Row) -> String {
     s(&mut h, r.outcome.as_str());
     h.update(r.duration_us.to_be_bytes());
     o(&mut h, r.approval_id.as_deref());
+    if let Some(server) = r.server.as_deref() {
+        h.update([1]);
+        s(&mut h, server);
+    }
     hex(&h.finalize())
 }
 

@@ -6,6 +6,7 @@ mod approvals;
 mod children;
 mod concurrency;
 mod crash;
+mod expiry;
 mod files;
 mod grants;
 mod ledger;

@@ -1,16 +1,19 @@
 //! toolgate's own five tools as the gate's executors: the adapter between
 //! a decided call's snapshot and the confined implementations of this
 //! crate. The gate knows nothing of them; a host registers them with
-//! `Gate::with_executors(crate::executors(ws, opts))`.
+//! `Gate::with_executors(toolgate_tools::executors(ws, policy, opts))`,
+//! with the same policy the gate decides with: `run_shell` runs inside
+//! that policy's OS boundary and `fetch_url` connects only to addresses
+//! that policy allows.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolgate_gate::{Executor, ToolOutput};
-use toolgate_policy::Call;
+use toolgate_gate::{Executor, Gate, ToolOutput};
+use toolgate_policy::{Call, Context, Policy};
 
-use crate::{FetchOptions, Limits, ShellOptions, Workspace};
+use crate::{AddrCheck, FetchOptions, Limits, ShellOptions, Workspace};
 
 /// Settings of the built-in tools.
 #[derive(Debug, Clone)]
@@ -21,10 +24,14 @@ pub struct BuiltinOptions {
     pub shell_timeout: Duration,
     /// The longest timeout a call may ask for (`timeout_secs`).
     pub max_shell_timeout: Duration,
-    /// Let shell commands open TCP connections (off: Landlock refuses them).
+    /// Let shell commands use the network whatever the policy says (off:
+    /// only when a rule allows fetches).
     pub network: bool,
     /// Run shell commands even where the kernel cannot sandbox them.
     pub allow_unsandboxed: bool,
+    /// The shell's OS boundary; `None`: the policy's
+    /// (`toolgate_sandbox::Profile::from_policy`).
+    pub sandbox: Option<Arc<toolgate_sandbox::Profile>>,
     /// Settings of `fetch_url`.
     pub fetch: FetchOptions,
 }
@@ -37,6 +44,7 @@ impl Default for BuiltinOptions {
             max_shell_timeout: Duration::from_secs(600),
             network: false,
             allow_unsandboxed: false,
+            sandbox: None,
             fetch: FetchOptions::default(),
         }
     }
@@ -53,7 +61,7 @@ struct ReadFile(Arc<Workspace>, Limits);
 struct WriteFile(Arc<Workspace>, Limits);
 struct ListDir(Arc<Workspace>, Limits);
 struct RunShell(Arc<Workspace>, BuiltinOptions);
-struct FetchUrl(FetchOptions);
+struct FetchUrl(FetchOptions, Arc<Policy>);
 
 impl Executor for ReadFile {
     fn execute(&self, call: &Call) -> ToolOutput {
@@ -109,6 +117,7 @@ impl Executor for RunShell {
             timeout,
             network: self.1.network,
             allow_unsandboxed: self.1.allow_unsandboxed,
+            sandbox: self.1.sandbox.clone(),
             ..ShellOptions::default()
         };
         match crate::run_shell(&self.0, command, &opts) {
@@ -127,7 +136,19 @@ impl Executor for FetchUrl {
             Ok(u) => u,
             Err(e) => return e,
         };
-        match crate::fetch_url(url, &self.0) {
+        // The addresses the name resolves to must pass the same policy's
+        // host and address rules as the call did.
+        let mut opts = self.0.clone();
+        if opts.addr_check.is_none() {
+            let policy = self.1.clone();
+            let snapshot = call.clone();
+            opts.addr_check = Some(AddrCheck::new(move |_url, host, addrs| {
+                policy
+                    .check_connection(&snapshot, host, addrs, &Context::default())
+                    .map_err(|d| d.reason)
+            }));
+        }
+        match crate::fetch_url(url, &opts) {
             Ok(out) => ToolOutput {
                 content: out.to_string(),
                 is_error: !out.success(),
@@ -137,8 +158,18 @@ impl Executor for FetchUrl {
     }
 }
 
-/// The five built-in executors, by tool name, confined to `ws`.
-pub fn executors(ws: Workspace, opts: BuiltinOptions) -> Vec<(String, Box<dyn Executor>)> {
+/// The five built-in executors, by tool name, confined to `ws` and to the
+/// boundary of `policy` (the one the gate decides with).
+pub fn executors(
+    ws: Workspace,
+    policy: Arc<Policy>,
+    mut opts: BuiltinOptions,
+) -> Vec<(String, Box<dyn Executor>)> {
+    if opts.sandbox.is_none() {
+        opts.sandbox = Some(Arc::new(toolgate_sandbox::Profile::from_policy(
+            policy.clone(),
+        )));
+    }
     let ws = Arc::new(ws);
     vec![
         (
@@ -155,8 +186,28 @@ pub fn executors(ws: Workspace, opts: BuiltinOptions) -> Vec<(String, Box<dyn Ex
         ),
         (
             "fetch_url".to_string(),
-            Box::new(FetchUrl(opts.fetch.clone())),
+            Box::new(FetchUrl(opts.fetch.clone(), policy)),
         ),
         ("run_shell".to_string(), Box::new(RunShell(ws, opts))),
     ]
+}
+
+/// Registers toolgate's own five tools on a gate, bound to the policy the
+/// gate decides with.
+pub trait BuiltinTools {
+    /// The five tools with default settings, confined to `ws`.
+    fn with_builtin_tools(self, ws: Workspace) -> Gate;
+    /// The five tools with settings.
+    fn with_builtin_tools_opts(self, ws: Workspace, opts: BuiltinOptions) -> Gate;
+}
+
+impl BuiltinTools for Gate {
+    fn with_builtin_tools(self, ws: Workspace) -> Gate {
+        self.with_builtin_tools_opts(ws, BuiltinOptions::default())
+    }
+
+    fn with_builtin_tools_opts(self, ws: Workspace, opts: BuiltinOptions) -> Gate {
+        let policy = self.shared_policy();
+        self.with_executors(executors(ws, policy, opts))
+    }
 }

@@ -4,12 +4,24 @@
 //! server points to. A redirect comes back as a result with its status and
 //! `Location`, and the model may ask for that URL in a new call, which the
 //! gate judges on its own.
+//!
+//! With an [`AddrCheck`], the host name is resolved once, here; the check
+//! decides on the name and every address it resolved to (the policy's
+//! `ip:` and `domain:ADDRESS` rules); then the connection is made to exactly
+//! those addresses, through a resolver that returns them and looks nothing
+//! up again. A name that resolves to a denied address, or is re-pointed
+//! after the check, never reaches it.
 
 use std::fmt;
 use std::io::Read;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
+use ureq::config::Config;
 use ureq::http::Uri;
+use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use crate::content::{Body, classify};
 use crate::error::{ToolError, lowercase_first, reason};
@@ -25,7 +37,71 @@ pub struct FetchOptions {
     pub max_body_bytes: u64,
     /// Use the proxy named by `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` (and
     /// honour `NO_PROXY`), as other command-line clients do (default on).
+    /// Not used with an [`AddrCheck`]: a proxy would resolve the name
+    /// again, out of the check's sight.
     pub use_env_proxy: bool,
+    /// Decides on the resolved addresses before connecting (default none:
+    /// the name is resolved and connected to as any client does).
+    pub addr_check: Option<AddrCheck>,
+}
+
+/// The signature of an address check: the URL as given, the host as
+/// parsed for the connection (IPv6 without brackets), and every address it
+/// resolved to. `Err` carries why the connection is refused.
+pub type AddrCheckFn = dyn Fn(&str, &str, &[IpAddr]) -> Result<(), String> + Send + Sync;
+
+/// A decision on where a fetch connects, made after the one name lookup
+/// and before any connection (the host wires the policy's
+/// `Policy::check_connection` in here).
+#[derive(Clone)]
+pub struct AddrCheck(Arc<AddrCheckFn>);
+
+impl AddrCheck {
+    /// Wraps a check.
+    pub fn new(
+        check: impl Fn(&str, &str, &[IpAddr]) -> Result<(), String> + Send + Sync + 'static,
+    ) -> AddrCheck {
+        AddrCheck(Arc::new(check))
+    }
+}
+
+impl fmt::Debug for AddrCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AddrCheck(..)")
+    }
+}
+
+/// Two options are equal when they hold the same check.
+impl PartialEq for AddrCheck {
+    fn eq(&self, other: &AddrCheck) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for AddrCheck {}
+
+/// A resolver that returns the addresses already decided on and looks
+/// nothing up.
+#[derive(Debug)]
+struct Pinned(Vec<SocketAddr>);
+
+impl Resolver for Pinned {
+    fn resolve(
+        &self,
+        _uri: &Uri,
+        _config: &Config,
+        _timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let mut out = self.empty();
+        // ureq keeps at most 16 addresses; all were checked.
+        for a in self.0.iter().take(16) {
+            out.push(*a);
+        }
+        if out.is_empty() {
+            return Err(ureq::Error::HostNotFound);
+        }
+        Ok(out)
+    }
 }
 
 impl Default for FetchOptions {
@@ -35,6 +111,7 @@ impl Default for FetchOptions {
             timeout: Duration::from_secs(30),
             max_body_bytes: 1 << 20,
             use_env_proxy: true,
+            addr_check: None,
         }
     }
 }
@@ -125,9 +202,9 @@ pub fn fetch_url(url: &str, opts: &FetchOptions) -> Result<FetchOutput, ToolErro
             ));
         }
     }
-    if uri.host().is_none_or(str::is_empty) {
+    let Some(host) = uri.host().filter(|h| !h.is_empty()) else {
         return Err(bad("it has no host"));
-    }
+    };
 
     let mut config = ureq::Agent::config_builder()
         .max_redirects(0)
@@ -136,10 +213,32 @@ pub fn fetch_url(url: &str, opts: &FetchOptions) -> Result<FetchOutput, ToolErro
         .timeout_connect(Some(opts.connect_timeout))
         .timeout_global(Some(opts.timeout))
         .user_agent(concat!("toolgate/", env!("CARGO_PKG_VERSION")));
-    if !opts.use_env_proxy {
-        config = config.proxy(None);
-    }
-    let agent = ureq::Agent::new_with_config(config.build());
+    let agent = match &opts.addr_check {
+        None => {
+            if !opts.use_env_proxy {
+                config = config.proxy(None);
+            }
+            ureq::Agent::new_with_config(config.build())
+        }
+        Some(check) => {
+            let https = uri
+                .scheme_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case("https"));
+            let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            let addrs = resolve_once(url, host, port, opts.connect_timeout)?;
+            let ips: Vec<IpAddr> = addrs.iter().map(SocketAddr::ip).collect();
+            (check.0)(url, host, &ips).map_err(|why| ToolError::Fetch {
+                url: url.to_string(),
+                reason: format!("refused before connecting: {why}"),
+            })?;
+            ureq::Agent::with_parts(
+                config.proxy(None).build(),
+                DefaultConnector::default(),
+                Pinned(addrs),
+            )
+        }
+    };
 
     let fail = |e: ureq::Error| map_error(url, opts, e);
     let response = agent.get(uri).call().map_err(fail)?;
@@ -182,6 +281,41 @@ pub fn fetch_url(url: &str, opts: &FetchOptions) -> Result<FetchOutput, ToolErro
         body,
         truncated,
     })
+}
+
+/// Resolves the host once, within the connect timeout: an address as
+/// written is itself; a name is looked up by the system resolver (on a
+/// thread, so that a hung lookup is abandoned at the timeout).
+fn resolve_once(
+    url: &str,
+    host: &str,
+    port: u16,
+    timeout: Duration,
+) -> Result<Vec<SocketAddr>, ToolError> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(vec![SocketAddr::new(ip, port)]);
+    }
+    let (tx, rx) = mpsc::channel();
+    let name = host.to_string();
+    std::thread::spawn(move || {
+        let found = (name.as_str(), port)
+            .to_socket_addrs()
+            .map(Iterator::collect::<Vec<_>>);
+        let _ = tx.send(found);
+    });
+    let not_found = || ToolError::Fetch {
+        url: url.to_string(),
+        reason: "the host name could not be resolved".to_string(),
+    };
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(addrs)) if !addrs.is_empty() => Ok(addrs),
+        Ok(_) => Err(not_found()),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(ToolError::FetchTimeout {
+            url: url.to_string(),
+            after: timeout,
+        }),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(not_found()),
+    }
 }
 
 /// A ureq error as a tool error, timeouts apart.

@@ -6,15 +6,17 @@ it.
 The policy engine checks paths, commands and URLs when it decides. These
 executors confine again when they act, because the file system can change in
 between (a symlink swapped in after the decision) and because rules are a
-seatbelt while the operating system is the boundary (DESIGN principle 8):
+seatbelt while the operating system is the boundary (README, "Sandbox"):
 
 - the file tools open every path beneath a root's directory descriptor with
   `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, so `..`, absolute
   symlinks and symlinks swapped in mid-call never lead outside (see
   [`Workspace`]);
-- `run_shell` runs `bash -c` under Landlock: writes only inside the roots and
-  a private temp dir, TCP only when allowed, and it refuses to run where the
-  kernel cannot enforce that unless the user opted out (see [`ShellOptions`]);
+- `run_shell` runs `bash -c` inside `toolgate-sandbox`'s boundary, the same
+  code as `toolgate sandbox`: writes only inside the roots and a private temp
+  dir, the policy's denied paths masked, protected paths read-only, the
+  network only when allowed, and it refuses to run where the kernel cannot
+  enforce that unless the user opted out (see [`ShellOptions`]);
 - `fetch_url` never follows a redirect, since the policy judged this URL and
   not the next one.
 
@@ -70,17 +72,15 @@ mod error;
 mod executors;
 mod fetch;
 mod fs;
-mod sandbox;
 mod shell;
 mod supervise;
 
 pub use confine::Workspace;
 pub use content::Body;
 pub use error::ToolError;
-pub use executors::{BuiltinOptions, executors};
-pub use fetch::{FetchOptions, FetchOutput, fetch_url};
+pub use executors::{BuiltinOptions, BuiltinTools, executors};
+pub use fetch::{AddrCheck, AddrCheckFn, FetchOptions, FetchOutput, fetch_url};
 pub use fs::{
     DirEntry, DirListing, EntryKind, FileText, Limits, WriteReport, list_dir, read_file, write_file,
 };
-pub use sandbox::SandboxStatus;
-pub use shell::{Exit, ShellOptions, ShellOutput, run_shell};
+pub use shell::{Exit, SandboxStatus, ShellOptions, ShellOutput, run_shell};

@@ -28,19 +28,39 @@ use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use landlock::{AccessFs, BitFlags};
 use rustix::fs::OFlags;
 use rustix::process::Signal;
+use toolgate_sandbox::{Profile, Sandbox, SpawnError};
 
 use crate::confine::{Access, Workspace};
 use crate::error::{ToolError, reason};
-use crate::sandbox::{self, SandboxStatus, Spec};
 use crate::supervise::Running;
 
-/// How to run a command.
+/// Whether a command ran inside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxStatus {
+    /// Everything the sandbox promises was enforced (see
+    /// `toolgate-sandbox`): writes only inside the roots and the private
+    /// temp dir, denied paths masked, protected paths read-only, and the
+    /// network only when allowed.
+    Enforced {
+        /// Whether the network was open.
+        network: bool,
+    },
+    /// The kernel could not enforce the sandbox and the user allowed running
+    /// without it ([`ShellOptions::allow_unsandboxed`]).
+    NotEnforced {
+        /// What the kernel could not enforce.
+        reason: String,
+    },
+}
+
+/// How to run a command.
+#[derive(Debug, Clone)]
 pub struct ShellOptions {
     /// Working directory; must lie under the roots or read roots. Default:
     /// the first root. Relative paths are taken from the first root.
@@ -51,8 +71,12 @@ pub struct ShellOptions {
     /// Output kept, stdout and stderr together (default 30,000 bytes): the
     /// first half and the last half; the middle is cut and counted.
     pub max_output_bytes: usize,
-    /// Allow TCP connect and bind (default off).
+    /// Open the network (default off), whatever the profile says.
     pub network: bool,
+    /// The OS boundary from the policy (`toolgate_sandbox::Profile`): its
+    /// Read denies masked, its protected paths, policy file and state
+    /// directory read-only. `None`: the workspace's roots, nothing masked.
+    pub sandbox: Option<Arc<Profile>>,
     /// Run even where the kernel cannot enforce the sandbox (default off).
     /// This is the user's explicit opt-out; the result then says the command
     /// ran unsandboxed.
@@ -74,6 +98,7 @@ impl Default for ShellOptions {
             timeout: Duration::from_secs(30),
             max_output_bytes: 30_000,
             network: false,
+            sandbox: None,
             allow_unsandboxed: false,
             pass_secret_env: false,
         }
@@ -211,96 +236,150 @@ pub(crate) fn run(
         }
     };
 
-    let tmp = tempfile::Builder::new()
-        .prefix("toolgate-run-")
-        .tempdir()
-        .map_err(|e| spawn_error(format!("could not create its temp dir: {}", reason(&e))))?;
-    let tmp_fd = rustix::fs::open(
-        tmp.path(),
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    )
-    .map_err(|e| {
-        spawn_error(format!(
-            "could not open its temp dir: {}",
-            reason(&e.into())
-        ))
-    })?;
-
-    let mut writable: Vec<_> = ws.roots.iter().map(|r| r.fd.as_fd()).collect();
-    writable.push(tmp_fd.as_fd());
-    let spec = Spec {
-        writable,
-        network: opts.network,
-        extra_required,
-    };
-    let prepared = sandbox::prepare(&spec, opts.allow_unsandboxed).map_err(|reason| {
-        ToolError::SandboxUnavailable {
-            command: command.to_string(),
-            reason,
+    let profile = match &opts.sandbox {
+        Some(p) => {
+            let network = p.network() || opts.network;
+            (**p).clone().with_network(network)
         }
-    })?;
+        None => Profile::for_roots(ws.roots.iter().map(|r| r.path.clone()).collect())
+            .with_network(opts.network),
+    };
+    let sb_opts = toolgate_sandbox::Options {
+        extra_landlock_rights: extra_required,
+    };
+    let (sandbox, mut status) = match Sandbox::prepare(&profile, &sb_opts) {
+        Ok(s) => (
+            Some(s),
+            SandboxStatus::Enforced {
+                network: profile.network(),
+            },
+        ),
+        Err(e) if opts.allow_unsandboxed => (
+            None,
+            SandboxStatus::NotEnforced {
+                reason: e.to_string(),
+            },
+        ),
+        Err(e) => {
+            return Err(ToolError::SandboxUnavailable {
+                command: command.to_string(),
+                reason: e.to_string(),
+            });
+        }
+    };
 
     let (reader, writer) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
         .map_err(|e| spawn_error(reason(&e.into())))?;
     rustix::io::ioctl_fionbio(&reader, true).map_err(|e| spawn_error(reason(&e.into())))?;
-    let writer2 = writer.try_clone().map_err(|e| spawn_error(reason(&e)))?;
 
-    let mut cmd = Command::new("bash");
-    cmd.arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(writer))
-        .stderr(Stdio::from(writer2))
-        .env("TMPDIR", tmp.path())
-        .env("PWD", &cwd_path);
-    if !opts.pass_secret_env {
-        for (name, _) in std::env::vars_os() {
-            if looks_secret(&name) {
-                cmd.env_remove(&name);
-            }
-        }
-    }
     let parent = rustix::process::getpid();
     let cwd_raw = cwd_fd.as_raw_fd();
-    let ruleset_raw = prepared.raw_fd();
-    let strict = matches!(prepared.status, SandboxStatus::Enforced { .. });
-    // SAFETY: the closure runs between fork and exec. It only makes raw
-    // system calls (setsid, prctl, getppid, fchdir, landlock_restrict_self,
-    // close_range) on descriptors that the parent keeps open until `spawn`
-    // returns; it allocates nothing and takes no lock.
-    unsafe {
-        cmd.pre_exec(move || {
-            rustix::process::setsid()?;
-            rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
-            if rustix::process::getppid() != Some(parent) {
-                // The parent died before the death signal was armed.
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    // `bash -c command`, writing into the pipe, with the shell's own setup.
+    let make = || -> Result<Command, ToolError> {
+        let out = writer.try_clone().map_err(|e| spawn_error(reason(&e)))?;
+        let err = writer.try_clone().map_err(|e| spawn_error(reason(&e)))?;
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c")
+            .arg(command)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::from(err))
+            .env("PWD", &cwd_path);
+        if !opts.pass_secret_env {
+            for (name, _) in std::env::vars_os() {
+                if looks_secret(&name) {
+                    cmd.env_remove(&name);
+                }
             }
-            let cwd = std::os::fd::BorrowedFd::borrow_raw(cwd_raw);
-            rustix::process::fchdir(cwd)?;
-            sandbox::enter(ruleset_raw, strict)
-        });
-    }
-
-    let status = prepared.status.clone();
-    let started = Instant::now();
-    let child = cmd.spawn().map_err(|e| match e.raw_os_error() {
+        }
+        // SAFETY: the closure runs between fork and exec. It only makes raw
+        // system calls (setsid, prctl, getppid, fchdir) on a descriptor that
+        // the parent keeps open until `spawn` returns; it allocates nothing
+        // and takes no lock.
+        unsafe {
+            cmd.pre_exec(move || {
+                rustix::process::setsid()?;
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                if rustix::process::getppid() != Some(parent) {
+                    // The parent died before the death signal was armed.
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                let cwd = std::os::fd::BorrowedFd::borrow_raw(cwd_raw);
+                rustix::process::fchdir(cwd)?;
+                Ok(())
+            });
+        }
+        Ok(cmd)
+    };
+    let not_found = |e: io::Error| match e.raw_os_error() {
         Some(libc::ENOENT) => spawn_error("bash was not found on the PATH".into()),
         _ => spawn_error(reason(&e)),
-    })?;
+    };
+    // Without the sandbox (the user's opt-out): no_new_privs still, and a
+    // private temp dir of its own.
+    let mut own_tmp = None;
+    let unsandboxed = |own_tmp: &mut Option<tempfile::TempDir>| -> Result<_, ToolError> {
+        let tmp = tempfile::Builder::new()
+            .prefix("toolgate-run-")
+            .tempdir()
+            .map_err(|e| spawn_error(format!("could not create its temp dir: {}", reason(&e))))?;
+        let mut cmd = make()?;
+        cmd.env("TMPDIR", tmp.path());
+        *own_tmp = Some(tmp);
+        // SAFETY: two raw system calls that touch no memory.
+        unsafe {
+            cmd.pre_exec(|| {
+                rustix::thread::set_no_new_privs(true)?;
+                libc::syscall(
+                    libc::SYS_close_range,
+                    3u32,
+                    u32::MAX,
+                    libc::CLOSE_RANGE_CLOEXEC,
+                );
+                Ok(())
+            });
+        }
+        cmd.spawn().map_err(not_found)
+    };
+    let started = Instant::now();
+    let child = match &sandbox {
+        Some(sb) => {
+            let mut cmd = make()?;
+            // After the shell's closure: the sandbox is entered last.
+            sb.install(&mut cmd);
+            match sb.spawn(&mut cmd) {
+                Ok(c) => c,
+                // A part the kernel refused when the child tried it (user
+                // namespaces, typically): the command did not run.
+                Err(SpawnError::Sandbox(e)) if opts.allow_unsandboxed => {
+                    status = SandboxStatus::NotEnforced {
+                        reason: e.to_string(),
+                    };
+                    unsandboxed(&mut own_tmp)?
+                }
+                Err(SpawnError::Sandbox(e)) => {
+                    return Err(ToolError::SandboxUnavailable {
+                        command: command.to_string(),
+                        reason: e.to_string(),
+                    });
+                }
+                Err(SpawnError::Exec(e)) => return Err(not_found(e)),
+            }
+        }
+        None => unsandboxed(&mut own_tmp)?,
+    };
     // `spawn` returns once the child has exec'd, so the descriptors the
-    // child used are no longer needed. The command owns the pipe's write
-    // ends: dropping it leaves the child's group as the only writers, so the
-    // pipe reports end-of-file once they are gone.
-    drop(cmd);
-    drop(prepared);
+    // child used are no longer needed. Dropping every write end held here
+    // (the commands' copies went with them) leaves the child's group as the
+    // only writers, so the pipe reports end-of-file once they are gone.
+    drop(writer);
     drop(cwd_fd);
 
     let mut running = Running::new(child);
     let outcome = running.supervise(&reader, started, opts.timeout, opts.max_output_bytes);
     drop(running);
-    drop(tmp);
+    drop(sandbox);
+    drop(own_tmp);
     let (capture, exit, timed_out) = outcome.map_err(|e| spawn_error(reason(&e)))?;
     let (output, total_bytes, cut_bytes) = capture.finish();
     Ok(ShellOutput {

@@ -225,3 +225,115 @@ fn only_http_and_https_urls_are_fetched() {
         assert!(matches!(e, ToolError::BadUrl { .. }), "{url}: {e:?}");
     }
 }
+
+/// An address check backed by a real policy: the call `fetch_url(url)`
+/// decided again with the addresses its host resolved to. The addresses
+/// the check saw are recorded.
+fn policy_check(
+    rules: &str,
+) -> (
+    tempfile::TempDir,
+    toolgate_tools::AddrCheck,
+    std::sync::Arc<std::sync::Mutex<Vec<std::net::IpAddr>>>,
+) {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let policy = toolgate_policy::Policy::from_toml(
+        rules,
+        &dir.path().join("toolgate.toml"),
+        &toolgate_policy::LoadOptions::default(),
+    )
+    .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let check = toolgate_tools::AddrCheck::new(move |url, host, addrs| {
+        record.lock().unwrap().extend_from_slice(addrs);
+        let call = toolgate_policy::Call::new("fetch_url", serde_json::json!({ "url": url }));
+        policy
+            .check_connection(&call, host, addrs, &toolgate_policy::Context::default())
+            .map_err(|d| d.reason)
+    });
+    (dir, check, seen)
+}
+
+/// A listener that only counts: the kernel completes a TCP handshake into
+/// the backlog whether or not anyone accepts, so an empty backlog after
+/// the fetch returned proves no connection was made.
+fn quiet_listener() -> (TcpListener, u16) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (listener, port)
+}
+
+fn connections(listener: &TcpListener) -> usize {
+    let mut n = 0;
+    while listener.accept().is_ok() {
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn a_name_resolving_into_a_denied_block_never_connects() {
+    let (listener, port) = quiet_listener();
+    let (_dir, check, seen) = policy_check(
+        "allow = [\"WebFetch\"]\ndeny = [\"WebFetch(ip:127.0.0.0/8)\", \"WebFetch(ip:::1/128)\"]\n",
+    );
+    let opts = FetchOptions {
+        addr_check: Some(check),
+        ..opts()
+    };
+    let err = fetch_url(&format!("http://localhost:{port}/x"), &opts).unwrap_err();
+    match &err {
+        ToolError::Fetch { reason, .. } => {
+            assert!(reason.contains("refused before connecting"), "{reason}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert!(
+        seen.lock().unwrap().contains(&"127.0.0.1".parse().unwrap()),
+        "localhost resolved to {:?}",
+        seen.lock().unwrap()
+    );
+    assert_eq!(connections(&listener), 0, "the listener saw a connection");
+}
+
+#[test]
+fn a_denied_address_literal_in_any_spelling_never_connects() {
+    let (listener, port) = quiet_listener();
+    let (_dir, check, _seen) =
+        policy_check("allow = [\"WebFetch\"]\ndeny = [\"WebFetch(domain:127.0.0.1)\"]\n");
+    let opts = FetchOptions {
+        addr_check: Some(check),
+        ..opts()
+    };
+    for url in [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://2130706433:{port}/"),
+        format!("http://[::ffff:127.0.0.1]:{port}/"),
+    ] {
+        assert!(fetch_url(&url, &opts).is_err(), "{url}");
+    }
+    assert_eq!(connections(&listener), 0, "the listener saw a connection");
+}
+
+#[test]
+fn an_allowed_name_connects_to_the_address_decided_on() {
+    let (base, rx) = serve(
+        vec![response("200 OK", &[("Content-Type", "text/plain")], b"ok")],
+        Duration::ZERO,
+    );
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let (_dir, check, seen) =
+        policy_check("allow = [\"WebFetch\"]\ndeny = [\"WebFetch(ip:10.0.0.0/8)\"]\n");
+    let opts = FetchOptions {
+        addr_check: Some(check),
+        ..opts()
+    };
+    let out = fetch_url(&format!("http://localhost:{port}/hello"), &opts).unwrap();
+    assert_eq!(out.status, 200);
+    assert_eq!(out.body, Body::Text("ok".into()));
+    assert!(seen.lock().unwrap().contains(&"127.0.0.1".parse().unwrap()));
+    assert_eq!(requests(rx), ["GET /hello HTTP/1.1"]);
+}

@@ -51,6 +51,7 @@ fn race_directory_swap(absolute: bool) {
     setup(&fx, absolute);
     let stop = AtomicBool::new(false);
     let swaps = AtomicUsize::new(0);
+    let mut inside_reads = 0usize;
 
     std::thread::scope(|s| {
         s.spawn(|| swapper(&fx.path("d"), &fx.path("swap"), &stop, &swaps));
@@ -58,6 +59,7 @@ fn race_directory_swap(absolute: bool) {
         for i in 0..3000 {
             if let Ok(got) = read_file(&fx.ws, "d/f", None, &fx.limits) {
                 assert_eq!(got.body, Body::Text("inside".into()));
+                inside_reads += 1;
             }
             if let Ok(got) = read_file(&fx.ws, "d/secret.txt", None, &fx.limits) {
                 // Only what was written inside (below) can be there.
@@ -84,6 +86,12 @@ fn race_directory_swap(absolute: bool) {
 
     fx.assert_outside_untouched();
     assert!(swaps.load(Ordering::Relaxed) > 0, "the swapper never ran");
+    // A tool that refused every call would pass the checks above: the
+    // inside directory must have been read while it was in place.
+    assert!(
+        inside_reads > 0,
+        "no read of the inside directory ever succeeded"
+    );
 }
 
 #[test]
@@ -103,11 +111,14 @@ fn a_file_swapped_for_a_symlink_is_never_written_through() {
     symlink(fx.outside.join("secret.txt"), fx.path("tl")).unwrap();
     let stop = AtomicBool::new(false);
     let swaps = AtomicUsize::new(0);
+    let mut writes = 0usize;
     std::thread::scope(|s| {
         s.spawn(|| swapper(&fx.path("t"), &fx.path("tl"), &stop, &swaps));
         let _stop = StopOnDrop(&stop);
         for _ in 0..1000 {
-            let _ = write_file(&fx.ws, "t", "PWNED", None, &fx.limits);
+            if write_file(&fx.ws, "t", "PWNED", None, &fx.limits).is_ok() {
+                writes += 1;
+            }
             if let Ok(got) = read_file(&fx.ws, "t", None, &fx.limits) {
                 assert_ne!(
                     got.body,
@@ -125,4 +136,5 @@ fn a_file_swapped_for_a_symlink_is_never_written_through() {
         "the outside file was replaced"
     );
     assert!(swaps.load(Ordering::Relaxed) > 0);
+    assert!(writes > 0, "no write of the inside file ever succeeded");
 }

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use toolgate_tools::BuiltinTools;
 
 use toolgate_gate::{
     Answer, Approver, FixedApprover, Gate, GateOptions, NeverApprover, Outcome, QueueApprover,
@@ -378,7 +379,7 @@ fn run_scenario(
         },
     )
     .map_err(|e| fail("cannot set up the gate")(&e))?
-    .with_executors(toolgate_tools::executors(workspace, Default::default()));
+    .with_builtin_tools(workspace);
     let script = Script::parse(s.script, "built-in demo script")
         .map_err(|e| fail("the demo script does not parse")(&e))?;
     let mut model = ScriptedModel::new(script);

@@ -17,6 +17,7 @@
 #![allow(dead_code)]
 
 pub mod anthropic;
+pub mod codex;
 pub mod gemini;
 pub mod http;
 
@@ -37,6 +38,9 @@ pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
 /// The Gemini CLI release the hook protocol was observed on; must match
 /// `scripts/install-clients.sh`.
 pub const GEMINI_CLI_VERSION: &str = "0.61.0";
+/// The Codex CLI release the hook protocol was observed on; must match
+/// `scripts/install-clients.sh`.
+pub const CODEX_CLI_VERSION: &str = "0.169.0";
 /// The model Gemini CLI is told to use (the fake serves any name).
 pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
 /// How long one client run may take before it is killed and the test fails.
@@ -93,6 +97,41 @@ pub fn claude_bin() -> PathBuf {
 /// The pinned `gemini` executable.
 pub fn gemini_bin() -> PathBuf {
     client(&format!("gemini-cli-{GEMINI_CLI_VERSION}"), "gemini")
+}
+
+/// The pinned `codex` executable.
+pub fn codex_bin() -> PathBuf {
+    client(&format!("codex-cli-{CODEX_CLI_VERSION}"), "codex")
+}
+
+/// Runs `codex exec PROMPT` in the sandbox's project against `api`, with
+/// `CODEX_HOME` in the sandbox (`home/.codex`, whose `config.toml` names the
+/// fake as the model provider), no approvals and no Codex sandbox, so that
+/// toolgate's hook is the only thing between the model and the shell. Hooks
+/// run without Codex's trust prompt (`--dangerously-bypass-hook-trust`):
+/// there is no one to answer it.
+pub fn run_codex(sandbox: &Sandbox, api: &codex::FakeResponses, prompt: &str) -> Run {
+    let codex_home = sandbox.home.join(".codex");
+    fs::create_dir_all(&codex_home).expect("create CODEX_HOME");
+    let config = format!(
+        "model = \"gpt-offline\"\nmodel_provider = \"fake\"\napproval_policy = \"never\"\n\
+         sandbox_mode = \"danger-full-access\"\n\n[model_providers.fake]\nname = \"fake\"\n\
+         base_url = \"{}\"\nwire_api = \"responses\"\nenv_key = \"FAKE_OPENAI_KEY\"\n",
+        api.base_url()
+    );
+    fs::write(codex_home.join("config.toml"), config).expect("write the Codex config");
+    let mut command = Command::new(codex_bin());
+    command
+        .args([
+            "exec",
+            "--dangerously-bypass-hook-trust",
+            "--skip-git-repo-check",
+            "--json",
+            prompt,
+        ])
+        .env("CODEX_HOME", &codex_home)
+        .env("FAKE_OPENAI_KEY", "offline-test-key");
+    finish(run_lines(command, sandbox, RUN_TIMEOUT))
 }
 
 /// A temporary folder holding a project, a home directory for the client,
@@ -374,11 +413,36 @@ fn gemini_command(
     command
 }
 
+/// Like [`run`] for a client that prints JSON lines: `json` is the array
+/// of them.
+fn run_lines(
+    command: Command,
+    sandbox: &Sandbox,
+    timeout: Duration,
+) -> Result<Run, (String, String)> {
+    spawn(command, sandbox, timeout, |stdout| {
+        Ok(Value::Array(
+            stdout
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(serde_json::from_str)
+                .collect::<Result<Vec<Value>, _>>()?,
+        ))
+    })
+}
+
 /// Runs a client; `Err` with its output when it was killed at `timeout`.
-fn run(
+fn run(command: Command, sandbox: &Sandbox, timeout: Duration) -> Result<Run, (String, String)> {
+    spawn(command, sandbox, timeout, |stdout| {
+        serde_json::from_str(stdout.trim())
+    })
+}
+
+fn spawn(
     mut command: Command,
     sandbox: &Sandbox,
     timeout: Duration,
+    parse: impl Fn(&str) -> Result<Value, serde_json::Error>,
 ) -> Result<Run, (String, String)> {
     // Only what a client needs: node on PATH, a private HOME (and a private
     // toolgate state directory for hooks that record calls).
@@ -431,7 +495,7 @@ fn run(
     let Some(status) = status else {
         return Err((stdout, stderr));
     };
-    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+    let json = parse(&stdout).unwrap_or_else(|e| {
         panic!("{description} did not print JSON ({e}), {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
     });
     Ok(Run {

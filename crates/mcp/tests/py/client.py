@@ -1,7 +1,8 @@
 """A scripted MCP client over stdio (the Python `mcp` SDK 2.x), for the
 gateway tests.
 
-    client.py [--elicit none|accept|session|decline|cancel|hang] STEPS_JSON -- CMD ARGS..
+    client.py [--elicit none|accept|session|decline|cancel|hang] [--roots DIR] STEPS_JSON -- CMD ARGS..
+    client.py [--elicit ..] --url URL STEPS_JSON        (streamable HTTP)
 
 STEPS_JSON is a list of steps: {"op": "list"}, {"op": "call", "name": ..,
 "args": {..}}, {"op": "call_cancel", "name": .., "args": {..}, "after": s},
@@ -18,6 +19,7 @@ import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def out(obj):
@@ -27,12 +29,18 @@ def out(obj):
 async def main():
     args = sys.argv[1:]
     mode = "none"
-    if args[:1] == ["--elicit"]:
-        mode = args[1]
+    roots = None
+    url = None
+    while args[:1] in (["--elicit"], ["--roots"], ["--url"]):
+        if args[0] == "--elicit":
+            mode = args[1]
+        elif args[0] == "--roots":
+            roots = args[1]
+        else:
+            url = args[1]
         args = args[2:]
     steps = json.loads(args[0])
-    sep = args.index("--")
-    cmd = args[sep + 1 :]
+    cmd = args[args.index("--") + 1 :] if "--" in args else []
 
     async def elicit(ctx, params):
         out({"elicitation": params.model_dump(by_alias=True, mode="json", exclude_none=True)})
@@ -44,11 +52,22 @@ async def main():
             return types.ElicitResult(action="accept", content={"scope": "session"})
         return types.ElicitResult(action=mode)
 
-    server = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
-    async with stdio_client(server) as (read, write):
+    if url:
+        transport = streamable_http_client(url)
+    else:
+        server = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+        transport = stdio_client(server)
+    async with transport as (read, write):
         kwargs = {}
         if mode != "none":
             kwargs["elicitation_callback"] = elicit
+        if roots is not None:
+
+            async def list_roots(ctx):
+                out({"roots_asked": True})
+                return types.ListRootsResult(roots=[types.Root(uri="file://" + roots, name="root")])
+
+            kwargs["list_roots_callback"] = list_roots
         async with ClientSession(read, write, **kwargs) as session:
             init = await session.initialize()
             out({"initialized": init.protocol_version})

@@ -40,6 +40,14 @@ async def progress(steps: int, ctx: Context) -> str:
     return "done"
 
 
+@server.tool(description="Redefine `touch` with another description, then say the tool list changed.")
+async def redefine(description: str, ctx: Context) -> str:
+    server.remove_tool("touch")
+    server.add_tool(touch, name="touch", description=description)
+    await ctx.session.send_tool_list_changed()
+    return "redefined"
+
+
 @server.tool(description="Exit the server in the middle of the call.")
 def crash() -> str:
     os._exit(3)

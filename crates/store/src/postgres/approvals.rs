@@ -8,7 +8,9 @@ use postgres::GenericClient;
 
 use super::Db;
 use super::ledger::append_row;
-use crate::approvals::{COLUMNS, ID_ATTEMPTS, new_id, resolution, unknown};
+use crate::approvals::{
+    COLUMNS, ID_ATTEMPTS, expiry_note, expiry_resolution, new_id, resolution, unknown,
+};
 use crate::error::{Error, Result, UnknownValue};
 use crate::time;
 use crate::types::{
@@ -186,6 +188,45 @@ impl Db {
         tx.commit().map_err(self.db())?;
         Ok(appended)
     }
+
+    /// Expires every approval still `pending` queued more than `ttl` ago,
+    /// each with its resolution row, in one transaction. The update is
+    /// conditional on `pending`, so an approval answered meanwhile by
+    /// another host is left alone.
+    pub fn expire_older_than(&self, ttl: std::time::Duration) -> Result<Vec<Pending>> {
+        let mut conn = self.conn()?;
+        let mut tx = conn.transaction().map_err(self.db())?;
+        let cutoff = time::ago(ttl);
+        let now = time::now();
+        let note = expiry_note(ttl);
+        let rows = tx
+            .query(
+                &format!(
+                    "UPDATE approvals
+                     SET status = 'expired', note = $2, answered_by = 'expiry', answered = $3,
+                         outcome = 'blocked', finished = $3
+                     WHERE status = 'pending' AND created < $1
+                     RETURNING {COLUMNS}"
+                ),
+                &[&cutoff, &note, &now],
+            )
+            .map_err(self.db())?;
+        let mut expired = rows
+            .iter()
+            .map(|r| read(self, r))
+            .collect::<Result<Vec<_>>>()?;
+        expired.sort_by(|a, b| (&a.created, &a.id).cmp(&(&b.created, &b.id)));
+        for approval in &expired {
+            append_row(
+                self,
+                &mut tx,
+                RowKind::Resolution,
+                &expiry_resolution(approval),
+            )?;
+        }
+        tx.commit().map_err(self.db())?;
+        Ok(expired)
+    }
 }
 
 fn insert_pending(db: &Db, tx: &mut impl GenericClient, new: &PendingNew) -> Result<String> {
@@ -196,8 +237,8 @@ fn insert_pending(db: &Db, tx: &mut impl GenericClient, new: &PendingNew) -> Res
         let inserted = tx
             .execute(
                 "INSERT INTO approvals (id, created, session, client, call_id, tool, snapshot,
-                     digest, reason, rule, remember_allowed, status)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
+                     digest, reason, rule, remember_allowed, status, server)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12)
                  ON CONFLICT (id) DO NOTHING",
                 &[
                     &id,
@@ -211,6 +252,7 @@ fn insert_pending(db: &Db, tx: &mut impl GenericClient, new: &PendingNew) -> Res
                     &new.reason,
                     &new.rule,
                     &new.remember_allowed,
+                    &new.server,
                 ],
             )
             .map_err(db.db())?;
@@ -257,6 +299,7 @@ fn read(db: &Db, r: &postgres::Row) -> Result<Pending> {
         answered: opt(15)?,
         outcome: opt(16)?.map(|o| parse(&o)).transpose().map_err(bad)?,
         finished: opt(17)?,
+        server: opt(18)?,
     })
 }
 

@@ -36,7 +36,7 @@ impl Db {
         let insert_row = tx
             .prepare(&format!(
                 "INSERT INTO ledger ({ROW_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)"
+                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)"
             ))
             .map_err(self.db())?;
         for r in &snapshot.ledger {
@@ -69,6 +69,7 @@ impl Db {
                     &r.approval_id,
                     &r.prev_hash,
                     &r.hash,
+                    &r.server,
                 ],
             )
             .map_err(self.db())?;
@@ -84,9 +85,9 @@ impl Db {
             .prepare(
                 "INSERT INTO approvals (id, created, session, client, call_id, tool, snapshot,
                      digest, reason, rule, remember_allowed, status, answer, note, answered_by,
-                     answered, outcome, finished, claimed)
+                     answered, outcome, finished, claimed, server)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19)",
+                     $17, $18, $19, $20)",
             )
             .map_err(self.db())?;
         for (a, claimed) in &snapshot.approvals {
@@ -114,6 +115,7 @@ impl Db {
                     &outcome,
                     &a.finished,
                     claimed,
+                    &a.server,
                 ],
             )
             .map_err(self.db())?;

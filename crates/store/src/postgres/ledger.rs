@@ -28,6 +28,7 @@ impl Db {
         for (column, value) in [
             ("session", &filter.session),
             ("call_id", &filter.call_id),
+            ("server", &filter.server),
             ("approval_id", &filter.approval_id),
         ] {
             if let Some(value) = value {
@@ -134,6 +135,7 @@ pub(crate) fn append_row(
             outcome: record.outcome.as_str(),
             duration_us,
             approval_id: record.approval_id.as_deref(),
+            server: record.server.as_deref(),
         },
     );
     let seq_i = to_i64(seq);
@@ -146,7 +148,7 @@ pub(crate) fn append_row(
             "WITH appended AS (
                  INSERT INTO ledger ({ROW_COLUMNS}) VALUES
                  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                  $18, $19, $20)
+                  $18, $19, $20, $21)
                  RETURNING seq, hash)
              UPDATE head SET seq = appended.seq, hash = appended.hash FROM appended
              WHERE head.id = 1"
@@ -172,6 +174,7 @@ pub(crate) fn append_row(
             (&record.approval_id, Type::TEXT),
             (&head.hash, Type::TEXT),
             (&hash, Type::TEXT),
+            (&record.server, Type::TEXT),
         ],
     )
     .map_err(|source| {
@@ -229,6 +232,7 @@ pub(crate) fn read_raw(r: &postgres::Row) -> std::result::Result<RawRow, postgre
         outcome: r.try_get(15)?,
         duration_us,
         approval_id: r.try_get(17)?,
+        server: r.try_get(20)?,
         prev_hash: r.try_get(18)?,
         hash: r.try_get(19)?,
         malformed: duration_us < 0,

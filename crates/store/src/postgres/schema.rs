@@ -18,6 +18,11 @@ pub(crate) const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0002_trust",
         include_str!("../../migrations/postgres/0002_trust.sql"),
     ),
+    (
+        3,
+        "0003_expiry_server",
+        include_str!("../../migrations/postgres/0003_expiry_server.sql"),
+    ),
 ];
 
 /// The advisory lock key the migrations hold (ASCII `tgdb`, as SQLite's

@@ -10,7 +10,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use super::Db;
 use super::grants::insert_grant;
 use super::ledger::append_row;
-use crate::approvals::{COLUMNS, ID_ATTEMPTS, new_id, resolution, unknown};
+use crate::approvals::{
+    COLUMNS, ID_ATTEMPTS, expiry_note, expiry_resolution, new_id, resolution, unknown,
+};
 use crate::error::{Error, Result, UnknownValue};
 use crate::time;
 use crate::types::{
@@ -223,6 +225,53 @@ impl Db {
         tx.commit().map_err(&db)?;
         Ok(appended)
     }
+
+    /// Expires every approval still `pending` that was queued more than
+    /// `ttl` ago, and returns them (now `expired`), each with its
+    /// resolution row written in the same transaction as its move.
+    pub fn expire_older_than(&self, ttl: std::time::Duration) -> Result<Vec<Pending>> {
+        let mut conn = self.conn();
+        let db = self.db();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&db)?;
+        let cutoff = time::ago(ttl);
+        let ids: Vec<String> = {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT id FROM approvals WHERE status = 'pending' AND created < ?1
+                     ORDER BY created, id",
+                )
+                .map_err(&db)?;
+            stmt.query_map([&cutoff], |r| r.get(0))
+                .map_err(&db)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(&db)?
+        };
+        let now = time::now();
+        let note = expiry_note(ttl);
+        let mut expired = Vec::with_capacity(ids.len());
+        for id in ids {
+            let moved = tx
+                .execute(
+                    "UPDATE approvals
+                     SET status = 'expired', note = ?2, answered_by = 'expiry', answered = ?3,
+                         outcome = 'blocked', finished = ?3
+                     WHERE id = ?1 AND status = 'pending'",
+                    params![id, note, now],
+                )
+                .map_err(&db)?;
+            if moved != 1 {
+                continue;
+            }
+            let approval = select(&tx, &id).map_err(&db)?.ok_or_else(|| unknown(&id))?;
+            let record = expiry_resolution(&approval);
+            append_row(&tx, &self.path, RowKind::Resolution, &record)?;
+            expired.push(approval);
+        }
+        tx.commit().map_err(&db)?;
+        Ok(expired)
+    }
 }
 
 fn insert_pending(conn: &Connection, path: &Path, new: &PendingNew) -> Result<String> {
@@ -231,8 +280,8 @@ fn insert_pending(conn: &Connection, path: &Path, new: &PendingNew) -> Result<St
     let mut stmt = conn
         .prepare_cached(
             "INSERT INTO approvals (id, created, session, client, call_id, tool, snapshot,
-                 digest, reason, rule, remember_allowed, status)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending')",
+                 digest, reason, rule, remember_allowed, status, server)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12)",
         )
         .map_err(db)?;
     let mut last_error = None;
@@ -250,6 +299,7 @@ fn insert_pending(conn: &Connection, path: &Path, new: &PendingNew) -> Result<St
             new.reason,
             new.rule,
             new.remember_allowed,
+            new.server,
         ]);
         match inserted {
             Ok(_) => return Ok(id),
@@ -290,6 +340,7 @@ pub(crate) fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pending> {
         answered: r.get(15)?,
         outcome: parse_opt(r, 16)?,
         finished: r.get(17)?,
+        server: r.get(18)?,
     })
 }
 

@@ -25,7 +25,7 @@ impl Db {
                 "SELECT {COLUMNS}, claimed FROM approvals ORDER BY created, id"
             ))
             .and_then(|mut s| {
-                s.query_map([], |r| Ok((read_approval(r)?, r.get(18)?)))?
+                s.query_map([], |r| Ok((read_approval(r)?, r.get(19)?)))?
                     .collect()
             })
             .map_err(&db)?;

@@ -35,6 +35,7 @@ impl Db {
         for (column, value) in [
             ("session", &filter.session),
             ("call_id", &filter.call_id),
+            ("server", &filter.server),
             ("approval_id", &filter.approval_id),
         ] {
             if let Some(value) = value {
@@ -150,11 +151,12 @@ pub(crate) fn append_row(
             outcome: record.outcome.as_str(),
             duration_us,
             approval_id: record.approval_id.as_deref(),
+            server: record.server.as_deref(),
         },
     );
     conn.prepare_cached(&format!(
         "INSERT INTO ledger ({ROW_COLUMNS}) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -178,6 +180,7 @@ pub(crate) fn append_row(
             record.approval_id,
             head.hash,
             hash,
+            record.server,
         ])
     })
     .map_err(|e| match e.sqlite_error_code() {
@@ -255,6 +258,7 @@ pub(crate) fn read_raw(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
     let approval_id = text(17)?;
     let prev_hash = text(18)?.unwrap_or_default();
     let hash = text(19)?.unwrap_or_default();
+    let server = text(20)?;
     let mut int = |i: usize| -> rusqlite::Result<i64> {
         Ok(match r.get::<_, Value>(i)? {
             Value::Integer(n) => n,
@@ -285,6 +289,7 @@ pub(crate) fn read_raw(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
         outcome,
         duration_us,
         approval_id,
+        server,
         prev_hash,
         hash,
         malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,

@@ -6,12 +6,12 @@ pub const APPLICATION_ID: i32 = 0x7467_6462;
 
 /// `PRAGMA user_version` written by this build. A file with a higher
 /// version is refused rather than read with the wrong schema.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
 /// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
 /// sets `user_version`, so a crash leaves the old version intact.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 const V1: &str = r#"
 -- One row per submitted call (kind 'request'), plus one per call that
@@ -87,8 +87,42 @@ CREATE TABLE grants (
 ) WITHOUT ROWID;
 "#;
 
-/// Version 2: the pinned tool definitions of MCP servers.
+/// Version 2: an approval nobody answered within the approval TTL becomes
+/// `expired`. SQLite cannot change a CHECK constraint in place, so the
+/// table is rebuilt (same columns, same order) inside the migration's
+/// transaction.
 const V2: &str = r#"
+CREATE TABLE approvals_v2 (
+    id               TEXT    PRIMARY KEY,
+    created          TEXT    NOT NULL,
+    session          TEXT    NOT NULL,
+    client           TEXT,
+    call_id          TEXT    NOT NULL,
+    tool             TEXT    NOT NULL,
+    snapshot         TEXT    NOT NULL,
+    digest           TEXT    NOT NULL,
+    reason           TEXT    NOT NULL,
+    rule             TEXT,
+    remember_allowed INTEGER NOT NULL,
+    status           TEXT    NOT NULL CHECK (status IN
+                         ('pending', 'approved', 'declined', 'executing', 'done', 'expired')),
+    answer           TEXT,
+    note             TEXT,
+    answered_by      TEXT,
+    answered         TEXT,
+    claimed          TEXT,
+    outcome          TEXT,
+    finished         TEXT
+) WITHOUT ROWID;
+INSERT INTO approvals_v2 SELECT * FROM approvals;
+DROP TABLE approvals;
+ALTER TABLE approvals_v2 RENAME TO approvals;
+CREATE INDEX approvals_status ON approvals (status, created);
+"#;
+
+/// Version 3: the pinned tool definitions of MCP servers, and the server a
+/// call went to in the ledger and the queue.
+const V3: &str = r#"
 -- One row per (server, tool): the pinned definition, and a later one that
 -- differs from it until a person accepts it.
 CREATE TABLE pins (
@@ -102,10 +136,15 @@ CREATE TABLE pins (
     changed_seen       TEXT,
     PRIMARY KEY (server, tool)
 ) WITHOUT ROWID;
+
+-- The MCP server a call went to (`toolgate mcp --name`); NULL for every
+-- other host. Rows written before version 3 have none.
+ALTER TABLE ledger ADD COLUMN server TEXT;
+ALTER TABLE approvals ADD COLUMN server TEXT;
 "#;
 
-/// Version 3: trusted project policies.
-const V3: &str = r#"
+/// Version 4: trusted project policies.
+const V4: &str = r#"
 -- One row per trusted project policy file: its digest when it was trusted.
 -- An edited file has another digest, and is no longer trusted.
 CREATE TABLE trust (

@@ -1,0 +1,184 @@
+//! `toolgate sandbox`: run a command inside the policy's OS boundary.
+
+use std::ffi::OsString;
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use toolgate_policy::Sandbox as Setting;
+use toolgate_sandbox::{OptOut, Options, Profile, Sandbox, SpawnError};
+use toolgate_store::Store;
+
+use crate::check::load_policy;
+use crate::cli::PolicyArgs;
+
+/// Exit status when toolgate itself fails before the command runs (bad
+/// usage, an unreadable policy, a sandbox the kernel cannot enforce).
+pub const EXIT_REFUSED: u8 = 125;
+/// Exit status when the command was found but could not be executed.
+pub const EXIT_CANNOT_EXECUTE: u8 = 126;
+/// Exit status when the command was not found.
+pub const EXIT_NOT_FOUND: u8 = 127;
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// The policy file (default: $TOOLGATE_POLICY, else the nearest
+    /// toolgate.toml walking up from the working directory, else the
+    /// built-in default policy).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<std::path::PathBuf>,
+    /// The workspace directory (see `check --workspace`).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+    /// Run the command without the sandbox; the run is recorded in the
+    /// ledger.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Report what this machine can enforce, part by part, and run nothing;
+    /// exit 1 when a required part is missing.
+    #[arg(long, conflicts_with_all = ["no_sandbox", "command"])]
+    pub check: bool,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+fn refuse(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("toolgate sandbox: {msg}; the command did not run");
+    ExitCode::from(EXIT_REFUSED)
+}
+
+fn exit_of(status: std::process::ExitStatus) -> ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => ExitCode::from(u8::try_from(c).unwrap_or(1)),
+        (None, Some(s)) => ExitCode::from(u8::try_from(128 + s).unwrap_or(255)),
+        _ => ExitCode::from(1),
+    }
+}
+
+fn exec_failure(program: &OsString, e: &std::io::Error) -> ExitCode {
+    let name = program.to_string_lossy();
+    if e.kind() == std::io::ErrorKind::NotFound {
+        eprintln!("toolgate sandbox: `{name}`: command not found");
+        ExitCode::from(EXIT_NOT_FOUND)
+    } else {
+        eprintln!("toolgate sandbox: `{name}`: cannot execute: {e}");
+        ExitCode::from(EXIT_CANNOT_EXECUTE)
+    }
+}
+
+pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
+    if args.check {
+        return Ok(check());
+    }
+    let Some((program, rest)) = args.command.split_first() else {
+        return Ok(refuse("no command given: `toolgate sandbox -- CMD ARGS..`"));
+    };
+    let policy = match load_policy(&PolicyArgs {
+        policy: args.policy.clone(),
+        workspace: args.workspace.clone(),
+        mode: None,
+    }) {
+        Ok(p) => p,
+        Err(e) => return Ok(refuse(e)),
+    };
+    let opt_out = if args.no_sandbox {
+        Some(OptOut::Flag)
+    } else if policy.sandbox() == Setting::Off {
+        Some(OptOut::Policy)
+    } else {
+        None
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(rest);
+    if let Some(why) = opt_out {
+        return Ok(unsandboxed(&mut cmd, &args.command, why));
+    }
+    let profile = Profile::from_policy(Arc::new(policy));
+    if toolgate_sandbox::can_exec(&profile) {
+        // This process is single-threaded: it enters the sandbox itself and
+        // becomes the command. `exec` returns only on failure.
+        return Ok(
+            match toolgate_sandbox::exec(&profile, &Options::default(), &mut cmd) {
+                SpawnError::Sandbox(e) => refuse(e),
+                SpawnError::Exec(e) => exec_failure(program, &e),
+            },
+        );
+    }
+    let sandbox = match Sandbox::prepare(&profile, &Options::default()) {
+        Ok(s) => s,
+        Err(e) => return Ok(refuse(e)),
+    };
+    sandbox.install(&mut cmd);
+    let mut child = match sandbox.spawn(&mut cmd) {
+        Ok(c) => c,
+        Err(SpawnError::Sandbox(e)) => return Ok(refuse(e)),
+        Err(SpawnError::Exec(e)) => return Ok(exec_failure(program, &e)),
+    };
+    drop(cmd);
+    let status = child.wait()?;
+    drop(sandbox);
+    Ok(exit_of(status))
+}
+
+/// Runs the command without the sandbox, after opening the ledger: an
+/// opt-out that cannot be recorded does not run.
+fn unsandboxed(cmd: &mut Command, argv: &[OsString], why: OptOut) -> ExitCode {
+    // The directory the policy protects, the one every host writes.
+    let store = match toolgate_policy::state_dir()
+        .map_err(|e| e.to_string())
+        .and_then(|dir| Store::open_in(dir).map_err(|e| e.to_string()))
+    {
+        Ok(s) => s,
+        Err(e) => {
+            return refuse(format!(
+                "cannot open the ledger to record the unsandboxed run: {e}"
+            ));
+        }
+    };
+    let started = Instant::now();
+    let status = match cmd.status() {
+        Ok(s) => s,
+        Err(e) => {
+            let record =
+                toolgate_sandbox::unsandboxed_record(argv, why, Some(127), started.elapsed());
+            if let Err(m) = toolgate_sandbox::record_unsandboxed(&store, &record) {
+                eprintln!("toolgate sandbox: {m}");
+            }
+            return exec_failure(&argv[0], &e);
+        }
+    };
+    let record = toolgate_sandbox::unsandboxed_record(argv, why, status.code(), started.elapsed());
+    if let Err(m) = toolgate_sandbox::record_unsandboxed(&store, &record) {
+        eprintln!("toolgate sandbox: {m}");
+    }
+    exit_of(status)
+}
+
+fn check() -> ExitCode {
+    let parts = toolgate_sandbox::check();
+    let mut ok = true;
+    for p in &parts {
+        let mark = if p.enforced { "yes" } else { "no " };
+        let kind = if p.required {
+            "required"
+        } else {
+            "best effort"
+        };
+        println!("{mark}  {} [{kind}]: {}", p.name, p.detail);
+        if p.required && !p.enforced {
+            ok = false;
+        }
+    }
+    if ok {
+        println!("every required part is enforced: `toolgate sandbox` runs commands here");
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "a required part is missing: `toolgate sandbox` refuses to run here, unless the policy says sandbox = \"off\" or --no-sandbox is given"
+        );
+        ExitCode::from(1)
+    }
+}

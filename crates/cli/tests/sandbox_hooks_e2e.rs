@@ -1,0 +1,114 @@
+//! `toolgate hook claude|gemini --sandbox` under the real Claude Code and
+//! Gemini CLI: an allowed interpreter command that no parser can see into
+//! (`python3 -c` copying a denied file) runs rewritten under `toolgate
+//! sandbox`, so the copy never holds the secret. Without `--sandbox` the
+//! same run copies it, which proves the test can tell the two apart.
+
+#[path = "../../hook/tests/support/mod.rs"]
+mod support;
+
+use std::process::Command;
+
+use serde_json::json;
+use support::anthropic::FakeAnthropic;
+use support::gemini::FakeGemini;
+use support::{Sandbox, Turn, run_claude, run_gemini};
+use toolgate_store::{RowFilter, Store};
+
+const POLICY: &str = r#"
+allow = ["Read", "Bash(python3 *)", "run_shell_command(python3 *)"]
+deny  = ["Read(secret.txt)"]
+"#;
+
+const COPY: &str = "python3 -c \"open('copy.txt','w').write(open('secret.txt').read() + '|ran')\"";
+
+fn project() -> (Sandbox, String) {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path("toolgate.toml"), POLICY).expect("write the policy");
+    let secret = format!("tg-sandbox-secret-{}", std::process::id());
+    std::fs::write(sandbox.path("secret.txt"), &secret).expect("write the secret");
+    (sandbox, secret)
+}
+
+fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["hook", "install", client])
+        .args(args)
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .env("GEMINI_CLI_HOME", &sandbox.home)
+        .output()
+        .expect("run toolgate hook install");
+    assert!(
+        out.status.success(),
+        "hook install failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn copy(sandbox: &Sandbox) -> String {
+    std::fs::read_to_string(sandbox.path("copy.txt")).unwrap_or_default()
+}
+
+/// The ledger's note for the call: what it ran as.
+fn ran_as(sandbox: &Sandbox) -> Option<String> {
+    Store::open(sandbox.state.join("toolgate.db"))
+        .expect("open the ledger")
+        .rows(&RowFilter::default())
+        .expect("ledger rows")
+        .into_iter()
+        .find_map(|r| r.record.note)
+}
+
+#[test]
+fn claude_code_runs_an_allowed_command_inside_the_sandbox() {
+    for sandboxed in [true, false] {
+        let (sandbox, secret) = project();
+        let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
+        install(&sandbox, "claude", args);
+        let api = FakeAnthropic::start(vec![Turn::tool(
+            "Bash",
+            json!({"command": COPY, "description": "Copy"}),
+        )]);
+        let run = run_claude(&sandbox, &api, "Copy the file.", &[]);
+        assert!(run.status.success(), "claude failed: {}", run.stderr);
+        let copied = copy(&sandbox);
+        if sandboxed {
+            assert_eq!(copied, "|ran", "the sandboxed copy holds {copied:?}");
+            let note = ran_as(&sandbox).expect("the ledger records the rewrite");
+            assert!(note.contains("sandbox") && note.contains("bash"), "{note}");
+        } else {
+            assert_eq!(
+                copied,
+                format!("{secret}|ran"),
+                "the control run did not copy"
+            );
+        }
+    }
+}
+
+#[test]
+fn gemini_cli_runs_an_allowed_command_inside_the_sandbox() {
+    for sandboxed in [true, false] {
+        let (sandbox, secret) = project();
+        let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
+        install(&sandbox, "gemini", args);
+        let api = FakeGemini::start(vec![Turn::tool(
+            "run_shell_command",
+            json!({"command": COPY, "description": "Copy"}),
+        )]);
+        let run = run_gemini(&sandbox, &api, "Copy the file.", &[]);
+        assert!(run.status.success(), "gemini failed: {}", run.stderr);
+        let copied = copy(&sandbox);
+        if sandboxed {
+            assert_eq!(copied, "|ran", "the sandboxed copy holds {copied:?}");
+            assert!(ran_as(&sandbox).is_some(), "the ledger records the rewrite");
+        } else {
+            assert_eq!(
+                copied,
+                format!("{secret}|ran"),
+                "the control run did not copy"
+            );
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! The public form of an action.
+
+use crate::actions::What;
+use crate::decision::Action;
+
+/// The public form of an action.
+pub(super) fn to_action(tool: &str, what: &What) -> Action {
+    match what {
+        What::Path {
+            write,
+            written,
+            resolved,
+            recursive,
+            delete,
+        } => {
+            let path = resolved
+                .real
+                .as_ref()
+                .ok()
+                .or(resolved.lexical.as_ref())
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|| written.clone());
+            if *write {
+                Action::Write {
+                    path,
+                    written: written.clone(),
+                    recursive: *recursive,
+                    delete: *delete,
+                }
+            } else {
+                Action::Read {
+                    path,
+                    written: written.clone(),
+                    recursive: *recursive,
+                }
+            }
+        }
+        What::Exec {
+            argv,
+            text,
+            wrappers,
+            ..
+        } => Action::Exec {
+            argv: argv.clone(),
+            command: text.clone(),
+            wrappers: wrappers.clone(),
+        },
+        What::Fetch { url, .. } => Action::Fetch { url: url.clone() },
+        What::Tool { value } => Action::Tool {
+            name: tool.to_string(),
+            value: value.clone(),
+        },
+        What::Unknown { reason } => Action::Unknown {
+            reason: reason.clone(),
+        },
+        What::Hazard { kind, reason } => Action::Hazard {
+            hazard: kind.clone(),
+            reason: reason.clone(),
+        },
+    }
+}

@@ -1,0 +1,202 @@
+//! One action decided: hard limits, rules, floors, the walk beneath a
+//! recursive read or write.
+
+use crate::actions::{Item, Via, What};
+use crate::decision::{Action, ActionDecision, Matched};
+use crate::effect::Effect;
+use crate::rule_ids;
+
+use super::action::to_action;
+use super::hits::Hits;
+use super::{Eval, verb};
+
+impl Eval<'_, '_> {
+    /// Decides one item. `owner` is the decision on the command an operand
+    /// or redirect belongs to: an operand no rule matches takes its
+    /// decision, and both name it in `via`.
+    pub(super) fn eval(
+        &mut self,
+        tool: &str,
+        item: &Item,
+        owner: Option<&ActionDecision>,
+    ) -> ActionDecision {
+        let action = to_action(tool, &item.what);
+        let what = action.describe();
+        let owner_name = match owner.map(|d| &d.action) {
+            Some(Action::Exec { argv, .. }) => argv.first().map(String::as_str),
+            _ => None,
+        };
+        let via = match (item.via, owner_name) {
+            (Via::Direct, _) => None,
+            (Via::Redirect(_), Some(name)) => Some(format!("redirect of `{name}`")),
+            (Via::Redirect(_), None) => Some("redirect".to_string()),
+            (Via::Operand(_), Some(name)) => Some(format!("operand of `{name}`")),
+            (Via::Operand(_), None) => Some("operand".to_string()),
+        };
+        let inherited = match item.via {
+            Via::Operand(_) => owner,
+            _ => None,
+        };
+        let mut ad = ActionDecision {
+            action,
+            decision: Effect::Deny,
+            rule: None,
+            hard: false,
+            reason: String::new(),
+            via,
+            matched: Vec::new(),
+            sticky: false,
+        };
+
+        // 1. Hard limits.
+        if let Some((rule, why)) = self.hard_limit(&item.what) {
+            ad.rule = Some(rule.to_string());
+            ad.hard = true;
+            ad.reason = match &item.what {
+                What::Hazard { .. } => {
+                    format!("{why} (a hard limit: no rule, mode or approval lifts it)")
+                }
+                _ => format!("{what} {why} (a hard limit: no rule, mode or approval lifts it)"),
+            };
+            return ad;
+        }
+
+        // 2. Rules.
+        let mut hits = Hits::new(self.ctx.trace);
+        self.match_rules(&item.what, &mut hits);
+        self.fill_from_hits(&mut ad, &hits, &what);
+        if hits.best.is_none() {
+            match (item.via, inherited) {
+                (Via::Operand(_), Some(cmd)) => {
+                    ad.decision = cmd.decision.min(Effect::Deny);
+                    ad.rule = cmd.rule.clone();
+                    ad.reason = format!(
+                        "{what}: no rule matches it, so it takes the decision of its command ({})",
+                        cmd.decision
+                    );
+                }
+                _ => {
+                    ad.decision = self.policy.default;
+                    ad.rule = None;
+                    ad.reason = format!(
+                        "{what}: no rule matches, and the policy's default is {}",
+                        self.policy.default
+                    );
+                }
+            }
+        }
+
+        // 3. Floors that nothing but a deny overrides.
+        match &item.what {
+            What::Path {
+                write: true,
+                resolved,
+                ..
+            } if ad.decision != Effect::Deny => {
+                let hit = resolved
+                    .real
+                    .as_ref()
+                    .ok()
+                    .and_then(|p| self.policy.protected.find(p))
+                    .or_else(|| {
+                        resolved
+                            .lexical
+                            .as_deref()
+                            .and_then(|p| self.policy.protected.find(p))
+                    });
+                if let Some(label) = hit {
+                    ad.decision = Effect::Ask;
+                    ad.rule = Some(rule_ids::PROTECTED.into());
+                    ad.sticky = true;
+                    ad.reason = format!(
+                        "{what}: `{label}` is a protected path; writes there always need approval"
+                    );
+                }
+            }
+            // An unanalysable part asks, whatever the default; only a rule
+            // that denies (a `*` or tool-name rule) makes it deny.
+            What::Unknown { reason } if hits.effect() != Some(Effect::Deny) => {
+                ad.decision = Effect::Ask;
+                ad.sticky = true;
+                ad.rule = None;
+                ad.reason = format!("could not be analysed, so it needs approval: {reason}");
+            }
+            What::Fetch { target, .. } if ad.decision != Effect::Deny => {
+                let unreadable = match target {
+                    Err(why) => Some(format!("it cannot be parsed as a URL: {why}")),
+                    Ok(t) if t.hosts.is_empty() => Some("it names no network host".to_string()),
+                    Ok(t) if t.ambiguous => Some(format!(
+                        "parsers disagree on its host ({})",
+                        t.hosts
+                            .iter()
+                            .map(|h| format!("`{h}`"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )),
+                    Ok(_) => None,
+                };
+                if let Some(why) = unreadable {
+                    ad.decision = Effect::Ask;
+                    ad.sticky = true;
+                    ad.rule = None;
+                    ad.reason = format!("{what}: {why}, so it needs approval");
+                }
+            }
+            _ => {}
+        }
+
+        // 4. A recursive read or write covers what lies beneath.
+        if let What::Path {
+            write,
+            recursive: true,
+            resolved,
+            ..
+        } = &item.what
+            && ad.decision != Effect::Deny
+            && let Ok(real) = &resolved.real
+            && real.is_dir()
+        {
+            self.walk(*write, real, &mut ad);
+        }
+        ad
+    }
+
+    pub(super) fn fill_from_hits(&self, ad: &mut ActionDecision, hits: &Hits, what: &str) {
+        if let Some((e, r)) = hits.best {
+            let rule = &self.policy.rules[r];
+            ad.decision = e;
+            ad.rule = Some(rule.id.clone());
+            let sel = hits.best_sel;
+            let source = rule
+                .sources
+                .get(sel)
+                .or_else(|| rule.sources.first())
+                .cloned()
+                .unwrap_or_default();
+            ad.reason = match &rule.reason {
+                Some(why) => format!(
+                    "{what} {} by rule `{}` (`{source}`): {why}",
+                    verb(e),
+                    rule.id
+                ),
+                None => format!("{what} {} by rule `{}` (`{source}`)", verb(e), rule.id),
+            };
+        }
+        if self.ctx.trace {
+            let mut m: Vec<Matched> = hits
+                .all
+                .iter()
+                .map(|&(r, s)| {
+                    let rule = &self.policy.rules[r];
+                    Matched {
+                        rule: rule.id.clone(),
+                        effect: rule.effect,
+                        selector: rule.sources.get(s).cloned().unwrap_or_default(),
+                    }
+                })
+                .collect();
+            m.sort_by_key(|a| std::cmp::Reverse(a.effect));
+            ad.matched = m;
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! The hard limits: what no rule, mode or approval lifts.
+
+use std::path::{Path, PathBuf};
+
+use crate::actions::What;
+use crate::paths;
+use crate::rule_ids;
+
+use super::Eval;
+
+impl Eval<'_, '_> {
+    /// The hard limit an action breaks, as `(rule id, why)`.
+    pub(super) fn hard_limit(&self, what: &What) -> Option<(&'static str, String)> {
+        let p = self.policy;
+        match what {
+            What::Hazard { kind, reason } => Some((
+                rule_ids::HARD_CATASTROPHIC,
+                format!("catastrophic command ({kind}): {reason}"),
+            )),
+            What::Path {
+                write,
+                written,
+                resolved,
+                delete,
+                ..
+            } => {
+                let real = match &resolved.real {
+                    Err(e) => {
+                        return Some((
+                            rule_ids::HARD_OUTSIDE_ROOTS,
+                            format!(
+                                "cannot be resolved safely ({e}), so it counts as outside the workspace roots"
+                            ),
+                        ));
+                    }
+                    Ok(r) => r,
+                };
+                let lexical = resolved.lexical.as_deref();
+                let within = |roots: &[PathBuf]| roots.iter().any(|r| paths::is_within(real, r));
+                if *write {
+                    let is_policy = p
+                        .file_real
+                        .as_deref()
+                        .is_some_and(|f| real == f || lexical == Some(f));
+                    if is_policy {
+                        return Some((
+                            rule_ids::HARD_POLICY_FILE,
+                            "is a write to the policy file".into(),
+                        ));
+                    }
+                    if let Some(sd) = &p.state_dir
+                        && (paths::is_within(real, sd)
+                            || lexical.is_some_and(|l| paths::is_within(l, sd)))
+                    {
+                        return Some((
+                            rule_ids::HARD_STATE_DIR,
+                            "is a write to toolgate's state directory".into(),
+                        ));
+                    }
+                    if *delete {
+                        let catastrophic = real == Path::new("/")
+                            || p.home.as_deref() == Some(real.as_path())
+                            || p.roots
+                                .iter()
+                                .chain(&p.read_roots)
+                                .any(|r| paths::is_within(r, real));
+                        if catastrophic {
+                            return Some((
+                                rule_ids::HARD_CATASTROPHIC,
+                                "removes `/`, the home directory, a workspace root or a parent of one".into(),
+                            ));
+                        }
+                    }
+                    if !within(&p.roots) {
+                        return Some((
+                            rule_ids::HARD_OUTSIDE_ROOTS,
+                            format!(
+                                "is outside the workspace roots (`{written}` resolves to `{}`)",
+                                real.display()
+                            ),
+                        ));
+                    }
+                } else if !within(&p.roots) && !within(&p.read_roots) {
+                    return Some((
+                        rule_ids::HARD_OUTSIDE_ROOTS,
+                        format!(
+                            "is outside the workspace roots (`{written}` resolves to `{}`)",
+                            real.display()
+                        ),
+                    ));
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+}

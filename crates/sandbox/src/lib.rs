@@ -1,0 +1,70 @@
+/*!
+The OS boundary around every command toolgate lets run (DESIGN principle 8:
+rules are a seatbelt, the operating system is the boundary).
+
+A [`Profile`] says what a policy's boundary is; a [`Sandbox`] is that
+boundary prepared for one command, against what exists when it starts:
+
+| what | how |
+| --- | --- |
+| writes only inside the roots and a private temp dir | Landlock (the `landlock` module) |
+| every path a Read rule denies unreadable, by every program | an empty read-only file or directory bound over it, in a private mount namespace inside a user namespace; other names of the same inode found in the walk masked too ([`Plan`]) |
+| protected paths (`.git`, `.claude`, ...), the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
+| no network unless a rule allows fetches | Landlock for TCP, seccomp for every socket family but `AF_UNIX` |
+| no ptrace of processes outside, no new privileges, no keystrokes pushed into a terminal | Landlock, `PR_SET_NO_NEW_PRIVS`, seccomp (`TIOCSTI`) |
+| masks that stay | a second user namespace locks the mounts; seccomp refuses mount calls |
+
+Each mechanism has its module: `landlock`, `mounts` (namespaces and
+binds), `seccomp`, `plan` (the walk) and `profile` (from the policy).
+
+# Fail closed
+
+When the kernel cannot enforce a part, [`Sandbox::prepare`] or
+[`Sandbox::spawn`] fails with [`SandboxError::Unsupported`] naming it, and
+nothing runs. Running without the sandbox is the caller's decision, made
+explicitly (`--no-sandbox`, `sandbox = "off"`), and recorded
+([`unsandboxed_record`]).
+
+# Example
+
+```no_run
+use std::process::Command;
+use std::sync::Arc;
+use toolgate_policy::{LoadOptions, Policy};
+use toolgate_sandbox::{Options, Profile, Sandbox};
+
+let policy = Policy::load("toolgate.toml".as_ref(), &LoadOptions::default()).unwrap();
+let sandbox = Sandbox::prepare(&Profile::from_policy(Arc::new(policy)), &Options::default())?;
+let mut cmd = Command::new("make");
+sandbox.install(&mut cmd);
+let status = sandbox.spawn(&mut cmd)?.wait()?;
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+
+The child enters the sandbox between `fork` and `exec` with raw system
+calls only: the parent may have many threads, and `unshare(CLONE_NEWUSER)`
+needs a single-threaded caller, which a freshly forked child is.
+*/
+#![deny(missing_docs)]
+#![cfg(target_os = "linux")]
+
+mod check;
+mod error;
+mod exec;
+mod landlock;
+mod ledger;
+mod mounts;
+mod plan;
+mod profile;
+mod rewrite;
+mod sandbox;
+mod seccomp;
+
+pub use check::{PartReport, check};
+pub use error::{Part, SandboxError};
+pub use exec::{can_exec, exec};
+pub use ledger::{OptOut, record_unsandboxed, unsandboxed_record};
+pub use plan::{Op, Plan};
+pub use profile::{Profile, WALK_LIMIT};
+pub use rewrite::{sandboxed_command_line, shell_quote};
+pub use sandbox::{Options, Sandbox, SpawnError};

@@ -1,0 +1,332 @@
+//! A command's plan: what is masked and what is kept read-only, found by
+//! walking the roots (and the directories Read deny patterns name) when the
+//! command starts.
+//!
+//! # Hard links and symlinks
+//!
+//! A mask is a mount over a path, so every path that resolves to it (a
+//! symlink, `..`, a bind) reaches the mask. A hard link is another name for
+//! the same inode, which a mount over one name does not cover: the walk
+//! records the device and inode of every file with more than one link, and
+//! every other name of a masked inode that it finds is masked too. Names
+//! outside the walked directories are not found. New hard links cannot be
+//! made from inside: a masked path is the root of another mount, and `link`
+//! across mounts fails (`EXDEV`).
+
+use std::collections::{HashSet, VecDeque};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::SandboxError;
+use crate::profile::Profile;
+
+/// A name no real file is likely to have: when it is denied beneath a
+/// directory, at two levels, every name there is, and the whole directory
+/// is masked. Over-masking (a pattern that happens to match the probe) hides
+/// more than the policy denies, which is the safe direction.
+const PROBE: &str = "toolgate-sandbox-probe";
+
+/// The rule a daemon socket's mask names.
+pub(crate) const DAEMON_SOCKET: &str = toolgate_policy::rule_ids::SANDBOX_DAEMON_SOCKET;
+
+/// Entries looked at per directory tree when looking for daemon sockets.
+const SOCKET_SCAN_LIMIT: usize = 5_000;
+
+/// One mount the sandbox makes, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Bind the path over itself, read-only (recursively for a directory).
+    ReadOnly(PathBuf),
+    /// Bind an empty read-only file or directory over the path.
+    Mask {
+        /// The path.
+        path: PathBuf,
+        /// A directory (else a file).
+        dir: bool,
+        /// The Read deny rule that denies it.
+        rule: String,
+    },
+}
+
+/// What one command's sandbox holds.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Directories beneath which writes are allowed (the roots; the private
+    /// temp dir is added when the sandbox is prepared).
+    pub writable: Vec<PathBuf>,
+    /// The mounts, in the order they are made (parents before children).
+    pub ops: Vec<Op>,
+    /// Whether the network stays open.
+    pub network: bool,
+    /// How many entries the walk looked at.
+    pub walked: usize,
+}
+
+impl Plan {
+    /// Walks the roots and makes the plan for `profile`.
+    pub fn build(profile: &Profile) -> Result<Plan, SandboxError> {
+        let mut w = Walk {
+            profile,
+            ops: Vec::new(),
+            masked: HashSet::new(),
+            readonly: HashSet::new(),
+            linked: Vec::new(),
+            seen: 0,
+        };
+        let mut starts: Vec<PathBuf> = profile.roots.clone();
+        if let Some(p) = profile.policy() {
+            for base in p.deny_read_bases() {
+                if !profile.within_roots(base) && base.exists() {
+                    starts.push(base.clone());
+                }
+            }
+        }
+        for start in &starts {
+            // A base may itself be denied (`Read(//secrets)`): check it as
+            // an entry; a root is walked whatever it is.
+            if !profile.roots.contains(start) {
+                match std::fs::symlink_metadata(start) {
+                    Ok(m) => {
+                        if w.visit(start, &m.file_type())? {
+                            continue;
+                        }
+                    }
+                    Err(_) => continue,
+                }
+            }
+            w.walk(start)?;
+        }
+        w.hard_links();
+        if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
+            w.sockets();
+        }
+        for p in &profile.readonly {
+            if let Ok(real) = std::fs::canonicalize(p)
+                && !w.readonly.contains(&real)
+                && !w.masked.contains(&real)
+            {
+                w.readonly.insert(real.clone());
+                w.ops.push(Op::ReadOnly(real));
+            }
+        }
+        Ok(Plan {
+            writable: profile.roots.clone(),
+            ops: w.ops,
+            network: profile.network,
+            walked: w.seen,
+        })
+    }
+
+    /// The masked paths.
+    pub fn masks(&self) -> impl Iterator<Item = &Path> {
+        self.ops.iter().filter_map(|o| match o {
+            Op::Mask { path, .. } => Some(path.as_path()),
+            Op::ReadOnly(_) => None,
+        })
+    }
+
+    /// The paths kept read-only.
+    pub fn readonly(&self) -> impl Iterator<Item = &Path> {
+        self.ops.iter().filter_map(|o| match o {
+            Op::ReadOnly(p) => Some(p.as_path()),
+            Op::Mask { .. } => None,
+        })
+    }
+}
+
+/// `.git/objects`: thousands of compressed objects whose names no path
+/// pattern is written for, and which a mask could not protect anyway (a
+/// secret committed once is in the object store, readable through git).
+/// The walk does not descend there; `.git` itself is read-only, and a
+/// pattern that covers `.git` as a whole masks it whole.
+fn is_git_objects(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "objects")
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ".git")
+}
+
+struct Walk<'a> {
+    profile: &'a Profile,
+    ops: Vec<Op>,
+    masked: HashSet<PathBuf>,
+    readonly: HashSet<PathBuf>,
+    /// Files with more than one link: (device, inode, path).
+    linked: Vec<(u64, u64, PathBuf)>,
+    seen: usize,
+}
+
+impl Walk<'_> {
+    /// Breadth first, so that a directory's own mount comes before those of
+    /// what lies beneath it.
+    fn walk(&mut self, start: &Path) -> Result<(), SandboxError> {
+        let mut queue = VecDeque::from([start.to_path_buf()]);
+        while let Some(dir) = queue.pop_front() {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(e) => e,
+                // Unreadable to the user: unreadable inside as well.
+                Err(_) => continue,
+            };
+            for entry in entries {
+                let entry = entry.map_err(|e| SandboxError::Io {
+                    what: format!("`{}`: cannot list the directory", dir.display()),
+                    source: e,
+                })?;
+                self.seen += 1;
+                if self.seen > self.profile.walk_limit {
+                    return Err(SandboxError::TooManyEntries {
+                        limit: self.profile.walk_limit,
+                    });
+                }
+                let Ok(ft) = entry.file_type() else { continue };
+                let path = entry.path();
+                if !self.visit(&path, &ft)? && ft.is_dir() && !is_git_objects(&path) {
+                    queue.push_back(path);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Looks at one entry; true when it was masked (nothing beneath it
+    /// needs a look).
+    fn visit(&mut self, path: &Path, ft: &std::fs::FileType) -> Result<bool, SandboxError> {
+        let Some(policy) = self.profile.policy() else {
+            return Ok(false);
+        };
+        if ft.is_symlink() {
+            if !policy.denies_reads() {
+                return Ok(true);
+            }
+            // The link itself or where it leads may be denied; the target is
+            // masked, which every name that resolves to it then reaches.
+            let Ok(real) = std::fs::canonicalize(path) else {
+                return Ok(false);
+            };
+            let rule = policy
+                .read_denied(path)
+                .or_else(|| policy.read_denied(&real))
+                .map(str::to_string);
+            if let Some(rule) = rule {
+                let dir = real.is_dir();
+                self.mask(real, dir, rule);
+            }
+            return Ok(true);
+        }
+        let dir = ft.is_dir();
+        let denies = policy.denies_reads();
+        let mut rule = if denies {
+            policy.read_denied(path).map(str::to_string)
+        } else {
+            None
+        };
+        if denies && rule.is_none() && dir {
+            let probe = path.join(PROBE);
+            if let Some(r) = policy.read_denied(&probe)
+                && policy.read_denied(&probe.join(PROBE)).is_some()
+            {
+                rule = Some(r.to_string());
+            }
+        }
+        if let Some(rule) = rule {
+            if dir || ft.is_file() {
+                self.mask(path.to_path_buf(), dir, rule);
+            }
+            return Ok(true);
+        }
+        // A directory whose every name is protected (`.claude/**`) is bound
+        // as a whole, so that it cannot be renamed away and replaced; what
+        // lies beneath a read-only bind needs no bind of its own.
+        let protected = policy.protected_path(path).is_some()
+            || (dir && policy.protected_path(&path.join(PROBE)).is_some());
+        if protected
+            && !path.ancestors().skip(1).any(|a| self.readonly.contains(a))
+            && self.readonly.insert(path.to_path_buf())
+        {
+            self.ops.push(Op::ReadOnly(path.to_path_buf()));
+        }
+        if denies
+            && ft.is_file()
+            && let Ok(m) = std::fs::symlink_metadata(path)
+            && m.nlink() > 1
+        {
+            self.linked.push((m.dev(), m.ino(), path.to_path_buf()));
+        }
+        Ok(false)
+    }
+
+    fn mask(&mut self, path: PathBuf, dir: bool, rule: String) {
+        if self.masked.insert(path.clone()) {
+            self.ops.push(Op::Mask { path, dir, rule });
+        }
+    }
+
+    /// With the network closed on a kernel whose Landlock cannot refuse
+    /// connecting to pathname Unix sockets (ABI < 9): masks the sockets of
+    /// local daemons (`/run` and `$XDG_RUNTIME_DIR` two levels deep, `/tmp`
+    /// one: `docker.sock`, the session bus, `.X11-unix`, tmux, ssh-agent, a
+    /// browser's singleton socket), whose servers would act outside the sandbox (a container
+    /// engine's socket is root; a session bus runs commands; X11 types into
+    /// other windows). Best effort, bounded: a socket elsewhere stays
+    /// reachable.
+    fn sockets(&mut self) {
+        use std::os::unix::fs::FileTypeExt;
+        // (directory, how many levels of subdirectories to look into)
+        let mut bases = vec![(PathBuf::from("/run"), 2), (PathBuf::from("/tmp"), 1)];
+        if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
+            && x.is_absolute()
+        {
+            bases.push((x, 2));
+        }
+        for (base, levels) in bases {
+            let mut budget = SOCKET_SCAN_LIMIT;
+            let mut queue = VecDeque::from([(base, 0usize)]);
+            while let Some((dir, depth)) = queue.pop_front() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    if budget == 0 {
+                        break;
+                    }
+                    budget -= 1;
+                    let Ok(ft) = entry.file_type() else { continue };
+                    let path = entry.path();
+                    if ft.is_socket() {
+                        if !self.profile.within_roots(&path) {
+                            self.mask(path, false, DAEMON_SOCKET.into());
+                        }
+                    } else if ft.is_dir() && depth < levels {
+                        queue.push_back((path, depth + 1));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Masks every other name found of a masked file's inode.
+    fn hard_links(&mut self) {
+        let mut inodes = std::collections::HashMap::new();
+        for op in &self.ops {
+            if let Op::Mask {
+                path,
+                dir: false,
+                rule,
+            } = op
+                && let Ok(m) = std::fs::metadata(path)
+            {
+                inodes.insert((m.dev(), m.ino()), rule.clone());
+            }
+        }
+        if inodes.is_empty() {
+            return;
+        }
+        let linked = std::mem::take(&mut self.linked);
+        for (dev, ino, path) in linked {
+            if let Some(rule) = inodes.get(&(dev, ino)) {
+                self.mask(path, false, rule.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `find` and `fd`: the directories they list, and what their `-exec`,
+//! `-delete` and `-fprint` do beneath them.
+
+use super::*;
+
+pub(super) fn find(args: &[Arg], d: &mut Derived) {
+    let mut i = 0;
+    // Leading options (-H -L -P -O3 -D opts).
+    while let Some(a) = args.get(i) {
+        match a.text.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            t if t.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let mut roots = Vec::new();
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if a.literal && (t.starts_with('-') || t == "(" || t == "!" || t == ")") {
+            break;
+        }
+        roots.push(a.clone());
+        i += 1;
+    }
+    if roots.is_empty() {
+        roots.push(Arg::lit("."));
+    }
+    // Finding names reads directories, not the files in them; what `-exec`
+    // or `-delete` does to everything beneath is added below.
+    for r in &roots {
+        d.add(Access::Read, r, false);
+    }
+    let with_value = [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-links",
+        "-inum",
+        "-maxdepth",
+        "-mindepth",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-samefile",
+        "-printf",
+        "-fstype",
+        "-lname",
+        "-ilname",
+        "-wholename",
+        "-iwholename",
+        "-used",
+        "-context",
+        "-regextype",
+        "-files0-from",
+    ];
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        i += 1;
+        // A word in the place of a test or action that is only known when
+        // it runs (`$X`, a glob such as `-del*`) may be `-delete` or `-exec`.
+        if !a.literal || a.pattern.is_some() {
+            d.unknowns.push(format!(
+                "`find` expression word `{}` is only known when it runs, and may be an action",
+                a.pattern.as_deref().unwrap_or(t)
+            ));
+            continue;
+        }
+        match t {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let start = i;
+                while let Some(a) = args.get(i) {
+                    if a.literal
+                        && (a.text == ";"
+                            || (a.text == "+" && i > start && args[i - 1].text == "{}"))
+                    {
+                        break;
+                    }
+                    i += 1;
+                }
+                let mut argv = Vec::new();
+                for a in args.get(start..i).unwrap_or_default() {
+                    if a.literal && a.text == "{}" {
+                        for r in &roots {
+                            argv.push(Arg {
+                                beneath: true,
+                                ..r.clone()
+                            });
+                        }
+                    } else if a.literal && a.text.contains("{}") {
+                        argv.push(Arg::dynamic(a.text.clone()));
+                    } else {
+                        argv.push(a.clone());
+                    }
+                }
+                i += 1;
+                if !argv.is_empty() {
+                    d.nested.push(Nested::Argv {
+                        argv,
+                        wrapper: vec!["find".into(), t.into()],
+                    });
+                }
+            }
+            "-delete" => {
+                for r in &roots {
+                    let beneath = Arg {
+                        beneath: true,
+                        ..r.clone()
+                    };
+                    d.add(Access::Delete, &beneath, true);
+                }
+            }
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                if let Some(f) = args.get(i) {
+                    d.add(Access::Write, f, false);
+                }
+                i += if t == "-fprintf" { 2 } else { 1 };
+            }
+            _ if t.starts_with("-newer") && t.len() > 6 => i += 1,
+            _ if with_value.contains(&t) => {
+                if t == "-files0-from" {
+                    if let Some(f) = args.get(i) {
+                        d.add(Access::Read, f, false);
+                    }
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn fd(args: &[Arg], d: &mut Derived) {
+    let exec_at = args.iter().position(|a| {
+        a.literal && matches!(a.text.as_str(), "-x" | "-X" | "--exec" | "--exec-batch")
+    });
+    let (own, exec) = match exec_at {
+        Some(p) => (&args[..p], args.get(p + 1..)),
+        None => (args, None),
+    };
+    let o = parse_opts(
+        own,
+        "edEtcjS",
+        &[
+            "extension",
+            "max-depth",
+            "exclude",
+            "type",
+            "color",
+            "threads",
+            "size",
+            "changed-within",
+            "changed-before",
+            "owner",
+            "base-directory",
+            "search-path",
+            "format",
+            "ignore-file",
+        ],
+        &[],
+    );
+    let mut roots: Vec<Arg> = o.operands.get(1..).unwrap_or_default().to_vec();
+    roots.extend(o.values(&["--search-path", "--base-directory"]).cloned());
+    if roots.is_empty() {
+        roots.push(Arg::lit("."));
+    }
+    for r in &roots {
+        d.add(Access::Read, r, false);
+    }
+    if let Some(exec) = exec {
+        let mut argv = Vec::new();
+        let mut placed = false;
+        for a in exec {
+            if a.literal && a.text == ";" {
+                break;
+            }
+            if a.literal && a.text.starts_with('{') && a.text.ends_with('}') {
+                placed = true;
+                for r in &roots {
+                    argv.push(Arg {
+                        beneath: true,
+                        ..r.clone()
+                    });
+                }
+            } else {
+                argv.push(a.clone());
+            }
+        }
+        // With no placeholder, fd appends each path found.
+        if !placed && !argv.is_empty() {
+            argv.extend(roots.iter().map(|r| Arg {
+                beneath: true,
+                ..r.clone()
+            }));
+        }
+        if !argv.is_empty() {
+            d.nested.push(Nested::Argv {
+                argv,
+                wrapper: vec!["fd".into(), "--exec".into()],
+            });
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! `git`: global options, subcommands that read, write, fetch or run
+//! scripts, and the configuration file `git config` writes.
+
+use super::*;
+
+pub(super) fn git(args: &[Arg], d: &mut Derived) {
+    d.read_only = false;
+    let mut i = 0;
+    let mut sub = None;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if !a.literal {
+            d.unknowns
+                .push(format!("git subcommand is not literal: `{t}`"));
+            return;
+        }
+        if !t.starts_with('-') {
+            sub = Some(t);
+            break;
+        }
+        let (name, glued) = match t.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n, true),
+            _ => (t, false),
+        };
+        // `-cKEY=VALUE` and `-CDIR` are the glued forms of `-c` and `-C`.
+        let (name, glued) = match name {
+            _ if t.starts_with("-c") && t.len() > 2 => ("-c", true),
+            _ if t.starts_with("-C") && t.len() > 2 => ("-C", true),
+            _ => (name, glued),
+        };
+        let value = if glued {
+            t.split_once('=').map_or(&t[2..], |(_, v)| v).to_string()
+        } else {
+            args.get(i + 1).map(|a| a.text.clone()).unwrap_or_default()
+        };
+        let takes_value = tables::GIT_GLOBAL_VALUE.contains(&name) && !glued;
+        // `--exec-path` alone prints the directory; with a value it sets it.
+        if name == "--exec-path" && !glued {
+            i += 1;
+            continue;
+        }
+        if let Some(why) = tables::git_global_risk(name) {
+            if name == "-C" {
+                d.cwd = if glued {
+                    Some(a.with_text(value.clone()))
+                } else {
+                    args.get(i + 1).cloned()
+                };
+            }
+            let shown = if takes_value || glued {
+                format!("{name} {value}")
+            } else {
+                name.to_string()
+            };
+            d.unknowns.push(format!("`git {shown}` {why}"));
+        }
+        i += if takes_value { 2 } else { 1 };
+    }
+    let Some(sub) = sub else {
+        // `git --version`, `git --exec-path`: options alone print.
+        d.read_only = d.unknowns.is_empty();
+        return;
+    };
+    let rest = args.get(i + 1..).unwrap_or_default();
+    let texts: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
+    let operands: Vec<&Arg> = rest
+        .iter()
+        .filter(|a| !(a.literal && a.text.starts_with('-')))
+        .collect();
+    let script = |d: &mut Derived, a: &Arg, what: &str| {
+        d.nested.push(Nested::Script {
+            text: a.text.clone(),
+            literal: a.literal,
+            wrapper: vec!["git".into(), what.into()],
+        });
+    };
+    match sub {
+        "clone" => {
+            if texts.iter().any(|t| {
+                t.starts_with("-u")
+                    || t.starts_with("--upload-pack")
+                    || *t == "-c"
+                    || t.starts_with("--config")
+            }) {
+                d.unknowns
+                    .push("`git clone` option runs a program or sets configuration".into());
+            }
+            let o = parse_opts(
+                rest,
+                "bocjuL",
+                &[
+                    "branch",
+                    "origin",
+                    "config",
+                    "depth",
+                    "reference",
+                    "reference-if-able",
+                    "upload-pack",
+                    "separate-git-dir",
+                    "jobs",
+                    "filter",
+                    "template",
+                    "shallow-since",
+                    "shallow-exclude",
+                    "server-option",
+                    "bundle-uri",
+                    "ref-format",
+                ],
+                &[],
+            );
+            if let Some(url) = o.operands.first() {
+                if is_remote_url(&url.text) || !url.literal {
+                    d.add(Access::Fetch, url, false);
+                } else {
+                    d.add(Access::Read, url, true);
+                }
+                let dest = match o.operands.get(1) {
+                    Some(dest) => dest.clone(),
+                    None => {
+                        let trimmed = url.text.trim_end_matches('/');
+                        let base = trimmed.rsplit(['/', ':']).next().unwrap_or(trimmed);
+                        url.with_text(base.trim_end_matches(".git").to_string())
+                    }
+                };
+                d.add(Access::Write, &dest, true);
+            }
+        }
+        "fetch" | "pull" | "push" | "ls-remote" => {
+            if texts.iter().any(|t| {
+                t.starts_with("--upload-pack")
+                    || t.starts_with("--receive-pack")
+                    || t.starts_with("--exec")
+            }) {
+                d.unknowns
+                    .push(format!("`git {sub}` option runs a program"));
+            }
+            if let Some(remote) = operands.first() {
+                if is_remote_url(&remote.text) || !remote.literal {
+                    d.add(Access::Fetch, remote, false);
+                }
+            }
+        }
+        "grep" => {
+            if texts.iter().any(|t| {
+                *t == "-O"
+                    || t.starts_with("--open-files-in-pager")
+                    || (t.starts_with("-O") && t.len() > 2)
+            }) {
+                d.unknowns.push("`git grep -O` runs a pager".into());
+            }
+            let o = parse_opts(
+                rest,
+                "efABCm",
+                &[
+                    "max-depth",
+                    "threads",
+                    "after-context",
+                    "before-context",
+                    "context",
+                    "max-count",
+                ],
+                &[("-f", Access::Read)],
+            );
+            for f in o.values(&["-f"]) {
+                d.add(Access::Read, f, false);
+            }
+            let paths: &[Arg] = if o.has(&["-e", "-f"]) {
+                &o.operands
+            } else {
+                o.operands.get(1..).unwrap_or_default()
+            };
+            let paths: Vec<&Arg> = paths
+                .iter()
+                .filter(|a| !a.text.contains("..") || a.text.contains('/'))
+                .collect();
+            if paths.is_empty() {
+                d.add(Access::Read, &Arg::lit("."), true);
+            }
+            for p in paths {
+                d.add(Access::Read, p, true);
+            }
+            d.read_only = true;
+        }
+        "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-files" | "diff-index"
+        | "format-patch" | "archive" => {
+            let o = parse_opts(rest, "o", &["output", "output-directory"], &[]);
+            for f in o.values(&["--output", "-o"]) {
+                d.add(Access::Write, f, sub == "format-patch");
+            }
+            if sub == "diff" && o.has(&["--no-index"]) {
+                for f in &o.operands {
+                    d.add(Access::Read, f, true);
+                }
+            }
+            d.read_only = !matches!(sub, "format-patch" | "archive");
+        }
+        "submodule" if texts.first() == Some(&"foreach") => {
+            let cmd: Vec<&Arg> = rest[1..]
+                .iter()
+                .filter(|a| !(a.literal && a.text.starts_with("--")))
+                .collect();
+            if let Some(first) = cmd.first() {
+                let text = cmd
+                    .iter()
+                    .map(|a| a.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let literal = cmd.iter().all(|a| a.literal);
+                script(
+                    d,
+                    &Arg {
+                        text,
+                        literal,
+                        pattern: None,
+                        beneath: false,
+                    },
+                    "submodule foreach",
+                );
+                let _ = first;
+            }
+        }
+        "rebase" => {
+            let o = parse_opts(rest, "xs", &["exec", "strategy", "onto"], &[]);
+            for c in o.values(&["-x", "--exec"]) {
+                script(d, c, "rebase --exec");
+            }
+        }
+        "difftool" | "mergetool" => {
+            let o = parse_opts(rest, "xt", &["extcmd", "tool"], &[]);
+            for c in o.values(&["-x", "--extcmd"]) {
+                script(d, c, "difftool --extcmd");
+            }
+        }
+        "filter-branch" => {
+            let o = parse_opts(
+                rest,
+                "",
+                &[
+                    "env-filter",
+                    "tree-filter",
+                    "index-filter",
+                    "parent-filter",
+                    "msg-filter",
+                    "commit-filter",
+                    "tag-name-filter",
+                    "setup",
+                ],
+                &[],
+            );
+            for (n, v) in &o.opts {
+                if let Some(v) = v {
+                    script(d, v, n.trim_start_matches('-'));
+                }
+            }
+        }
+        "bisect" if texts.first() == Some(&"run") => {
+            let argv: Vec<Arg> = rest[1..].to_vec();
+            if !argv.is_empty() {
+                d.nested.push(Nested::Argv {
+                    argv,
+                    wrapper: vec!["git".into(), "bisect".into(), "run".into()],
+                });
+            }
+        }
+        "config" => match git_config_written(rest) {
+            Some(file) => d.add(Access::Write, &file, false),
+            None => d.read_only = true,
+        },
+        _ => {
+            if tables::git_read_only(sub) {
+                d.read_only = true;
+            } else if let Some((_, allowed)) = tables::GIT_LISTING.iter().find(|(s, _)| *s == sub) {
+                let takes_value = [
+                    "--contains",
+                    "--no-contains",
+                    "--merged",
+                    "--no-merged",
+                    "--points-at",
+                    "--sort",
+                    "--format",
+                ];
+                let mut ok = true;
+                let mut prev = "";
+                for (k, t) in texts.iter().enumerate() {
+                    let name = t.split('=').next().unwrap_or(t);
+                    let allowed_here = allowed.contains(&name) || takes_value.contains(&prev);
+                    let first_word = k == 0
+                        && matches!(
+                            sub,
+                            "stash" | "reflog" | "remote" | "worktree" | "submodule"
+                        );
+                    if !(allowed_here
+                        || (matches!(sub, "remote") && prev == "show")
+                        || (matches!(sub, "remote") && prev == "get-url")
+                        || (sub == "reflog" && k > 0 && !t.starts_with('-')))
+                    {
+                        ok = false;
+                    }
+                    let _ = first_word;
+                    prev = name;
+                }
+                let needs_word = matches!(sub, "stash" | "worktree" | "submodule");
+                d.read_only = ok && (!texts.is_empty() || !needs_word);
+            }
+        }
+    }
+    let read_only = d.read_only;
+    risky::git(sub, rest, read_only, d);
+}
+
+/// The file `git config ARGS` writes, when it sets, unsets, renames or
+/// edits something: configuration can make git run programs (`core.pager`,
+/// `core.hooksPath`, `alias.x = !cmd`), so the write meets the rules for
+/// that file (`.git/config` is protected). `None` when it only reads.
+pub(super) fn git_config_written(args: &[Arg]) -> Option<Arg> {
+    let mut file = Arg::lit(".git/config");
+    let mut writes = false;
+    let mut gets = false;
+    let mut operands = Vec::new();
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') {
+            operands.push(a);
+            continue;
+        }
+        match t {
+            "--global" => file = Arg::lit("~/.gitconfig"),
+            "--system" => file = Arg::lit("/etc/gitconfig"),
+            "--local" => file = Arg::lit(".git/config"),
+            "--worktree" => file = Arg::lit(".git/config.worktree"),
+            "-f" | "--file" => {
+                if let Some(f) = iter.next() {
+                    file = f.clone();
+                }
+            }
+            "--blob" | "--type" | "--default" | "--comment" | "--value" => {
+                iter.next();
+            }
+            "--add" | "--replace-all" | "--unset" | "--unset-all" | "--rename-section"
+            | "--remove-section" | "-e" | "--edit" => writes = true,
+            "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "-l" | "--list"
+            | "--get-color" | "--get-colorbool" => gets = true,
+            _ => {
+                if let Some(f) = t.strip_prefix("--file=") {
+                    file = a.with_text(f);
+                }
+            }
+        }
+    }
+    let verb = operands.first().map(|a| a.text.as_str());
+    writes |= matches!(
+        verb,
+        Some("set" | "unset" | "rename-section" | "remove-section" | "edit")
+    ) || (!gets && !matches!(verb, Some("get" | "list")) && operands.len() >= 2);
+    writes.then_some(file)
+}

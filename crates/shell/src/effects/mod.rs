@@ -1,0 +1,552 @@
+//! The files a command reads or writes and the URLs it fetches, from its
+//! argv and the tables in [`crate::tables`].
+
+use crate::risky;
+use crate::tables::{self, Access, Operands, Spec};
+use crate::words::Arg;
+
+mod archives;
+mod find;
+mod git;
+mod net;
+mod programs;
+
+use archives::*;
+use find::*;
+use git::*;
+use net::*;
+use programs::*;
+
+/// One file or URL touched by a command's operand or option.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub access: Access,
+    pub arg: Arg,
+    pub recursive: bool,
+}
+
+/// A command run by another one (`find -exec`, `git bisect run`).
+#[derive(Debug, Clone)]
+pub(crate) enum Nested {
+    /// An argv run directly.
+    Argv {
+        argv: Vec<Arg>,
+        wrapper: Vec<String>,
+    },
+    /// A shell script (`git submodule foreach 'cmd'`).
+    Script {
+        text: String,
+        literal: bool,
+        wrapper: Vec<String>,
+    },
+}
+
+/// What the tables say about one command.
+#[derive(Debug, Default)]
+pub(crate) struct Derived {
+    pub found: Vec<Found>,
+    pub unknowns: Vec<String>,
+    pub nested: Vec<Nested>,
+    /// A known reading or listing command, as far as its arguments go.
+    pub read_only: bool,
+    /// `git -C DIR`: the directory its paths are relative to.
+    pub cwd: Option<Arg>,
+}
+
+impl Derived {
+    pub(crate) fn add(&mut self, access: Access, arg: &Arg, recursive: bool) {
+        if arg.literal && (arg.text == "-" || arg.text.is_empty()) {
+            return;
+        }
+        // `find DIR -delete` and `find DIR -exec rm {}` remove what find's
+        // tests select beneath DIR, not DIR itself: a recursive write, which
+        // the policy checks against everything beneath, rather than the
+        // removal of DIR (for a root, a hard limit no one could lift).
+        let access = if arg.beneath && access == Access::Delete {
+            Access::Write
+        } else {
+            access
+        };
+        self.found.push(Found {
+            access,
+            arg: arg.clone(),
+            recursive: recursive || arg.beneath,
+        });
+    }
+}
+
+/// Options and operands, split the way GNU tools read them.
+#[derive(Debug, Default)]
+pub(crate) struct Opts {
+    /// `-x` or `--name`, with the value it took, if any.
+    pub opts: Vec<(String, Option<Arg>)>,
+    pub operands: Vec<Arg>,
+    /// Long options given by their full name as the tables know it: never
+    /// taken for an abbreviation of a longer one (`--exclude` is not
+    /// `--exclude-from`).
+    pub exact: Vec<String>,
+}
+
+/// Whether the option as given is `wanted`: GNU tools (and git) accept a
+/// long option abbreviated to a prefix (`--compress` for
+/// `--compress-program`), so a prefix of three letters or more counts. An
+/// ambiguous prefix is refused by the tool itself: counting it is safe.
+/// Real options that are also prefixes of ones looked for: `git diff --text`
+/// is not `--textconv`, `tar --checkpoint` not `--checkpoint-action`.
+const WHOLE: &[&str] = &["--text", "--filter", "--checkpoint"];
+
+pub(crate) fn is_option(given: &str, wanted: &str) -> bool {
+    given == wanted
+        || (given.starts_with("--")
+            && given.len() >= 5
+            && wanted.starts_with(given)
+            && !WHOLE.contains(&given))
+}
+
+impl Opts {
+    fn is(&self, given: &str, wanted: &str) -> bool {
+        given == wanted || (!self.exact.iter().any(|e| e == given) && is_option(given, wanted))
+    }
+
+    pub fn has(&self, names: &[&str]) -> bool {
+        self.opts
+            .iter()
+            .any(|(n, _)| names.iter().any(|w| self.is(n, w)))
+    }
+
+    pub fn values<'a>(&'a self, names: &'a [&str]) -> impl Iterator<Item = &'a Arg> + 'a {
+        self.opts
+            .iter()
+            .filter(move |(n, _)| names.iter().any(|w| self.is(n, w)))
+            .filter_map(|(_, v)| v.as_ref())
+    }
+}
+
+/// Splits `args` (argv without the command name) into options and operands.
+/// An option not known to take a value is a flag, so the word after it is
+/// checked as an operand.
+pub(crate) fn parse_opts(
+    args: &[Arg],
+    short_args: &str,
+    long_args: &[&str],
+    file_opts: &[(&str, Access)],
+) -> Opts {
+    let takes_short = |c: char| {
+        short_args.contains(c)
+            || file_opts
+                .iter()
+                .any(|(n, _)| n.len() == 2 && n.ends_with(c) && !n.starts_with("--"))
+    };
+    let longs = || {
+        long_args
+            .iter()
+            .copied()
+            .chain(file_opts.iter().filter_map(|(o, _)| o.strip_prefix("--")))
+    };
+    // A long option given by a prefix that only one option taking a value
+    // has is that option (and takes the next word).
+    let full_long = |n: &str| -> Option<String> {
+        if longs().any(|l| l == n) {
+            return Some(n.to_string());
+        }
+        if n.len() < 3 || WHOLE.contains(&format!("--{n}").as_str()) {
+            return None;
+        }
+        let mut candidates: Vec<&str> = longs().filter(|l| l.starts_with(n)).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        match candidates[..] {
+            [only] => Some(only.to_string()),
+            _ => None,
+        }
+    };
+    let mut out = Opts::default();
+    let mut iter = args.iter();
+    let mut end = false;
+    while let Some(arg) = iter.next() {
+        let t = arg.text.as_str();
+        if end || !t.starts_with('-') || t == "-" {
+            out.operands.push(arg.clone());
+            continue;
+        }
+        if t == "--" {
+            end = true;
+            continue;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(arg.with_text(v))),
+                None => (long, None),
+            };
+            let full = full_long(name);
+            if let Some(f) = &full {
+                out.exact.push(format!("--{f}"));
+            }
+            let value = match value {
+                Some(v) => Some(v),
+                None if full.is_some() => iter.next().cloned(),
+                None => None,
+            };
+            out.opts
+                .push((format!("--{}", full.as_deref().unwrap_or(name)), value));
+            continue;
+        }
+        let cluster: Vec<char> = t.chars().skip(1).collect();
+        for (i, &c) in cluster.iter().enumerate() {
+            if takes_short(c) {
+                let rest: String = cluster[i + 1..].iter().collect();
+                let value = if rest.is_empty() {
+                    iter.next().cloned()
+                } else {
+                    Some(arg.with_text(rest))
+                };
+                out.opts.push((format!("-{c}"), value));
+                break;
+            }
+            out.opts.push((format!("-{c}"), None));
+        }
+    }
+    out
+}
+
+/// Derives the effects of `name` (the command's base name) run with `args`.
+pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
+    let Some(spec) = tables::known(name).spec else {
+        return Derived::default();
+    };
+    let mut d = Derived {
+        read_only: spec.read_only,
+        ..Derived::default()
+    };
+    if spec.operands == Operands::Custom {
+        custom(name, spec, args, &mut d);
+        finish_read_only(&mut d);
+        return d;
+    }
+    let o = if spec.operands == Operands::AfterMode {
+        parse_mode_opts(args)
+    } else {
+        parse_opts(args, spec.short_args, spec.long_args, spec.file_opts)
+    };
+    file_opts(spec, &o, &mut d);
+    let recursive = spec.always_recursive || o.has(spec.recursive);
+    let mut operands: &[Arg] = &o.operands;
+    match spec.operands {
+        Operands::None | Operands::Custom => {}
+        Operands::All(access) => each(&mut d, access, operands, recursive),
+        Operands::AfterProgram => {
+            if !o.has(spec.program_opts) {
+                program_checks(name, operands.first(), &mut d);
+                operands = operands.get(1..).unwrap_or_default();
+            }
+            for v in o.values(&["-e", "--expression", "--source"]) {
+                program_checks(name, Some(v), &mut d);
+            }
+            if (o.has(&["-f", "--file"])
+                && matches!(name, "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk"))
+                || (o.has(&["-E", "--exec"])
+                    && matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk"))
+            {
+                d.unknowns
+                    .push(format!("`{name}` program read from a file is not analysed"));
+            }
+            let in_place = match name {
+                "sed" | "gsed" => o.has(&["-i", "--in-place"]),
+                _ => o.values(&["-i", "--include"]).any(|v| v.text == "inplace"),
+            };
+            let access = if in_place {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            if operands.is_empty() && recursive {
+                if let Some(default) = spec.default_operand.or(Some(".")) {
+                    d.add(Access::Read, &Arg::lit(default), true);
+                }
+            }
+            each(&mut d, access, operands, recursive);
+        }
+        Operands::AfterMode => {
+            if !o.has(&["--reference"]) {
+                operands = operands.get(1..).unwrap_or_default();
+            }
+            each(&mut d, Access::Write, operands, recursive);
+        }
+        Operands::InOut => {
+            if let Some(input) = operands.first() {
+                d.add(Access::Read, input, false);
+            }
+            if let Some(output) = operands.get(1) {
+                d.add(Access::Write, output, false);
+            }
+        }
+        Operands::Copy | Operands::Move | Operands::Link => {
+            let target: Option<Arg> = o.values(&["-t", "--target-directory"]).next().cloned();
+            let (sources, dest) = match (&target, operands.split_last()) {
+                (Some(t), _) => (operands, Some(t.clone())),
+                (None, Some((last, rest))) if !rest.is_empty() => (rest, Some(last.clone())),
+                (None, Some((only, _))) if spec.operands == Operands::Link => {
+                    let base = only
+                        .text
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(&only.text)
+                        .to_string();
+                    (operands, Some(only.with_text(base)))
+                }
+                _ => (operands, None),
+            };
+            let install_dirs = name == "install" && o.has(&["-d", "--directory"]);
+            let source_access = match spec.operands {
+                Operands::Move => Access::Delete,
+                _ if install_dirs => Access::Write,
+                _ => Access::Read,
+            };
+            each(&mut d, source_access, sources, recursive);
+            if let Some(dest) = dest {
+                if !install_dirs || target.is_some() {
+                    d.add(
+                        Access::Write,
+                        &dest,
+                        recursive || spec.operands == Operands::Move,
+                    );
+                }
+            }
+        }
+    }
+    if o.operands.is_empty() && !matches!(spec.operands, Operands::AfterProgram) {
+        if let Some(default) = spec.default_operand {
+            d.add(Access::Read, &Arg::lit(default), recursive);
+        }
+    }
+    risky::check(name, args, &o, &mut d);
+    finish_read_only(&mut d);
+    d
+}
+
+fn finish_read_only(d: &mut Derived) {
+    if d.found.iter().any(|f| {
+        matches!(
+            f.access,
+            Access::Write | Access::Delete | Access::WriteDir | Access::Fetch
+        )
+    }) || !d.nested.is_empty()
+    {
+        d.read_only = false;
+    }
+}
+
+fn each(d: &mut Derived, access: Access, operands: &[Arg], recursive: bool) {
+    for a in operands {
+        d.add(access, a, recursive);
+    }
+}
+
+fn file_opts(spec: &Spec, o: &Opts, d: &mut Derived) {
+    for (name, value) in &o.opts {
+        let Some(value) = value else { continue };
+        if let Some((_, access)) = spec.file_opts.iter().find(|(n, _)| o.is(name, n)) {
+            let recursive = *access == Access::WriteDir;
+            d.add(*access, value, recursive);
+        }
+    }
+}
+
+/// `chmod -x f` is a mode, not an option: only `-c -f -v -R -h -H -L -P`
+/// clusters and long options are options.
+fn parse_mode_opts(args: &[Arg]) -> Opts {
+    let mut out = Opts::default();
+    let mut end = false;
+    for a in args {
+        let t = a.text.as_str();
+        if end || !a.literal || t == "-" {
+            out.operands.push(a.clone());
+        } else if t == "--" {
+            end = true;
+        } else if let Some(long) = t.strip_prefix("--") {
+            let (n, v) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(a.with_text(v))),
+                None => (long, None),
+            };
+            out.opts.push((format!("--{n}"), v));
+        } else if t.len() > 1
+            && t.starts_with('-')
+            && t[1..].chars().all(|c| "cfvRhHLP".contains(c))
+        {
+            for c in t[1..].chars() {
+                out.opts.push((format!("-{c}"), None));
+            }
+        } else {
+            out.operands.push(a.clone());
+        }
+    }
+    out
+}
+
+fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
+    match name {
+        "source" | "." => {
+            if let Some(file) = args.first() {
+                d.add(Access::Read, file, false);
+                d.unknowns
+                    .push(format!("`{name} {}` runs a file in this shell", file.text));
+            }
+        }
+        "find" => find(args, d),
+        "fd" | "fdfind" => fd(args, d),
+        "jq" | "gojq" | "jaq" => jq(args, d),
+        "yq" => yq(spec, args, d),
+        "dd" => {
+            for a in args {
+                if let Some(v) = a.text.strip_prefix("if=") {
+                    d.add(Access::Read, &a.with_text(v), false);
+                } else if let Some(v) = a.text.strip_prefix("of=") {
+                    d.add(Access::Write, &a.with_text(v), false);
+                }
+            }
+        }
+        "patch" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            match o.operands.first() {
+                Some(orig) => d.add(Access::Write, orig, false),
+                None => {
+                    let dir = o
+                        .values(&["-d", "--directory"])
+                        .next()
+                        .cloned()
+                        .unwrap_or_else(|| Arg::lit("."));
+                    d.add(Access::WriteDir, &dir, true);
+                }
+            }
+            if let Some(p) = o.operands.get(1) {
+                d.add(Access::Read, p, false);
+            }
+        }
+        "tar" | "bsdtar" | "gtar" => tar(spec, args, d),
+        "unzip" => unzip(args, d),
+        "zip" => {
+            let o = parse_opts(args, "bnitxTO", &["unzip-command"], &[]);
+            if o.has(&["-TT", "--unzip-command"]) || args.iter().any(|a| a.text == "-TT") {
+                d.unknowns.push("`zip -TT` runs a command".into());
+            }
+            let recursive = o.has(&["-r", "--recurse-paths"]);
+            if let Some((archive, files)) = o.operands.split_first() {
+                d.add(Access::Write, archive, false);
+                each(d, Access::Read, files, recursive);
+            }
+        }
+        "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
+        | "compress" | "uncompress" | "lz4" | "zstd" | "unzstd" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            let to_stdout = o.has(&[
+                "-c",
+                "--stdout",
+                "--to-stdout",
+                "-l",
+                "--list",
+                "-t",
+                "--test",
+            ]);
+            let keeps = o.has(&["-k", "--keep"]) || (name.contains("zstd") && !o.has(&["--rm"]));
+            let access = if to_stdout {
+                Access::Read
+            } else if keeps {
+                Access::Write
+            } else {
+                Access::Delete
+            };
+            let recursive = o.has(&["-r", "--recursive"]);
+            each(d, access, &o.operands, recursive);
+        }
+        "curl" => curl(spec, args, d),
+        "wget" | "wget2" => wget(spec, args, d),
+        "aria2c" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            each(d, Access::Fetch, &o.operands, false);
+            if !o.has(&["-d", "--dir", "-o", "--out"]) {
+                d.add(Access::WriteDir, &Arg::lit("."), true);
+            }
+        }
+        "http" | "https" | "xh" | "xhs" | "httpie" => httpie(spec, args, d),
+        "git" => git(args, d),
+        "scp" | "rsync" => remote_copy(name, spec, args, d),
+        "ssh" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            ssh_options(name, &o, d);
+        }
+        _ => {}
+    }
+}
+
+/// The identifier-like words of a program text.
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lits(s: &str) -> Vec<Arg> {
+        s.split_whitespace().map(Arg::lit).collect()
+    }
+
+    #[test]
+    fn option_values_are_not_operands() {
+        let o = parse_opts(
+            &lits("-n 5 -c10 f --lines=3 g --bytes 4 h -- -x"),
+            "nc",
+            &["lines", "bytes"],
+            &[],
+        );
+        let ops: Vec<&str> = o.operands.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(ops, ["f", "g", "h", "-x"]);
+    }
+
+    #[test]
+    fn sed_scripts() {
+        let mut d = Derived::default();
+        sed_program("s/a/b/w out.txt", &mut d);
+        sed_program("1r in.txt", &mut d);
+        sed_program("/x/w log", &mut d);
+        let got: Vec<(Access, &str)> = d
+            .found
+            .iter()
+            .map(|f| (f.access, f.arg.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Access::Write, "out.txt"),
+                (Access::Read, "in.txt"),
+                (Access::Write, "log")
+            ]
+        );
+        let mut d = Derived::default();
+        sed_program("s/x/id/e", &mut d);
+        assert_eq!(d.unknowns.len(), 1);
+        let mut d = Derived::default();
+        sed_program("s/a\\/w/b/g; 3,5d; /re/!p", &mut d);
+        assert!(d.found.is_empty() && d.unknowns.is_empty(), "{d:?}");
+    }
+
+    #[test]
+    fn awk_programs() {
+        assert_eq!(awk_program("NR>=3 && NR<=4"), None);
+        assert_eq!(awk_program("{print $1}"), None);
+        assert_eq!(awk_program("$3 > 10 {print}"), None);
+        assert_eq!(awk_program("/a|b/ {print}"), None);
+        assert!(awk_program("{print > \"out\"}").is_some());
+        assert!(awk_program("BEGIN{system(\"id\")}").is_some());
+        assert!(awk_program("{print | \"sh\"}").is_some());
+        assert!(awk_program("BEGIN{\"id\" | getline x}").is_some());
+        assert!(awk_program("BEGIN{getline l < \"/etc/passwd\"; print l}").is_some());
+        assert!(awk_program("BEGIN{while ((getline line) > 0) print line}").is_none());
+        assert!(awk_program("@load \"filefuncs\"; BEGIN{}").is_some());
+    }
+}

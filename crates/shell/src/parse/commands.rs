@@ -1,0 +1,391 @@
+//! Simple commands: their words, assignments and redirects, here-documents,
+//! declarations and `[ .. ]` tests.
+
+use super::*;
+
+/// Several words the grammar split where bash sees one target: keep their
+/// substitutions, and mark the target unknown.
+pub(super) fn merge_subs(words: Vec<Word>) -> Word {
+    let mut out = Word {
+        parts: vec![Part::Dynamic],
+        ..Word::default()
+    };
+    for w in words {
+        if !out.text.is_empty() {
+            out.text.push(' ');
+        }
+        out.text.push_str(&w.text);
+        out.subs.extend(w.subs);
+    }
+    out
+}
+
+impl<'s> Conv<'s> {
+    pub(super) fn redirected_of(&mut self, node: TsNode<'_>) -> Node {
+        let mut body = field(node, grammar().body)
+            .map(|b| self.stmt(b))
+            .unwrap_or_else(|| Node::Simple(Simple::default()));
+        let mut redirects = Vec::new();
+        let mut extra_words = Vec::new();
+        let mut pipe_to: Vec<Node> = Vec::new();
+        let mut and_or: Vec<(AndOrOp, Node)> = Vec::new();
+        // The grammar can skip a word between a command and its
+        // here-document (`python - <<EOF` loses the `-`): keep it.
+        if let Some(body) = field(node, grammar().body) {
+            let next = node
+                .named_children(&mut node.walk())
+                .find(|c| c.start_byte() >= body.end_byte())
+                .map_or(node.end_byte(), |c| c.start_byte());
+            extra_words.extend(self.gap_words(body.end_byte(), next));
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match kind(child) {
+                "file_redirect" | "herestring_redirect" => {
+                    redirects.extend(self.redirect_of(child))
+                }
+                "heredoc_redirect" => {
+                    self.heredoc_of(
+                        child,
+                        &mut redirects,
+                        &mut extra_words,
+                        &mut pipe_to,
+                        &mut and_or,
+                    );
+                }
+                _ => {}
+            }
+        }
+        if let Some(simple) = last_simple_mut(&mut body) {
+            simple.redirects.extend(redirects);
+            simple.words.extend(extra_words);
+        } else if !redirects.is_empty() || !extra_words.is_empty() {
+            if !extra_words.is_empty() {
+                redirects.push(Redirect {
+                    op: String::new(),
+                    target: RedirTarget::Word(merge_subs(extra_words)),
+                });
+            }
+            body = Node::Redirected(Box::new(body), redirects);
+        }
+        if !pipe_to.is_empty() {
+            body = replace_last_simple(body, |last| {
+                let mut stages = vec![last];
+                for stage in pipe_to {
+                    match stage {
+                        Node::Pipeline(more) => stages.extend(more),
+                        other => stages.push(other),
+                    }
+                }
+                Node::Pipeline(stages)
+            });
+        }
+        if !and_or.is_empty() {
+            body = Node::AndOr(Box::new(body), and_or);
+        }
+        body
+    }
+
+    pub(super) fn heredoc_of(
+        &mut self,
+        node: TsNode<'_>,
+        redirects: &mut Vec<Redirect>,
+        extra_words: &mut Vec<Word>,
+        pipe_to: &mut Vec<Node>,
+        and_or: &mut Vec<(AndOrOp, Node)>,
+    ) {
+        let mut op = "<<".to_string();
+        let mut quoted_delim = false;
+        let mut body_text = String::new();
+        let mut dynamic = false;
+        let mut subs = Vec::new();
+        let mut pending_op: Option<AndOrOp> = None;
+        for (child, field) in fields(node) {
+            match (kind(child), field) {
+                ("<<-", _) => op = "<<-".into(),
+                ("heredoc_start", _) => {
+                    quoted_delim = self.text(child).contains(['\'', '"', '\\']);
+                }
+                ("heredoc_body", _) => {
+                    body_text = self.text(child).to_string();
+                    let mut c2 = child.walk();
+                    for part in child.named_children(&mut c2) {
+                        match kind(part) {
+                            "heredoc_content" => {}
+                            _ => {
+                                dynamic = true;
+                                subs.extend(self.scan_word(part).subs);
+                            }
+                        }
+                    }
+                }
+                ("pipeline", _) => {
+                    let mut c2 = child.walk();
+                    for stage in child.named_children(&mut c2) {
+                        pipe_to.push(self.stmt_or_scan(stage));
+                    }
+                }
+                (_, Some("operator")) => {
+                    pending_op = Some(if self.text(child) == "||" {
+                        AndOrOp::Or
+                    } else {
+                        AndOrOp::And
+                    });
+                }
+                (_, Some("right")) => {
+                    let right = self.stmt_or_scan(child);
+                    and_or.push((pending_op.take().unwrap_or(AndOrOp::And), right));
+                }
+                (_, Some("redirect")) => redirects.extend(self.redirect_of(child)),
+                (_, Some("argument")) => extra_words.push(self.word_of(child)),
+                _ => {}
+            }
+        }
+        if op == "<<-" {
+            body_text = body_text
+                .split_inclusive('\n')
+                .map(|line| line.trim_start_matches('\t'))
+                .collect();
+        }
+        redirects.push(Redirect {
+            op,
+            target: RedirTarget::Heredoc {
+                body: body_text,
+                dynamic: dynamic && !quoted_delim,
+                subs,
+            },
+        });
+    }
+
+    pub(super) fn redirect_of(&mut self, node: TsNode<'_>) -> Option<Redirect> {
+        match kind(node) {
+            "file_redirect" => {
+                let dest = field(node, grammar().destination);
+                let start =
+                    field(node, grammar().descriptor).map_or(node.start_byte(), |d| d.end_byte());
+                let end = dest.map_or(node.end_byte(), |d| d.start_byte());
+                let op: String = self
+                    .src
+                    .get(start..end)
+                    .unwrap_or("")
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                let mut words = Vec::new();
+                for d in field_all(node, grammar().destination) {
+                    words.push(self.word_of(d));
+                }
+                let target = match words.len() {
+                    0 => Word::default(),
+                    1 => words.pop().unwrap_or_default(),
+                    _ => merge_subs(words),
+                };
+                Some(Redirect {
+                    op,
+                    target: RedirTarget::Word(target),
+                })
+            }
+            "herestring_redirect" => {
+                let mut cursor = node.walk();
+                let word = node
+                    .named_children(&mut cursor)
+                    .find(|c| kind(*c) != "file_descriptor")
+                    .map(|c| self.word_of(c))
+                    .unwrap_or_default();
+                Some(Redirect {
+                    op: "<<<".into(),
+                    target: RedirTarget::HereString(word),
+                })
+            }
+            "heredoc_redirect" => {
+                let mut redirects = Vec::new();
+                let (mut w, mut p, mut a) = (Vec::new(), Vec::new(), Vec::new());
+                self.heredoc_of(node, &mut redirects, &mut w, &mut p, &mut a);
+                redirects.pop()
+            }
+            _ => {
+                let word = self.scan_word(node);
+                Some(Redirect {
+                    op: String::new(),
+                    target: RedirTarget::Word(word),
+                })
+            }
+        }
+    }
+
+    pub(super) fn simple_of(&mut self, node: TsNode<'_>) -> Simple {
+        let mut simple = Simple {
+            text: self.text(node).to_string(),
+            ..Simple::default()
+        };
+        let mut pos = node.start_byte();
+        for (child, field) in fields(node) {
+            let gap = self.gap_words(pos, child.start_byte());
+            simple.words.extend(gap);
+            pos = pos.max(child.end_byte());
+            match (field, kind(child)) {
+                (_, "variable_assignment") => simple.assigns.push(self.assign_of(child)),
+                (Some("name"), _) => {
+                    let inner = if kind(child) == "command_name" {
+                        child.named_child(0).unwrap_or(child)
+                    } else {
+                        child
+                    };
+                    simple.words.push(self.word_of(inner));
+                }
+                (Some("argument"), _) => simple.words.push(self.word_of(child)),
+                (Some("redirect"), _) | (_, "file_redirect" | "herestring_redirect") => {
+                    simple.redirects.extend(self.redirect_of(child));
+                }
+                (_, "comment") => {}
+                _ if child.is_named() => {
+                    let word = self.scan_word(child);
+                    if !word.subs.is_empty() {
+                        simple.words.push(word);
+                    }
+                }
+                _ => {}
+            }
+        }
+        simple
+    }
+
+    /// Words in source text that no node covers.
+    pub(super) fn gap_words(&mut self, start: usize, end: usize) -> Vec<Word> {
+        let text = self.src.get(start..end).unwrap_or("");
+        if text.bytes().all(|b| b.is_ascii_whitespace()) {
+            return Vec::new();
+        }
+        let text = text.replace("\\\n", " ");
+        text.split_whitespace()
+            .map(|w| {
+                let mut word = Word {
+                    text: w.to_string(),
+                    ..Word::default()
+                };
+                push_unquoted(&mut word, w);
+                word
+            })
+            .collect()
+    }
+
+    pub(super) fn assign_of(&mut self, node: TsNode<'_>) -> Assign {
+        let name_node = field(node, grammar().name);
+        let name = name_node
+            .map(|n| {
+                let t = self.text(n);
+                t.split('[').next().unwrap_or(t).to_string()
+            })
+            .unwrap_or_default();
+        let mut value = Vec::new();
+        if let Some(n) = name_node {
+            let scanned = self.scan_word(n);
+            if !scanned.subs.is_empty() {
+                value.push(scanned);
+            }
+        }
+        if let Some(v) = field(node, grammar().value) {
+            if kind(v) == "array" {
+                let mut cursor = v.walk();
+                for element in v.named_children(&mut cursor) {
+                    value.push(self.word_of(element));
+                }
+            } else {
+                value.push(self.word_of(v));
+            }
+        } else {
+            value.push(Word::default());
+        }
+        Assign { name, value }
+    }
+
+    /// `declare`, `export`, `local`, `readonly`, `typeset`, `unset`: a
+    /// command whose arguments may be assignments.
+    pub(super) fn declaration_of(&mut self, node: TsNode<'_>) -> Simple {
+        let mut simple = Simple {
+            text: self.text(node).to_string(),
+            ..Simple::default()
+        };
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                if simple.words.is_empty() {
+                    simple.words.push(lit_word(self.text(child)));
+                }
+                continue;
+            }
+            match kind(child) {
+                "variable_assignment" => {
+                    let assign = self.assign_of(child);
+                    let mut word = Word {
+                        text: self.text(child).to_string(),
+                        ..Word::default()
+                    };
+                    let eq_text = match field(child, grammar().value) {
+                        Some(v) => self
+                            .src
+                            .get(child.start_byte()..v.start_byte())
+                            .unwrap_or(""),
+                        None => self.text(child),
+                    };
+                    word.parts.push(Part::Lit {
+                        text: eq_text.to_string(),
+                        quoted: true,
+                    });
+                    for v in &assign.value {
+                        word.parts.extend(v.parts.iter().cloned());
+                        word.subs.extend(v.subs.iter().cloned());
+                    }
+                    simple.words.push(word);
+                    // The word carries the value's substitutions; the
+                    // assignment is kept for its name only.
+                    simple.assigns.push(Assign {
+                        name: assign.name,
+                        value: Vec::new(),
+                    });
+                }
+                "variable_name" => simple.words.push(lit_word(self.text(child))),
+                "comment" => {}
+                _ => simple.words.push(self.word_of(child)),
+            }
+        }
+        simple
+    }
+
+    /// `[ .. ]` and `[[ .. ]]` as a command whose words are the expression's
+    /// operands and operators, in order.
+    pub(super) fn test_of(&mut self, node: TsNode<'_>) -> Simple {
+        let mut simple = Simple {
+            text: self.text(node).to_string(),
+            ..Simple::default()
+        };
+        self.test_words(node, &mut simple.words);
+        simple
+    }
+
+    pub(super) fn test_words(&mut self, node: TsNode<'_>, words: &mut Vec<Word>) {
+        if !self.enter(false) {
+            return;
+        }
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match kind(child) {
+                "binary_expression"
+                | "unary_expression"
+                | "parenthesized_expression"
+                | "ternary_expression"
+                | "postfix_expression" => self.test_words(child, words),
+                "test_operator" => words.push(lit_word(self.text(child))),
+                "redirected_statement" | "comment" => {
+                    let word = self.scan_word(child);
+                    if !word.subs.is_empty() {
+                        words.push(word);
+                    }
+                }
+                _ if child.is_named() => words.push(self.word_of(child)),
+                _ => words.push(lit_word(self.text(child))),
+            }
+        }
+        self.leave(false);
+    }
+}

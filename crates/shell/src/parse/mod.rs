@@ -1,0 +1,205 @@
+//! From text to [`crate::syntax`]: tree-sitter-bash parses, this module
+//! normalises its tree.
+//!
+//! INVARIANT: conversion recursion is bounded by `frame_limit`, whatever the
+//! depth of the parser's tree (which can be as deep as the input is long),
+//! and parsing is bounded in time; past either bound the result says so in
+//! `errors` and the caller reports an `Unknown`.
+
+use std::cell::RefCell;
+use std::num::NonZeroU16;
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{Language, Node as TsNode, ParseOptions, Parser, Tree};
+
+use crate::syntax::{
+    AndOrOp, Assign, Item, List, Node, Part, RedirTarget, Redirect, Simple, Sub, SubKind, Word,
+};
+
+mod commands;
+mod grammar;
+mod statements;
+mod word;
+
+use grammar::*;
+use statements::*;
+use word::*;
+
+pub(crate) use word::is_name;
+
+/// The longest a single parse may take before it is abandoned. The parser is
+/// linear in the input, so this is reached only by inputs far beyond
+/// `Options::max_len`'s default; it bounds the gate's latency whatever the
+/// caller configures.
+const PARSE_BUDGET: Duration = Duration::from_millis(250);
+
+/// The result of parsing one script.
+#[derive(Debug, Default)]
+pub(crate) struct Parsed {
+    pub list: List,
+    /// Why the script (or part of it) could not be parsed or followed.
+    pub errors: Vec<String>,
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn parse_tree(src: &str) -> Result<Tree, String> {
+    PARSER.with(|cell| {
+        let mut slot = cell
+            .try_borrow_mut()
+            .map_err(|_| "parser is busy".to_string())?;
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&tree_sitter_bash::LANGUAGE.into())
+                .map_err(|e| format!("bash grammar unavailable: {e}"))?;
+            *slot = Some(parser);
+        }
+        let parser = slot
+            .as_mut()
+            .ok_or_else(|| "parser unavailable".to_string())?;
+        let bytes = src.as_bytes();
+        let deadline = Instant::now() + PARSE_BUDGET;
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if Instant::now() > deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = ParseOptions::new().progress_callback(&mut progress);
+        let tree = parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            None,
+            Some(options),
+        );
+        // A parse that was abandoned leaves its state behind, to be resumed;
+        // start clean next time instead. (A finished parse resets itself.)
+        if tree.is_none() {
+            parser.reset();
+        }
+        tree.ok_or_else(|| "the parser gave up (input too complex)".to_string())
+    })
+}
+
+/// Parses `src`. `depth` is the nesting the script already sits at (inside
+/// `bash -c`, `eval`, backquotes), `max_depth` the limit.
+pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
+    let tree = match parse_tree(src) {
+        Ok(tree) => tree,
+        Err(e) => {
+            return Parsed {
+                list: List::default(),
+                errors: vec![e],
+            };
+        }
+    };
+    let root = tree.root_node();
+    let mut conv = Conv {
+        src,
+        depth,
+        max_depth,
+        frames: 0,
+        frame_limit: max_depth.saturating_mul(16).saturating_add(64),
+        errors: Vec::new(),
+        too_deep: false,
+    };
+    let list = conv.list_of(root);
+    if root.has_error() {
+        if let Some(msg) = first_syntax_error(root, src) {
+            conv.errors.insert(0, msg);
+        }
+    }
+    Parsed {
+        list,
+        errors: conv.errors,
+    }
+}
+
+/// Finds the first error or missing node, iteratively (the tree can be deep).
+fn first_syntax_error(root: TsNode<'_>, src: &str) -> Option<String> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if (node.is_error() || node.is_missing()) && !tolerated_error(node, src) {
+            let at = node.start_byte();
+            return Some(if node.is_missing() {
+                format!("cannot parse: `{}` missing at byte {at}", kind(node))
+            } else {
+                let snippet: String = src
+                    .get(node.byte_range())
+                    .unwrap_or("")
+                    .chars()
+                    .take(40)
+                    .collect();
+                format!("cannot parse: syntax error at byte {at} near `{snippet}`")
+            });
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
+/// The grammar has no `<>` operator and reports its `>` as an error inside a
+/// file redirect; the conversion reads the operator from the text instead.
+fn tolerated_error(node: TsNode<'_>, src: &str) -> bool {
+    node.is_error()
+        && src.get(node.byte_range()) == Some(">")
+        && node.parent().is_some_and(|p| kind(p) == "file_redirect")
+        && node.start_byte() > 0
+        && src.get(node.start_byte() - 1..node.start_byte()) == Some("<")
+}
+
+struct Conv<'s> {
+    src: &'s str,
+    depth: usize,
+    max_depth: usize,
+    frames: usize,
+    frame_limit: usize,
+    errors: Vec<String>,
+    too_deep: bool,
+}
+
+impl<'s> Conv<'s> {
+    fn text(&self, n: TsNode<'_>) -> &'s str {
+        self.src.get(n.byte_range()).unwrap_or("")
+    }
+
+    /// Enters one level of recursion; false (and an error, once) past the limits.
+    fn enter(&mut self, construct: bool) -> bool {
+        self.frames += 1;
+        if construct {
+            self.depth += 1;
+        }
+        if self.depth > self.max_depth || self.frames > self.frame_limit {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.errors
+                    .push(format!("nesting deeper than {} levels", self.max_depth));
+            }
+            self.leave(construct);
+            return false;
+        }
+        true
+    }
+
+    fn leave(&mut self, construct: bool) {
+        self.frames = self.frames.saturating_sub(1);
+        if construct {
+            self.depth = self.depth.saturating_sub(1);
+        }
+    }
+}

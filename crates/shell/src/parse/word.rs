@@ -1,0 +1,439 @@
+//! Words: quoting, expansions and substitutions, and the escapes of each
+//! kind of quote.
+
+use super::*;
+
+pub(super) fn lit_word(text: &str) -> Word {
+    Word {
+        parts: vec![Part::Lit {
+            text: text.to_string(),
+            quoted: true,
+        }],
+        subs: Vec::new(),
+        text: text.to_string(),
+    }
+}
+
+pub(super) fn push_lit(word: &mut Word, text: &str, quoted: bool) {
+    if let Some(Part::Lit {
+        text: last,
+        quoted: q,
+    }) = word.parts.last_mut()
+    {
+        if *q == quoted {
+            last.push_str(text);
+            return;
+        }
+    }
+    word.parts.push(Part::Lit {
+        text: text.to_string(),
+        quoted,
+    });
+}
+
+/// Unquoted text: a backslash quotes the next character, and a backslash
+/// before a newline disappears.
+pub(super) fn push_unquoted(word: &mut Word, text: &str) {
+    if !text.contains('\\') {
+        push_lit(word, text, false);
+        return;
+    }
+    let mut chars = text.chars();
+    let mut plain = String::new();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if !plain.is_empty() {
+                push_lit(word, &plain, false);
+                plain.clear();
+            }
+            match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => {
+                    let mut buf = [0u8; 4];
+                    push_lit(word, next.encode_utf8(&mut buf), true);
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    if !plain.is_empty() {
+        push_lit(word, &plain, false);
+    }
+}
+
+/// Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and
+/// a newline.
+pub(super) fn dq_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('$' | '`' | '"' | '\\') => {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Inside backquotes a backslash escapes only `$`, `` ` `` and `\`.
+pub(super) fn backquote_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('$' | '`' | '\\')) {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `$'...'`: the C escapes bash decodes.
+pub(crate) fn ansi_c_decode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            'c' => {
+                if let Some(ctl) = chars.next() {
+                    out.push(char::from((ctl as u32 & 0x1f) as u8));
+                }
+            }
+            '0'..='7' => {
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                push_code(&mut out, value & 0xff);
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut value: u32 = 0;
+                let mut n = 0;
+                while n < max {
+                    match chars.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            value = value.saturating_mul(16).saturating_add(d);
+                            chars.next();
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if n == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else {
+                    push_code(&mut out, value);
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn push_code(out: &mut String, value: u32) {
+    if let Some(c) = char::from_u32(value) {
+        out.push(c);
+    } else {
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+}
+
+pub(crate) fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+impl<'s> Conv<'s> {
+    /// A word: its parts (literal text, parameters, dynamic pieces) and the
+    /// substitutions inside it.
+    pub(super) fn word_of(&mut self, node: TsNode<'_>) -> Word {
+        let mut word = Word {
+            text: self.text(node).to_string(),
+            ..Word::default()
+        };
+        self.parts_into(node, &mut word);
+        word
+    }
+
+    pub(super) fn parts_into(&mut self, node: TsNode<'_>, word: &mut Word) {
+        if !self.enter(false) {
+            word.parts.push(Part::Dynamic);
+            return;
+        }
+        let text = self.text(node);
+        match kind(node) {
+            "word" | "number" | "variable_name" | "extglob_pattern" | "regex" | "test_operator"
+            | "file_descriptor" | "brace_expression" | "heredoc_start"
+                if node.named_child_count() == 0 =>
+            {
+                push_unquoted(word, text);
+            }
+            "raw_string" => {
+                let inner = text
+                    .strip_prefix('\'')
+                    .map(|t| t.strip_suffix('\'').unwrap_or(t))
+                    .unwrap_or(text);
+                push_lit(word, inner, true);
+            }
+            "ansi_c_string" => {
+                let inner = text
+                    .strip_prefix("$'")
+                    .map(|t| t.strip_suffix('\'').unwrap_or(t))
+                    .unwrap_or(text);
+                push_lit(word, &ansi_c_decode(inner), true);
+            }
+            "string" | "translated_string" => self.string_into(node, word),
+            "simple_expansion" => {
+                let name = text.trim_start_matches('$');
+                word.parts.push(Part::Param {
+                    name: name.to_string(),
+                    quoted: false,
+                });
+            }
+            "expansion" => {
+                let inner = text
+                    .strip_prefix("${")
+                    .and_then(|t| t.strip_suffix('}'))
+                    .unwrap_or("");
+                if is_name(inner) {
+                    word.parts.push(Part::Param {
+                        name: inner.to_string(),
+                        quoted: false,
+                    });
+                } else {
+                    word.parts.push(Part::Dynamic);
+                    self.scan_into(node, word);
+                }
+            }
+            "command_substitution" => {
+                word.parts.push(Part::Dynamic);
+                let sub = self.command_sub(node);
+                word.subs.push(sub);
+            }
+            "process_substitution" => {
+                word.parts.push(Part::Dynamic);
+                let kind = if text.starts_with('>') {
+                    SubKind::ProcessWrite
+                } else {
+                    SubKind::ProcessRead
+                };
+                let list = self.list_of(node);
+                word.subs.push(Sub {
+                    list,
+                    kind,
+                    redirects: Vec::new(),
+                });
+            }
+            "arithmetic_expansion" => {
+                word.parts.push(Part::Dynamic);
+                self.scan_into(node, word);
+            }
+            "concatenation" | "word" | "number" | "variable_name" | "extglob_pattern" | "regex"
+            | "brace_expression" | "command_name" => {
+                self.children_with_gaps(node, word, false);
+            }
+            _ => {
+                word.parts.push(Part::Dynamic);
+                self.scan_into(node, word);
+            }
+        }
+        self.leave(false);
+    }
+
+    /// Children in order, with the text between them (which the grammar
+    /// leaves to anonymous tokens) as literal text.
+    pub(super) fn children_with_gaps(&mut self, node: TsNode<'_>, word: &mut Word, quoted: bool) {
+        let mut pos = node.start_byte();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.start_byte() > pos {
+                let gap = self.src.get(pos..child.start_byte()).unwrap_or("");
+                if quoted {
+                    push_lit(word, gap, true);
+                } else {
+                    push_unquoted(word, gap);
+                }
+            }
+            self.parts_into(child, word);
+            pos = pos.max(child.end_byte());
+        }
+        if node.end_byte() > pos {
+            let gap = self.src.get(pos..node.end_byte()).unwrap_or("");
+            if quoted {
+                push_lit(word, gap, true);
+            } else {
+                push_unquoted(word, gap);
+            }
+        }
+    }
+
+    /// `"..."`: literal text with the double-quote escapes, and expansions.
+    pub(super) fn string_into(&mut self, node: TsNode<'_>, word: &mut Word) {
+        let text = self.text(node);
+        let open = if text.starts_with("$\"") { 2 } else { 1 };
+        let start = node.start_byte() + open.min(text.len());
+        let end = if text.len() > open && text.ends_with('"') {
+            node.end_byte() - 1
+        } else {
+            node.end_byte()
+        };
+        // Quotes count as a part: `""` is an empty literal argument.
+        push_lit(word, "", true);
+        let mut pos = start;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.start_byte() > pos {
+                let gap = self.src.get(pos..child.start_byte().min(end)).unwrap_or("");
+                push_lit(word, &dq_unescape(gap), true);
+            }
+            if kind(child) == "string_content" {
+                push_lit(word, &dq_unescape(self.text(child)), true);
+            } else {
+                let at = word.parts.len();
+                self.parts_into(child, word);
+                // Inside double quotes a parameter is neither split nor globbed.
+                for p in word.parts.iter_mut().skip(at) {
+                    if let Part::Param { quoted, .. } = p {
+                        *quoted = true;
+                    }
+                }
+            }
+            pos = pos.max(child.end_byte());
+        }
+        if end > pos {
+            let gap = self.src.get(pos..end).unwrap_or("");
+            push_lit(word, &dq_unescape(gap), true);
+        }
+    }
+
+    pub(super) fn command_sub(&mut self, node: TsNode<'_>) -> Sub {
+        let text = self.text(node);
+        if let Some(inner) = text.strip_prefix('`') {
+            // Backquotes: bash removes one level of backslashes before
+            // parsing the inside, so the grammar's reading of it (which
+            // does not) is replaced by a second parse.
+            let inner = inner.strip_suffix('`').unwrap_or(inner);
+            let script = backquote_unescape(inner);
+            let mut list = List::default();
+            if self.enter(true) {
+                let parsed = parse(&script, self.depth, self.max_depth);
+                self.errors.extend(parsed.errors);
+                list = parsed.list;
+                self.leave(true);
+            }
+            return Sub {
+                list,
+                kind: SubKind::Command,
+                redirects: Vec::new(),
+            };
+        }
+        let mut redirects = Vec::new();
+        for r in field_all(node, grammar().redirect) {
+            redirects.extend(self.redirect_of(r));
+        }
+        let list = self.list_of(node);
+        Sub {
+            list,
+            kind: SubKind::Command,
+            redirects,
+        }
+    }
+
+    /// A node with no meaning as a word of its own (an expression, a
+    /// complex expansion): only the substitutions inside it matter.
+    pub(super) fn scan_word(&mut self, node: TsNode<'_>) -> Word {
+        let mut word = Word {
+            text: self.text(node).to_string(),
+            parts: vec![Part::Dynamic],
+            subs: Vec::new(),
+        };
+        self.scan_into(node, &mut word);
+        word
+    }
+
+    pub(super) fn scan_into(&mut self, node: TsNode<'_>, word: &mut Word) {
+        if !self.enter(false) {
+            return;
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match kind(child) {
+                "command_substitution" => {
+                    let sub = self.command_sub(child);
+                    word.subs.push(sub);
+                }
+                "process_substitution" => {
+                    let mut scratch = Word::default();
+                    self.parts_into(child, &mut scratch);
+                    word.subs.extend(scratch.subs);
+                }
+                kind if is_statement(kind) => {
+                    // A statement inside an expression (grammar recovery):
+                    // run it as a substitution would.
+                    let node = self.stmt(child);
+                    word.subs.push(Sub {
+                        list: List {
+                            items: vec![Item {
+                                node,
+                                background: false,
+                            }],
+                        },
+                        kind: SubKind::Command,
+                        redirects: Vec::new(),
+                    });
+                }
+                _ => self.scan_into(child, word),
+            }
+        }
+        self.leave(false);
+    }
+}

@@ -1,0 +1,422 @@
+//! One simple command: its words expanded, wrappers stripped, then the
+//! command that runs, with its effects, unknowns and hazards.
+
+use super::*;
+
+/// Whether a command name is the system's program of that name: a bare
+/// name (found on `PATH`, whose changes are unknowns) or a path in the
+/// system's own program directories, which the workspace cannot write.
+pub(super) fn system_program(name: &str) -> bool {
+    if !name.contains('/') {
+        return true;
+    }
+    ["/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/"]
+        .iter()
+        .any(|dir| {
+            name.strip_prefix(dir)
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+        })
+}
+
+impl<'o> Walker<'o> {
+    pub(super) fn simple(&mut self, s: &Simple, scope: &mut Scope) {
+        let start = self.out.commands.len();
+        for a in &s.assigns {
+            for v in &a.value {
+                self.subs(v, scope);
+            }
+            if tables::changes_what_runs(&a.name) {
+                self.unknown(
+                    format!("assignment to `{}` changes what later commands run", a.name),
+                    None,
+                );
+            }
+        }
+        let dir = Self::work_dir(self.opts, scope);
+        let mut args = Vec::new();
+        for w in &s.words {
+            self.subs(w, scope);
+            self.expand(w, dir.as_deref(), &scope.vars, &mut args);
+        }
+        for r in &s.redirects {
+            self.redirect_subs(r, scope);
+        }
+        self.assignments(s, &args, scope);
+        let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
+        if args.is_empty() {
+            for r in &s.redirects {
+                self.redirect(r, scope, None);
+            }
+            return;
+        }
+        self.run_argv(args, Vec::new(), s, scope, sub_fetched, None);
+    }
+
+    /// Strips wrappers from `argv` and analyses what runs.
+    pub(super) fn run_argv(
+        &mut self,
+        mut argv: Vec<Arg>,
+        mut wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        mut cmd_cwd: Option<Arg>,
+    ) {
+        let mut xargs: Option<Option<String>> = None;
+        let mut privilege = None;
+        loop {
+            let Some(first) = argv.first() else { return };
+            if !first.literal {
+                break;
+            }
+            let name = base_name(&first.text).to_string();
+            let by_path = (!system_program(&first.text)).then(|| first.text.clone());
+            if privilege.is_none() && tables::known(&name).privilege {
+                privilege = Some(name.clone());
+            }
+            let step = wrappers::step(&name, &argv);
+            if let (Some(path), Step::Wrapper { .. } | Step::Shell { .. }) = (&by_path, &step) {
+                // Followed all the same, so that deny rules and hard limits
+                // still meet what it would run if it were the real one.
+                self.unknown(
+                    format!(
+                        "`{path}` is a program of the workspace, not the system's `{name}`: what it runs is not known"
+                    ),
+                    None,
+                );
+            }
+            match step {
+                Step::Wrapper {
+                    wrapper,
+                    rest,
+                    cwd,
+                    env,
+                    unknown,
+                    xargs: x,
+                } => {
+                    for var in env {
+                        if tables::changes_what_runs(&var) {
+                            self.unknown(
+                                format!("`{name}` sets `{var}`, which changes what runs"),
+                                None,
+                            );
+                        }
+                    }
+                    if let Some(u) = unknown {
+                        self.unknown(u, None);
+                    }
+                    if cwd.is_some() {
+                        cmd_cwd = cwd;
+                    }
+                    if x.is_some() {
+                        xargs = x;
+                    }
+                    wrappers.push(wrapper);
+                    argv = rest;
+                }
+                Step::Shell { wrapper, script } => {
+                    if let Some(p) = privilege.take() {
+                        self.hazard(
+                            "privilege",
+                            format!("`{p}` runs a command with other privileges"),
+                            None,
+                        );
+                    }
+                    let mut w = wrappers.clone();
+                    w.push(wrapper);
+                    // `eval` and `.` run in this shell and may assign anything.
+                    if matches!(name.as_str(), "eval" | "source" | "." | "trap") {
+                        forget_all(&mut scope.vars);
+                    }
+                    // A trap's code runs between later commands.
+                    if name == "trap" {
+                        self.vars_off = true;
+                    }
+                    if self.shell(&name, script, w, s, scope, sub_fetched, &argv) {
+                        return;
+                    }
+                    break;
+                }
+                Step::None => break,
+            }
+        }
+        self.emit(
+            argv,
+            wrappers,
+            s,
+            scope,
+            sub_fetched,
+            cmd_cwd,
+            xargs,
+            privilege,
+        );
+    }
+
+    pub(super) fn is_fetched(&self, path: &str) -> bool {
+        !self.fetched_files.is_empty() && self.fetched_files.contains(path.trim_start_matches("./"))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn emit(
+        &mut self,
+        argv: Vec<Arg>,
+        wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        cmd_cwd: Option<Arg>,
+        xargs: Option<Option<String>>,
+        privilege: Option<String>,
+    ) {
+        let idx = self.out.commands.len();
+        let mut all_wrappers = scope.wrappers.clone();
+        all_wrappers.extend(wrappers.iter().cloned());
+        let name = argv
+            .first()
+            .map(|a| base_name(&a.text).to_string())
+            .unwrap_or_default();
+        let literal_name = argv.first().is_some_and(|a| a.literal);
+        // `./cat` and `/tmp/x/cat` are programs of the workspace (or of
+        // anyone), not the system's `cat`: never read-only.
+        let system = argv.first().is_some_and(|a| system_program(&a.text));
+        // The command takes its place now, so that the commands it runs
+        // come after it; its argv and wrappers move in once it is done.
+        self.out.commands.push(Command {
+            argv: Vec::new(),
+            non_literal: argv
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !a.literal)
+                .map(|(i, _)| i)
+                .collect(),
+            wrappers: Vec::new(),
+            cwd: match &scope.cwd {
+                Cwd::At(p) => Some(p.clone()),
+                _ => None,
+            },
+            read_only: false,
+            text: s.text.clone(),
+        });
+        if let Some(p) = privilege {
+            self.hazard(
+                "privilege",
+                format!("`{p}` runs a command with other privileges"),
+                Some(idx),
+            );
+        }
+        if !literal_name {
+            let t = argv.first().map(|a| a.text.clone()).unwrap_or_default();
+            self.unknown(format!("command name is not literal: `{t}`"), Some(idx));
+        }
+        self.glob_positions(&argv, idx);
+        if self.defining.contains(&name) && scope.concurrent {
+            self.hazard(
+                "fork-bomb",
+                format!("function `{name}` starts copies of itself"),
+                Some(idx),
+            );
+        }
+        if let Some(&changes_cwd) = self.functions.get(&name) {
+            if changes_cwd {
+                self.cwd_unknown(scope, &format!("function `{name}` changes it"));
+            }
+        }
+        self.command_ran(&name, &argv, literal_name, scope);
+        if name == "alias"
+            && argv
+                .iter()
+                .skip(1)
+                .any(|a| a.text.contains('=') || !a.literal)
+        {
+            self.unknown(
+                "`alias` defines a command that is not analysed".into(),
+                Some(idx),
+            );
+        }
+        if literal_name && self.is_fetched(&argv[0].text) {
+            self.hazard(
+                "download-exec",
+                format!("`{}` runs a file fetched from the network", argv[0].text),
+                Some(idx),
+            );
+        }
+        let known = tables::known(&name);
+        if known.interpreter || known.shell || matches!(name.as_str(), "source" | "." | "eval") {
+            let stdin_fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
+            let runs_fetched_file = argv
+                .iter()
+                .skip(1)
+                .any(|a| a.literal && self.is_fetched(&a.text));
+            if sub_fetched
+                || runs_fetched_file
+                || (stdin_fetched && reads_program_from_stdin(&argv))
+            {
+                self.hazard(
+                    "download-exec",
+                    format!("`{name}` runs a program fetched from the network"),
+                    Some(idx),
+                );
+            }
+        }
+        let args = argv.get(1..).unwrap_or_default();
+        let derive_args: Cow<'_, [Arg]> = if matches!(xargs, Some(None)) {
+            let mut with_input = args.to_vec();
+            with_input.push(Arg::dynamic("(xargs input)"));
+            Cow::Owned(with_input)
+        } else {
+            Cow::Borrowed(args)
+        };
+        let mut d = if literal_name {
+            effects::derive(&name, &derive_args)
+        } else {
+            Derived::default()
+        };
+        d.found
+            .retain(|f| f.arg.pattern.as_deref() != Some("<process substitution>"));
+        if literal_name {
+            for dir in hazards::emptied_dirs(&name, &argv) {
+                d.found.push(effects::Found {
+                    access: Access::Delete,
+                    arg: dir,
+                    recursive: true,
+                });
+            }
+        }
+        if matches!(name.as_str(), "cd" | "pushd" | "popd") {
+            self.change_dir(&name, &argv, scope, idx);
+        }
+        let (found_haz, unknowns) = hazards::command(
+            &name,
+            &argv,
+            &d,
+            &hazards::Ctx {
+                cwd: Self::work_dir(self.opts, scope).as_deref(),
+                home: self.opts.home.as_deref(),
+            },
+        );
+        for (kind, reason) in found_haz {
+            self.hazard(kind, reason, Some(idx));
+        }
+        if !d.unknowns.is_empty() {
+            d.read_only = false;
+        }
+        for u in unknowns.into_iter().chain(d.unknowns.drain(..)) {
+            self.unknown(u, Some(idx));
+        }
+        let effect_cwd = self.effect_cwd(scope, cmd_cwd.as_ref().or(d.cwd.as_ref()));
+        if let Some(file) = self.script_file.take() {
+            if file.pattern.as_deref() != Some("<process substitution>") {
+                d.found.push(effects::Found {
+                    access: Access::Read,
+                    arg: file,
+                    recursive: false,
+                });
+            }
+        }
+        let mut writes = false;
+        let fetcher = known.fetcher;
+        for f in &d.found {
+            let (kind, delete, recursive) = match f.access {
+                Access::Read => (EffectKind::Read, false, f.recursive),
+                Access::Write => (EffectKind::Write, false, f.recursive),
+                Access::Delete => (EffectKind::Write, true, f.recursive),
+                Access::WriteDir => (EffectKind::Write, false, true),
+                Access::Fetch => (EffectKind::Fetch, false, false),
+            };
+            if kind == EffectKind::Write {
+                writes = true;
+                if fetcher && f.arg.literal {
+                    self.fetched_files
+                        .insert(f.arg.text.trim_start_matches("./").to_string());
+                }
+            }
+            self.effect(
+                kind,
+                &f.arg,
+                Origin::Operand,
+                recursive,
+                delete,
+                Some(idx),
+                &effect_cwd,
+            );
+        }
+        for n in std::mem::take(&mut d.nested) {
+            match n {
+                Nested::Argv {
+                    argv: inner,
+                    wrapper,
+                } => {
+                    let Some(mut inner_scope) = self.deeper(scope) else {
+                        continue;
+                    };
+                    let mut w = wrappers.clone();
+                    w.push(wrapper);
+                    self.run_argv(inner, w, s, &mut inner_scope, false, None);
+                }
+                Nested::Script {
+                    text,
+                    literal,
+                    wrapper,
+                } => {
+                    let mut w = all_wrappers.clone();
+                    w.push(wrapper);
+                    if literal {
+                        self.nested(&text, w, scope);
+                    } else {
+                        self.unknown(
+                            format!("`{name}` runs a script that is not literal: `{text}`"),
+                            Some(idx),
+                        );
+                    }
+                }
+            }
+        }
+        for r in &s.redirects {
+            if self.redirect(r, scope, Some(idx)) {
+                writes = true;
+            }
+        }
+        if let Some(c) = self.out.commands.get_mut(idx) {
+            c.read_only = literal_name && system && d.read_only && !writes;
+            c.argv = argv.into_iter().map(|a| a.text).collect();
+            c.wrappers = all_wrappers;
+        }
+    }
+
+    /// Globs whose expansion at run time can hold an action: one in the
+    /// command name (`*`, `/bin/c?t`), or in an option's place (`-del*`,
+    /// `--pr*`), is unknown; one that starts with a wildcard (`*`, `?x`)
+    /// can match a file named `-delete` created before it runs, and is
+    /// unknown when the script writes files (checked in [`Walker::run`]).
+    pub(super) fn glob_positions(&mut self, argv: &[Arg], idx: usize) {
+        if let Some(p) = argv.first().and_then(|a| a.pattern.as_deref()) {
+            self.unknown(
+                format!("command name is a glob: `{p}`, which names a program only when it runs"),
+                Some(idx),
+            );
+        }
+        for a in argv.iter().skip(1) {
+            let Some(p) = a.pattern.as_deref() else {
+                continue;
+            };
+            if p == "<process substitution>" {
+                continue;
+            }
+            // `--include=*.rs` may only become another `--include=`; `-del*`
+            // and `--pr*` may become any option.
+            let name_part = p.split(['*', '?', '[']).next().unwrap_or(p);
+            if p.starts_with('-') && !name_part.contains('=') {
+                self.unknown(
+                    format!(
+                        "glob `{p}` stands where an option goes, and may expand to one when it runs"
+                    ),
+                    Some(idx),
+                );
+            } else if p.starts_with(['*', '?', '['])
+                && !self.wild_globs.iter().any(|(i, q)| *i == idx && q == p)
+            {
+                self.wild_globs.push((idx, p.to_string()));
+            }
+        }
+    }
+}

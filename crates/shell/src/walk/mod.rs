@@ -1,0 +1,500 @@
+//! The walk over the syntax tree: every simple command, where it runs, what
+//! it touches, and the shapes that span commands (pipelines into shells,
+//! functions that fork themselves).
+//!
+//! INVARIANT: every recursion (subshells, substitutions, nested scripts,
+//! function bodies, commands run by other commands) goes through
+//! [`Walker::deeper`], which stops at `Options::max_depth`.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use crate::effects::{self, Derived, Nested};
+use crate::hazards;
+use crate::parse;
+use crate::syntax::{AndOrOp, List, Node, Part, RedirTarget, Redirect, Simple, SubKind, Word};
+use crate::tables::{self, Access};
+use crate::words::{self, Arg, Vars};
+use crate::wrappers::{self, Script, Step};
+use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unknown};
+
+mod cd;
+mod command;
+mod redirects;
+mod shells;
+mod vars;
+
+use shells::*;
+use vars::*;
+
+/// Most glob matches followed for one word.
+const GLOB_LIMIT: usize = 10_000;
+
+/// Most words that brace and glob expansion may add in one analysis, so
+/// that expansion stays proportional to the input.
+const EXPANSION_BUDGET: usize = 50_000;
+
+/// Most directory entries (and `stat`s) glob expansion may look at in one
+/// analysis, all words together. Without it, one word of 1,024 brace
+/// alternatives each holding `/*/*/..` read the directory tree 1,024 times
+/// over (a fuzzed 175-byte command took 14 s); past it, globs are not
+/// expanded and the analysis reports an unknown.
+const GLOB_ENTRY_BUDGET: usize = 100_000;
+
+/// Longest working directory followed (Linux's `PATH_MAX`); a longer one is
+/// unknown, which also keeps a script of many `cd`s linear.
+const MAX_CWD_LEN: usize = 4096;
+
+/// The directory commands run in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwd {
+    /// Where the script started (`Options::cwd`).
+    Start,
+    /// Changed by `cd`: absolute when `Options::cwd` is set.
+    At(PathBuf),
+    /// Changed to a place that cannot be known.
+    Unknown,
+}
+
+/// Where a command's standard input comes from.
+#[derive(Debug, Clone)]
+enum Stdin {
+    /// The script's own standard input.
+    Inherit,
+    /// The previous stage of a pipeline: its output when that is a literal
+    /// (`echo 'ls' | sh`), and whether a network fetch feeds it.
+    Pipe { text: Option<String>, fetched: bool },
+}
+
+#[derive(Debug, Clone)]
+struct Scope {
+    cwd: Cwd,
+    oldpwd: Option<Cwd>,
+    dir_stack: Vec<Cwd>,
+    wrappers: Vec<Vec<String>>,
+    depth: usize,
+    stdin: Stdin,
+    /// Inside a multi-stage pipeline or a background job.
+    concurrent: bool,
+    /// Variables the script assigned, as far as they are sure here.
+    vars: Rc<Vars>,
+}
+
+pub(crate) struct Walker<'o> {
+    opts: &'o Options,
+    pub out: Analysis,
+    /// Functions defined so far, and whether calling one changes directory.
+    functions: HashMap<String, bool>,
+    /// Functions whose bodies are being walked (to find self-calls).
+    defining: Vec<String>,
+    /// Files written by a network fetch earlier in the script.
+    fetched_files: HashSet<String>,
+    /// Unknowns and hazards already reported, to report each once.
+    seen: HashSet<(String, Option<usize>)>,
+    /// Words added by expansion so far, against [`EXPANSION_BUDGET`].
+    expanded: usize,
+    /// Directory entries glob expansion may still look at, out of
+    /// [`GLOB_ENTRY_BUDGET`].
+    glob_entries: Cell<usize>,
+    /// The script file of the shell about to be emitted (`bash x.sh`).
+    script_file: Option<Arg>,
+    too_deep: bool,
+    /// Globs starting with a wildcard, by command index.
+    wild_globs: Vec<(usize, String)>,
+    /// Variables made read-only (`readonly X`): a later assignment fails,
+    /// so their value is no longer followed.
+    frozen: HashSet<String>,
+    /// Variables are no longer followed (after `trap`, `declare -n`, ...).
+    vars_off: bool,
+}
+
+impl<'o> Walker<'o> {
+    pub fn new(opts: &'o Options) -> Self {
+        Walker {
+            opts,
+            out: Analysis::default(),
+            functions: HashMap::new(),
+            defining: Vec::new(),
+            fetched_files: HashSet::new(),
+            seen: HashSet::new(),
+            expanded: 0,
+            glob_entries: Cell::new(GLOB_ENTRY_BUDGET),
+            script_file: None,
+            too_deep: false,
+            wild_globs: Vec::new(),
+            frozen: HashSet::new(),
+            vars_off: false,
+        }
+    }
+
+    /// Analyses a whole script at the top level.
+    pub fn run(&mut self, script: &str) {
+        let mut scope = Scope {
+            cwd: Cwd::Start,
+            oldpwd: None,
+            dir_stack: Vec::new(),
+            wrappers: Vec::new(),
+            depth: 0,
+            stdin: Stdin::Inherit,
+            concurrent: false,
+            vars: Rc::default(),
+        };
+        self.script(script, &mut scope, None);
+        let globs = std::mem::take(&mut self.wild_globs);
+        for (idx, pattern) in globs {
+            // A write that may create a name starting with `-`: one named
+            // so, one whose name is not known, or everything beneath a
+            // directory (`tar -x`, `cp -r`).
+            let writes = self.out.effects.iter().any(|e| {
+                e.kind == EffectKind::Write
+                    && e.command != Some(idx)
+                    && (!e.literal
+                        || e.recursive
+                        || e.target
+                            .rsplit('/')
+                            .next()
+                            .is_some_and(|n| n.starts_with('-')))
+            });
+            if writes {
+                self.unknown(
+                    format!(
+                        "glob `{pattern}` is expanded when it runs, after this script may create a file named like an option"
+                    ),
+                    Some(idx),
+                );
+            }
+        }
+    }
+
+    fn unknown(&mut self, reason: String, command: Option<usize>) {
+        if self.seen.insert((reason.clone(), command)) {
+            self.out.unknowns.push(Unknown { reason, command });
+        }
+    }
+
+    fn hazard(&mut self, kind: &'static str, reason: String, command: Option<usize>) {
+        // One hazard of a kind per command, and one per reason.
+        let by_reason = (format!("hazard {kind} {reason}"), None);
+        let by_command = (format!("hazard {kind}"), command);
+        if self.seen.contains(&by_reason) || (command.is_some() && self.seen.contains(&by_command))
+        {
+            return;
+        }
+        self.seen.insert(by_reason);
+        self.seen.insert(by_command);
+        self.out.hazards.push(Hazard {
+            kind,
+            reason,
+            command,
+        });
+    }
+
+    /// One level deeper; false (and an `Unknown`, once) past `max_depth`.
+    fn deeper(&mut self, scope: &Scope) -> Option<Scope> {
+        if scope.depth >= self.opts.max_depth {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.unknown(
+                    format!("nesting deeper than {} levels", self.opts.max_depth),
+                    None,
+                );
+            }
+            return None;
+        }
+        let mut inner = scope.clone();
+        inner.depth += 1;
+        Some(inner)
+    }
+
+    fn script(&mut self, text: &str, scope: &mut Scope, command: Option<usize>) {
+        let parsed = parse::parse(text, scope.depth, self.opts.max_depth);
+        for e in parsed.errors {
+            if e.starts_with("nesting deeper") {
+                if self.too_deep {
+                    continue;
+                }
+                self.too_deep = true;
+            }
+            self.unknown(e, command);
+        }
+        self.list(&parsed.list, scope);
+    }
+
+    fn list(&mut self, list: &List, scope: &mut Scope) {
+        for item in &list.items {
+            if item.background {
+                let mut bg = scope.clone();
+                bg.concurrent = true;
+                self.node(&item.node, &mut bg);
+            } else {
+                self.node(&item.node, scope);
+            }
+        }
+    }
+
+    fn node(&mut self, node: &Node, scope: &mut Scope) {
+        match node {
+            Node::Simple(s) => self.simple(s, scope),
+            Node::Pipeline(stages) => self.pipeline(stages, scope),
+            Node::AndOr(first, rest) => {
+                let start = scope.cwd.clone();
+                self.node(first, scope);
+                // What the later parts assign may not have run.
+                let after_first = Rc::clone(&scope.vars);
+                for (op, next) in rest {
+                    match op {
+                        AndOrOp::And => self.node(next, scope),
+                        AndOrOp::Or => {
+                            let mut alt = scope.clone();
+                            if alt.cwd != start {
+                                // The right side runs when the left failed,
+                                // perhaps before its `cd` happened.
+                                alt.cwd = start.clone();
+                            }
+                            self.node(next, &mut alt);
+                            if !is_exit(next) && alt.cwd != scope.cwd {
+                                self.cwd_unknown(
+                                    scope,
+                                    "the directory depends on which side of `||` ran",
+                                );
+                            }
+                            let before = Rc::clone(&scope.vars);
+                            forget_changed(&mut scope.vars, &before, &alt.vars);
+                        }
+                    }
+                }
+                let after = Rc::clone(&scope.vars);
+                forget_changed(&mut scope.vars, &after_first, &after);
+            }
+            Node::Subshell(list) => {
+                if let Some(mut inner) = self.deeper(scope) {
+                    self.list(list, &mut inner);
+                }
+            }
+            Node::Compound {
+                words,
+                bodies,
+                plain,
+                looped,
+                binds,
+            } => {
+                for w in words {
+                    self.subs(w, scope);
+                }
+                let Some(mut inner) = self.deeper(scope) else {
+                    return;
+                };
+                let before = scope.cwd.clone();
+                if *plain {
+                    for body in bodies {
+                        self.list(body, &mut inner);
+                    }
+                    scope.vars = Rc::clone(&inner.vars);
+                } else {
+                    // Each body may or may not run (a loop's many times):
+                    // it starts from what is sure before it, and what any
+                    // body assigns is unsure after the command.
+                    let mut entry = Rc::clone(&scope.vars);
+                    if *looped || binds.is_none() {
+                        forget_all(&mut entry);
+                    }
+                    for name in binds.iter().flatten() {
+                        Rc::make_mut(&mut entry).insert(name.clone(), None);
+                    }
+                    let mut changed = Vars::default();
+                    for body in bodies {
+                        inner.vars = Rc::clone(&entry);
+                        self.list(body, &mut inner);
+                        for (k, v) in inner.vars.iter() {
+                            if entry.get(k) != Some(v) {
+                                changed.insert(k.clone(), None);
+                            }
+                        }
+                    }
+                    for name in binds.iter().flatten() {
+                        changed.insert(name.clone(), None);
+                    }
+                    if binds.is_none() {
+                        forget_all(&mut scope.vars);
+                    }
+                    if !changed.is_empty() {
+                        Rc::make_mut(&mut scope.vars).extend(changed);
+                    }
+                }
+                if inner.cwd != before {
+                    if *plain {
+                        scope.cwd = inner.cwd;
+                        scope.oldpwd = inner.oldpwd;
+                        scope.dir_stack = inner.dir_stack;
+                    } else {
+                        self.cwd_unknown(scope, "`cd` inside a conditional or loop");
+                    }
+                }
+            }
+            Node::Function { name, body } => {
+                let Some(mut inner) = self.deeper(scope) else {
+                    return;
+                };
+                inner.stdin = Stdin::Inherit;
+                inner.concurrent = false;
+                // The body runs when called, with whatever is assigned then.
+                forget_all(&mut inner.vars);
+                self.defining.push(name.clone());
+                let before = inner.cwd.clone();
+                self.node(body, &mut inner);
+                self.defining.pop();
+                let changes_cwd = inner.cwd != before;
+                self.functions.insert(name.clone(), changes_cwd);
+            }
+            Node::Redirected(inner, redirects) => {
+                let start = self.out.commands.len();
+                self.node(inner, scope);
+                for r in redirects {
+                    self.redirect(r, scope, None);
+                }
+                // Input redirected into a loop or group that runs a shell
+                // is a script it reads.
+                let _ = start;
+            }
+            Node::Arith(words) => {
+                for w in words {
+                    self.subs(w, scope);
+                }
+                // `(( X = 1 ))`, `[[ .. ]]` with assignments in arithmetic.
+                forget_all(&mut scope.vars);
+            }
+        }
+    }
+
+    fn cwd_unknown(&mut self, scope: &mut Scope, why: &str) {
+        scope.cwd = Cwd::Unknown;
+        self.unknown(format!("working directory unknown: {why}"), None);
+    }
+
+    fn pipeline(&mut self, stages: &[Node], scope: &mut Scope) {
+        let multi = stages.len() > 1;
+        let mut fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
+        let mut upstream: Option<Option<String>> = None;
+        for stage in stages {
+            let mut s = scope.clone();
+            s.concurrent |= multi;
+            if let Some(text) = upstream.take() {
+                s.stdin = Stdin::Pipe { text, fetched };
+            }
+            let start = self.out.commands.len();
+            let output = literal_output(stage);
+            self.node(stage, &mut s);
+            if self.out.commands[start..].iter().any(is_fetcher) {
+                fetched = true;
+            }
+            upstream = Some(output);
+            if !multi {
+                // A single stage runs in this shell: `cd` applies.
+                *scope = Scope {
+                    stdin: scope.stdin.clone(),
+                    concurrent: scope.concurrent,
+                    ..s
+                };
+            }
+        }
+    }
+
+    /// Walks the substitutions inside a word (they run in subshells).
+    fn subs(&mut self, word: &Word, scope: &Scope) {
+        for sub in &word.subs {
+            let Some(mut inner) = self.deeper(scope) else {
+                return;
+            };
+            inner.stdin = Stdin::Inherit;
+            inner.concurrent = sub.kind != SubKind::Command;
+            self.list(&sub.list, &mut inner);
+            for r in &sub.redirects {
+                self.redirect(r, scope, None);
+            }
+        }
+    }
+
+    /// The directory a command of `scope` runs in, when known. Borrowed
+    /// from the options or the scope (not from the walker), so that the
+    /// walker stays free to record what it finds.
+    fn work_dir<'a>(opts: &'a Options, scope: &'a Scope) -> Option<Cow<'a, Path>> {
+        match &scope.cwd {
+            Cwd::Start => opts.cwd.as_deref().map(Cow::Borrowed),
+            Cwd::At(p) if p.is_absolute() => Some(Cow::Borrowed(p)),
+            Cwd::At(p) => opts.cwd.as_ref().map(|c| Cow::Owned(c.join(p))),
+            Cwd::Unknown => None,
+        }
+    }
+
+    /// Expands a word onto `out`, within the expansion budget.
+    fn expand(&mut self, word: &Word, dir: Option<&Path>, vars: &Vars, out: &mut Vec<Arg>) {
+        let remaining = EXPANSION_BUDGET.saturating_sub(self.expanded);
+        let env = words::Env {
+            home: self.opts.home.as_deref(),
+            vars,
+            glob_dir: dir.filter(|_| remaining > 0),
+            glob_limit: GLOB_LIMIT.min(remaining),
+            glob_entries: &self.glob_entries,
+        };
+        let start = out.len();
+        if let Some(note) = words::expand(word, &env, out) {
+            self.unknown(note, None);
+        }
+        let added = out.len() - start;
+        if added > 1 {
+            self.expanded += added;
+            if self.expanded > EXPANSION_BUDGET {
+                self.unknown(
+                    format!("expansion of `{}` adds too many words", word.text),
+                    None,
+                );
+                out.truncate(start);
+                out.push(Arg::dynamic(word.text.clone()));
+            }
+        }
+        // A process substitution is a pipe, not a file of the tree.
+        if word.parts.len() == 1
+            && matches!(word.parts.first(), Some(Part::Dynamic))
+            && word.subs.len() == 1
+            && word.subs.iter().all(|s| s.kind != SubKind::Command)
+        {
+            for a in &mut out[start..] {
+                a.pattern = Some(String::from("<process substitution>"));
+            }
+        }
+    }
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn display(argv: &[Arg]) -> String {
+    argv.iter()
+        .map(|a| a.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_fetcher(c: &Command) -> bool {
+    c.argv
+        .first()
+        .is_some_and(|a| tables::known(base_name(a)).fetcher)
+}
+
+fn is_exit(node: &Node) -> bool {
+    match node {
+        Node::Simple(s) => s
+            .words
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "exit" | "return")),
+        Node::Compound { bodies, .. } => bodies
+            .last()
+            .and_then(|b| b.items.last())
+            .is_some_and(|i| is_exit(&i.node)),
+        _ => false,
+    }
+}

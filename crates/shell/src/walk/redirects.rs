@@ -1,0 +1,173 @@
+//! Redirects and the effects of operands: the file each names, relative
+//! to the directory the command runs in.
+
+use super::*;
+
+impl<'o> Walker<'o> {
+    pub(super) fn effect_cwd(&self, scope: &Scope, extra: Option<&Arg>) -> Option<Option<PathBuf>> {
+        let base = match &scope.cwd {
+            Cwd::Start => None,
+            Cwd::At(p) => Some(p.clone()),
+            Cwd::Unknown => return None,
+        };
+        match extra {
+            None => Some(base),
+            Some(a) if !a.literal => None,
+            Some(a) => {
+                let p = self.dir_path(&a.text, base.as_deref());
+                Some(Some(p))
+            }
+        }
+    }
+
+    /// `text` (a directory as written) made absolute against `base` or
+    /// the starting directory, lexically.
+    pub(super) fn dir_path(&self, text: &str, base: Option<&Path>) -> PathBuf {
+        let joined = if let Some(rest) = text
+            .strip_prefix('~')
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+        {
+            match &self.opts.home {
+                Some(h) => h.join(rest.trim_start_matches('/')),
+                None => PathBuf::from(text),
+            }
+        } else if Path::new(text).is_absolute() {
+            PathBuf::from(text)
+        } else {
+            match base
+                .map(Path::to_path_buf)
+                .or_else(|| self.opts.cwd.clone())
+            {
+                Some(b) => b.join(text),
+                None => PathBuf::from(text),
+            }
+        };
+        hazards::normalize(&joined)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn effect(
+        &mut self,
+        kind: EffectKind,
+        arg: &Arg,
+        origin: Origin,
+        recursive: bool,
+        delete: bool,
+        command: Option<usize>,
+        cwd: &Option<Option<PathBuf>>,
+    ) {
+        let relative = !(arg.text.starts_with('/') || arg.text.starts_with('~'));
+        let cwd_known = cwd.is_some();
+        let literal = arg.literal && (kind == EffectKind::Fetch || !relative || cwd_known);
+        if kind == EffectKind::Write {
+            if let Some((k, reason)) = hazards::device_write(&arg.text) {
+                self.hazard(k, reason, command);
+            }
+        }
+        self.out.effects.push(Effect {
+            kind,
+            target: arg.text.clone(),
+            cwd: cwd.clone().flatten(),
+            origin,
+            recursive,
+            delete,
+            literal,
+            command,
+        });
+    }
+
+    pub(super) fn redirect_subs(&mut self, r: &Redirect, scope: &Scope) {
+        match &r.target {
+            RedirTarget::Word(w) | RedirTarget::HereString(w) => self.subs(w, scope),
+            RedirTarget::Heredoc { subs, .. } => {
+                let w = Word {
+                    subs: subs.clone(),
+                    ..Word::default()
+                };
+                self.subs(&w, scope);
+            }
+        }
+    }
+
+    /// The effect of a redirect; true when it writes a file.
+    pub(super) fn redirect(&mut self, r: &Redirect, scope: &Scope, command: Option<usize>) -> bool {
+        if command.is_none() {
+            self.redirect_subs(r, scope);
+        }
+        let RedirTarget::Word(w) = &r.target else {
+            return false;
+        };
+        let op = r.op.as_str();
+        let dir = Self::work_dir(self.opts, scope);
+        let mut args = Vec::new();
+        self.expand(w, dir.as_deref(), &scope.vars, &mut args);
+        let Some(arg) = args.first() else {
+            return false;
+        };
+        if args.len() > 1 {
+            self.unknown(
+                format!("redirect target `{}` expands to several words", w.text),
+                command,
+            );
+        }
+        let dup = matches!(op, ">&" | "<&")
+            && (arg.text == "-"
+                || arg.text.chars().all(|c| c.is_ascii_digit())
+                || arg.text.ends_with('-'));
+        if dup || op.is_empty() {
+            return false;
+        }
+        let kind = match op {
+            "<" | "<&" => EffectKind::Read,
+            _ => EffectKind::Write,
+        };
+        let cwd = self.effect_cwd(scope, None);
+        if let Some(rest) = arg
+            .text
+            .strip_prefix("/dev/tcp/")
+            .or_else(|| arg.text.strip_prefix("/dev/udp/"))
+        {
+            let proto = if arg.text.starts_with("/dev/tcp/") {
+                "tcp"
+            } else {
+                "udp"
+            };
+            let url = match rest.split_once('/') {
+                Some((host, port)) => format!("{proto}://{host}:{port}"),
+                None => format!("{proto}://{rest}"),
+            };
+            self.effect(
+                EffectKind::Fetch,
+                &arg.with_text(url),
+                Origin::Redirect,
+                false,
+                false,
+                command,
+                &cwd,
+            );
+            return false;
+        }
+        if arg.literal
+            && (tables::HARMLESS_DEVICES.contains(&arg.text.as_str())
+                || arg
+                    .text
+                    .strip_prefix("/dev/fd/")
+                    .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+        {
+            return false;
+        }
+        if op == "<>" {
+            self.effect(
+                EffectKind::Read,
+                arg,
+                Origin::Redirect,
+                false,
+                false,
+                command,
+                &cwd,
+            );
+        }
+        self.effect(kind, arg, Origin::Redirect, false, false, command, &cwd);
+        kind == EffectKind::Write
+    }
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The start-up cost of `toolgate sandbox`: `toolgate sandbox -- true`
+against `bash -c true`, median over many runs.
+
+Each sandboxed run does what a real one does: find and load the policy,
+walk the workspace for denied and protected paths, build the Landlock
+ruleset and the seccomp filter, create the staging directory, fork, enter
+the user and mount namespaces (twice), bind the masks and read-only paths,
+restrict itself, exec `true`, wait, and clean up.
+
+    scripts/bench-sandbox.py [--runs N] [--no-build]
+
+The workspace is a small git repository (a few dozen files, two denied
+ones, `.git`) in a temporary folder that is removed afterwards. Builds
+toolgate in release first (unless --no-build).
+"""
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+POLICY = """\
+allow = ["Read", "Bash"]
+deny  = ["Read(**/*.pem)", "Read(.env*)"]
+"""
+
+
+def measure(argv, runs, cwd, env):
+    """Median and p90 wall time, and median CPU time (user + system of
+    the process and its children), in seconds."""
+    times, cpu = [], []
+    for _ in range(runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        r = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+        if r.returncode != 0:
+            sys.exit(f"{argv} exited with {r.returncode}")
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.9)], statistics.median(cpu)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--no-build", action="store_true")
+    args = ap.parse_args()
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "toolgate"], cwd=ROOT, check=True)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    toolgate = target / "release" / "toolgate"
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        (ws / "src").mkdir(parents=True)
+        for i in range(40):
+            (ws / "src" / f"m{i}.rs").write_text(f"// module {i}\n")
+        (ws / "key.pem").write_text("secret\n")
+        (ws / ".env").write_text("TOKEN=x\n")
+        (ws / "toolgate.toml").write_text(POLICY)
+        subprocess.run(["git", "init", "-q", str(ws)], check=True)
+        env = dict(os.environ, TOOLGATE_STATE_DIR=str(Path(tmp) / "state"))
+        env.pop("TOOLGATE_POLICY", None)
+
+        sandboxed = [str(toolgate), "sandbox", "--", "true"]
+        plain = ["bash", "-c", "true"]
+        # Warm up the page cache and the binary.
+        measure(sandboxed, 10, ws, env)
+        measure(plain, 10, ws, env)
+        s_med, s_p90, s_cpu = measure(sandboxed, args.runs, ws, env)
+        b_med, b_p90, b_cpu = measure(plain, args.runs, ws, env)
+
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    ms = lambda s: f"{s * 1000:.2f} ms"
+    print(f"runs: {args.runs}, load average {load}")
+    print(f"toolgate sandbox -- true : median {ms(s_med)} (p90 {ms(s_p90)}), CPU {ms(s_cpu)}")
+    print(f"bash -c true             : median {ms(b_med)} (p90 {ms(b_p90)}), CPU {ms(b_cpu)}")
+    print(f"added by the sandbox     : {ms(s_med - b_med)} wall, {ms(s_cpu - b_cpu)} CPU (median against median)")
+
+
+if __name__ == "__main__":
+    main()
