@@ -1,7 +1,11 @@
-//! `Gate::submit` of an allowed no-op tool with the SQLite ledger on.
+//! `Gate::submit` of an allowed no-op tool with the ledger on SQLite, on
+//! PostgreSQL, and off.
 //!
-//! Run with `cargo bench -p toolgate-benches --bench submit`. The database
-//! lives under `target/` (the real disk), not in a memory file system.
+//! Run with `cargo bench -p toolgate-benches --bench submit`. The SQLite
+//! database lives under `target/` (the real disk), not in a memory file
+//! system. The PostgreSQL bench runs when `TOOLGATE_BENCH_DATABASE_URL`
+//! names a database (see README, "A shared store"); each run appends to
+//! that database's ledger.
 
 use std::hint::black_box;
 
@@ -38,6 +42,31 @@ fn bench(c: &mut Criterion) {
     c.bench_function("gate/submit_allowed_noop_with_ledger", |b| {
         b.iter(|| black_box(gate.submit(black_box(&call))))
     });
+
+    if let Some(url) = std::env::var("TOOLGATE_BENCH_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        let mut pg = Gate::new(
+            Policy::from_toml(
+                "allow = [\"noop\"]\n",
+                &root.join("toolgate.toml"),
+                &LoadOptions::default(),
+            )
+            .expect("policy"),
+            Box::new(NeverApprover),
+            GateOptions {
+                store: Some(Store::open_url(&url).expect("PostgreSQL store")),
+                ..GateOptions::default()
+            },
+        )
+        .expect("gate");
+        pg.register("noop", Box::new(|_: &Call| ToolOutput::ok("done")));
+        assert_eq!(pg.submit(&call).outcome, Outcome::Executed);
+        c.bench_function("gate/submit_allowed_noop_with_postgres_ledger", |b| {
+            b.iter(|| black_box(pg.submit(black_box(&call))))
+        });
+    }
 
     let mut bare = Gate::new(
         Policy::from_toml(

@@ -187,7 +187,8 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => dir.to_path_buf(),
         None => toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
     };
-    let store = Store::open_in(state_dir).context("cannot open the ledger")?;
+    let store =
+        Store::open_configured(state_dir, policy.database()).context("cannot open the ledger")?;
     let gate = Gate::new(
         policy,
         approver(&args),

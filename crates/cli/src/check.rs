@@ -18,7 +18,28 @@ pub fn load_policy(args: &PolicyArgs) -> anyhow::Result<Policy> {
         workspace: args.workspace.clone(),
         ..LoadOptions::default()
     };
-    Policy::discover(args.policy.as_deref(), &start, &opts).map_err(|e| anyhow!("{e}"))
+    discover(args.policy.as_deref(), &start, &opts).map_err(|e| anyhow!("{e}"))
+}
+
+/// `Policy::discover` with the project's trust read from the state store:
+/// what every command that decides calls.
+pub fn discover(
+    explicit: Option<&std::path::Path>,
+    start: &std::path::Path,
+    opts: &LoadOptions,
+) -> Result<Policy, toolgate_policy::PolicyError> {
+    let state_dir = opts
+        .state_dir
+        .clone()
+        .or_else(|| toolgate_policy::state_dir().ok());
+    let check = |db: Option<&str>, file: &std::path::Path, digest: &str| match &state_dir {
+        Some(dir) => {
+            toolgate_store::is_trusted_in(dir, db, file, digest).map_err(|e| e.to_string())
+        }
+        None => Err("no state directory is known".to_owned()),
+    };
+    let layering = toolgate_policy::layers::Layering::from_env().with_trust(&check);
+    toolgate_policy::layers::discover(explicit, start, opts, &layering)
 }
 
 pub fn parse_mode(mode: Option<&str>) -> anyhow::Result<Option<Mode>> {

@@ -10,9 +10,11 @@ use crate::check;
 use crate::demo;
 use crate::hook;
 use crate::mcp;
+use crate::policy_cmd;
 use crate::sandbox;
 use crate::serve;
 use crate::state;
+use crate::store;
 
 /// A permission gate for AI-agent tool calls.
 ///
@@ -111,6 +113,19 @@ pub enum Command {
         #[command(flatten)]
         db: state::DbArgs,
     },
+    /// The state store itself: `migrate --to postgres://..` copies the
+    /// SQLite store into a shared PostgreSQL database and verifies the copy.
+    #[command(subcommand)]
+    Store(store::StoreCommand),
+    /// Trust the nearest toolgate.toml of DIR (default: the working
+    /// directory) as it is now: where a managed or user policy exists, a
+    /// project's allow rules and mode apply only once it is trusted, and
+    /// again only after each edit is trusted.
+    Trust(policy_cmd::TrustArgs),
+    /// The merged layered policy: `show` it with each rule's file and line,
+    /// `lint` it for rules that can never decide anything.
+    #[command(subcommand)]
+    Policy(policy_cmd::PolicyCommand),
 }
 
 /// Where the policy comes from and how it is applied.
@@ -181,6 +196,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }),
             &db,
         ),
+        Command::Store(c) => store::store(c),
+        Command::Trust(a) => policy_cmd::trust(a),
+        Command::Policy(c) => policy_cmd::policy(c),
         Command::Serve(a) => serve::serve(a),
         Command::Audit { command, db } => {
             state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)

@@ -10,10 +10,12 @@ mod cli;
 mod demo;
 mod hook;
 mod mcp;
+mod policy_cmd;
 mod remote;
 mod sandbox;
 mod serve;
 mod state;
+mod store;
 
 use std::process::ExitCode;
 

@@ -74,11 +74,7 @@ pub enum PinsCommand {
 }
 
 fn open_store(db: Option<&PathBuf>) -> anyhow::Result<Store> {
-    match db {
-        Some(p) => Store::open(p),
-        None => Store::open_in(toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?),
-    }
-    .map_err(|e| anyhow!("{e}"))
+    crate::state::DbArgs { db: db.cloned() }.open()
 }
 
 fn listen_addr(text: &str) -> anyhow::Result<SocketAddr> {
@@ -121,7 +117,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     };
     // Created now, so that a store that cannot be opened is reported before
     // the client connects (each call opens it again, and fails closed).
-    Store::open_in(&state_dir).context("cannot open the state store")?;
+    Store::open_configured(&state_dir, policy.database()).context("cannot open the state store")?;
     let host = Host {
         policy: Arc::new(policy),
         state_dir,

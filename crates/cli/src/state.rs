@@ -14,22 +14,48 @@ use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store};
 use crate::check::load_policy;
 use crate::cli::PolicyArgs;
 
-/// Which database: the default state directory unless `--db` names a file.
+/// Which database: `--db FILE` when given, else the store hosts use
+/// ($TOOLGATE_DATABASE_URL, else the policy's `[state] database`, else the
+/// default state directory's SQLite file).
 #[derive(Debug, Args)]
 pub struct DbArgs {
-    /// The state database (default: $TOOLGATE_STATE_DIR/toolgate.db, else
-    /// ~/.local/state/toolgate/toolgate.db).
+    /// The SQLite state database (default: $TOOLGATE_DATABASE_URL, else the
+    /// policy's `[state] database`, else $TOOLGATE_STATE_DIR/toolgate.db,
+    /// else ~/.local/state/toolgate/toolgate.db).
     #[arg(long, value_name = "FILE", global = true)]
     pub db: Option<PathBuf>,
 }
 
 impl DbArgs {
-    fn open(&self) -> anyhow::Result<Store> {
+    pub(crate) fn open(&self) -> anyhow::Result<Store> {
         let store = match &self.db {
             Some(p) => Store::open(p),
-            None => Store::open_in(toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?),
+            None => Store::open_configured(
+                toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
+                policy_database().as_deref(),
+            ),
         };
         store.map_err(|e| anyhow!("{e}"))
+    }
+}
+
+/// The `[state] database` of the policy found from the working directory.
+/// A policy that does not load is reported and the state directory's store
+/// is used: the queue and the ledger can still be looked at.
+fn policy_database() -> Option<String> {
+    if std::env::var_os(toolgate_store::DATABASE_URL_ENV).is_some() {
+        return None;
+    }
+    match load_policy(&PolicyArgs {
+        policy: None,
+        workspace: None,
+        mode: None,
+    }) {
+        Ok(policy) => policy.database().map(str::to_owned),
+        Err(e) => {
+            eprintln!("toolgate: warning: {e}; using the state directory's store");
+            None
+        }
     }
 }
 

@@ -303,10 +303,23 @@ impl Job {
             state_dir: state_dir.as_ref().ok().cloned(),
             ..LoadOptions::default()
         };
-        let policy = Policy::discover(opts.policy.as_deref(), cwd, &load)
-            .map_err(|e| format!("toolgate: cannot load the policy: {e}; the call was blocked"))?;
+        // A project's allow rules apply once it is trusted, which the
+        // state store knows.
+        let trust = |db: Option<&str>, file: &Path, digest: &str| match &state_dir {
+            Ok(dir) => {
+                toolgate_store::is_trusted_in(dir, db, file, digest).map_err(|e| e.to_string())
+            }
+            Err(e) => Err(e.clone()),
+        };
+        let layering = toolgate_policy::layers::Layering::from_env().with_trust(&trust);
+        let policy =
+            toolgate_policy::layers::discover(opts.policy.as_deref(), cwd, &load, &layering)
+                .map_err(|e| {
+                    format!("toolgate: cannot load the policy: {e}; the call was blocked")
+                })?;
         let (store, store_error) = match state_dir.and_then(|dir| {
-            Store::open_in(&dir).map_err(|e| format!("the ledger cannot be opened: {e}"))
+            Store::open_configured(&dir, policy.database())
+                .map_err(|e| format!("the ledger cannot be opened: {e}"))
         }) {
             Ok(store) => (Some(store), None),
             Err(e) => (None, Some(e)),

@@ -60,11 +60,13 @@ impl Host {
         let gate = move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let pooled = stores.lock().ok().and_then(|mut p| p.pop());
-                let (store, store_error) =
-                    match pooled.map(Ok).unwrap_or_else(|| Store::open_in(&dir)) {
-                        Ok(s) => (Some(s), None),
-                        Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
-                    };
+                let (store, store_error) = match pooled
+                    .map(Ok)
+                    .unwrap_or_else(|| Store::open_configured(&dir, policy.database()))
+                {
+                    Ok(s) => (Some(s), None),
+                    Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
+                };
                 let opts = GateOptions {
                     session,
                     store,

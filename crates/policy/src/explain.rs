@@ -34,6 +34,31 @@ pub fn explain(policy: &Policy, d: &Decision) -> String {
         roots.join(", "),
         policy.default_effect()
     );
+    if let Some(layers) = policy.layers() {
+        for f in &layers.files {
+            let trust = match f.trusted {
+                Some(true) => " (trusted)",
+                Some(false) => " (NOT trusted: its allow rules and mode do not apply)",
+                None => "",
+            };
+            let _ = writeln!(s, "layer {}: {}{trust}", f.layer, f.path.display());
+        }
+        for r in layers.inactive() {
+            let _ = writeln!(
+                s,
+                "  not applying: {} `{}` {} ({}:{}): {}",
+                r.effect,
+                r.id,
+                r.selectors.join(", "),
+                r.file.display(),
+                r.line,
+                r.inactive.as_deref().unwrap_or_default()
+            );
+        }
+        for n in &layers.notes {
+            let _ = writeln!(s, "  note: {n}");
+        }
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "actions:");
     for (i, a) in d.actions.iter().enumerate() {
@@ -84,10 +109,11 @@ pub fn explain(policy: &Policy, d: &Decision) -> String {
             for m in &a.matched {
                 let _ = writeln!(
                     s,
-                    "       {:<5} `{}`  {}",
+                    "       {:<5} `{}`  {}{}",
                     m.effect.as_str(),
                     m.rule,
-                    m.selector
+                    m.selector,
+                    crate::layers::describe_origin(policy, &m.rule)
                 );
             }
         }

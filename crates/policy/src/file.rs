@@ -27,6 +27,13 @@ struct RawFile {
     tool: Option<BTreeMap<String, Spanned<RawTool>>>,
     test: Option<Vec<Spanned<RawTest>>>,
     notify: Option<crate::notify::RawNotify>,
+    state: Option<RawState>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawState {
+    database: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -39,6 +46,7 @@ struct RawPolicy {
     protected: Option<Vec<Spanned<String>>>,
     ledger: Option<Spanned<String>>,
     sandbox: Option<Spanned<String>>,
+    lock: Option<Vec<Spanned<String>>>,
     allow: Option<Vec<Spanned<String>>>,
     ask: Option<Vec<Spanned<String>>>,
     deny: Option<Vec<Spanned<String>>>,
@@ -163,6 +171,12 @@ pub struct Doc {
     pub tests: Vec<TestCase>,
     /// The `[notify]` table.
     pub notify: crate::notify::Notify,
+    /// `[state] database`: where the state store lives, when not in the
+    /// state directory.
+    pub database: Option<String>,
+    /// `[policy] lock`: what a managed policy keeps lower layers from
+    /// loosening (see `layers`).
+    pub lock: Vec<Placed<String>>,
 }
 
 /// Builds the error of a place in the file being read.
@@ -211,6 +225,12 @@ impl Doc {
         ];
         if let Some(p) = raw.policy {
             doc.settings(p, &mut lists, &e)?;
+        }
+        if let Some(db) = raw.state.and_then(|s| s.database) {
+            doc.database =
+                Some(crate::state_dir::check_database(db.get_ref()).map_err(|m| {
+                    e.at(Some(db.span().start), format!("`[state] database`: {m}"))
+                })?);
         }
         doc.list_rules(lists, &e)?;
         for (i, r) in raw.rule.unwrap_or_default().into_iter().enumerate() {
@@ -278,6 +298,14 @@ impl Doc {
                 })
                 .collect()
         };
+        for l in p.lock.unwrap_or_default() {
+            crate::layers::check_lock(l.get_ref())
+                .map_err(|m| e.at(Some(l.span().start), format!("`lock`: {m}")))?;
+            self.lock.push(Placed {
+                offset: l.span().start,
+                value: l.into_inner(),
+            });
+        }
         self.roots = placed(p.roots);
         self.read_roots = placed(p.read_roots);
         self.protected = placed(p.protected);

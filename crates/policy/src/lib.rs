@@ -57,6 +57,8 @@ mod error;
 mod explain;
 mod file;
 mod index;
+pub mod layers;
+pub mod lint;
 mod notify;
 mod paths;
 mod pattern;
@@ -76,7 +78,9 @@ pub use effect::{Effect, Mode};
 pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
+
 pub use file::{Ledger, Sandbox, TestCase};
+pub use lint::lint;
 pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
 pub use policy::{BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, locate};

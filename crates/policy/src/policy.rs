@@ -80,6 +80,9 @@ pub struct Policy {
     pub(crate) deny_read_bases: Vec<PathBuf>,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,
+    pub(crate) database: Option<String>,
+    /// Where each rule came from, when the policy was merged from layers.
+    pub(crate) layers: Option<Box<crate::layers::Layers>>,
     pub(crate) notify: crate::notify::Notify,
 }
 
@@ -140,8 +143,22 @@ impl Policy {
         Policy::compile(doc, BUILTIN_POLICY, file, None, None, opts)
     }
 
-    /// `locate` then `load`, or the built-in policy when no file is found.
+    /// Finds and loads the policy the way hosts do: `explicit` (`--policy`)
+    /// or `$TOOLGATE_POLICY` is exactly one file; otherwise the managed,
+    /// user and project layers are merged (see [`crate::layers`]), with
+    /// every project untrusted. Hosts that keep trust in the state store
+    /// call [`crate::layers::discover`] with a trust check.
     pub fn discover(
+        explicit: Option<&Path>,
+        cwd: &Path,
+        opts: &LoadOptions,
+    ) -> Result<Policy, PolicyError> {
+        crate::layers::discover(explicit, cwd, opts, &crate::layers::Layering::from_env())
+    }
+
+    /// The one-file discovery: `locate` then `load`, or the built-in policy
+    /// when no file is found.
+    pub(crate) fn discover_single(
         explicit: Option<&Path>,
         cwd: &Path,
         opts: &LoadOptions,
@@ -159,7 +176,7 @@ impl Policy {
         }
     }
 
-    fn compile(
+    pub(crate) fn compile(
         doc: Doc,
         text: &str,
         file: &Path,
@@ -223,6 +240,7 @@ impl Policy {
                 paths::resolve_real(&lexical).unwrap_or(lexical)
             });
         let rules = doc.rules.into_iter().map(|(rule, _)| rule).collect();
+        let database = doc.database;
         Ok(Policy {
             file: policy_dir.as_ref().map(|_| file.to_path_buf()),
             file_real,
@@ -240,6 +258,8 @@ impl Policy {
             deny_read_bases,
             tools: doc.tools.into_iter().map(|t| (t.name.clone(), t)).collect(),
             tests: doc.tests,
+            database,
+            layers: None,
             notify: doc.notify,
         })
     }
@@ -271,6 +291,19 @@ impl Policy {
     /// The `[notify]` table: webhook, desktop notifications, approval TTL.
     pub fn notify(&self) -> &Notify {
         &self.notify
+    }
+
+    /// `[state] database`: the store hosts open instead of the state
+    /// directory's SQLite file (a `postgres://` URL or an absolute path);
+    /// `$TOOLGATE_DATABASE_URL` still wins over it.
+    pub fn database(&self) -> Option<&str> {
+        self.database.as_deref()
+    }
+
+    /// The layers the policy was merged from, with each rule's origin;
+    /// `None` for a policy read from one file.
+    pub fn layers(&self) -> Option<&crate::layers::Layers> {
+        self.layers.as_deref()
     }
 
     /// The policy file, or `None` for the built-in policy.

@@ -45,6 +45,21 @@ fn resolve(explicit: Option<OsString>, home: Option<OsString>) -> Result<PathBuf
     std::path::absolute(&dir).map_err(|_| StateDirError::NotAbsolute(dir))
 }
 
+/// Checks a `[state] database` value: a PostgreSQL URL (`postgres://` or
+/// `postgresql://`) or an absolute path to a SQLite file. A relative path
+/// would depend on the directory a host happens to run in.
+pub(crate) fn check_database(value: &str) -> Result<String, String> {
+    let v = value.trim();
+    if v.starts_with("postgres://") || v.starts_with("postgresql://") || Path::new(v).is_absolute()
+    {
+        Ok(v.to_owned())
+    } else {
+        Err(format!(
+            "`{v}` is neither a `postgres://` URL nor an absolute path to a SQLite file"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

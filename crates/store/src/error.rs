@@ -78,6 +78,33 @@ pub enum Error {
         source: rusqlite::Error,
     },
 
+    /// A PostgreSQL failure: the server refused a statement, a statement
+    /// timed out, or the connection was lost (the transaction it was in is
+    /// rolled back by the server).
+    #[error("`{url}`: {}", describe(.source))]
+    Postgres {
+        /// The database, without its password.
+        url: String,
+        /// The underlying error.
+        source: postgres::Error,
+    },
+
+    /// No connection to the PostgreSQL server could be made (in time).
+    #[error("`{url}`: cannot connect: {detail}")]
+    Connect {
+        /// The database, without its password.
+        url: String,
+        /// Why not.
+        detail: String,
+    },
+
+    /// A copy between stores was refused or did not check out.
+    #[error("cannot copy the store: {detail}")]
+    Copy {
+        /// Why.
+        detail: String,
+    },
+
     /// No pending approval has this id.
     #[error("no approval with id `{id}`")]
     UnknownApproval {
@@ -144,6 +171,23 @@ impl Error {
                 detail: source.to_string(),
             },
             _ => Error::Sqlite { path, source },
+        }
+    }
+}
+
+/// A PostgreSQL error in words: the server's own message when it sent one.
+fn describe(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None if e.is_closed() => format!("the connection is closed ({e})"),
+        None => {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                text.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            text
         }
     }
 }

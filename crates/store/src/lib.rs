@@ -2,12 +2,26 @@
 toolgate's state: the hash-chained ledger of every tool call, the queue of
 pending approvals, and the rules granted for a session.
 
-Everything lives in one SQLite file, `toolgate.db`, in the [state
-directory](Store::open_in). Many processes use it at once (one hook process per
-tool call is normal, plus the CLI and the approval page): every write is a
-short `BEGIN IMMEDIATE` transaction, the journal is WAL so readers never
-block the writer, and a process killed at any point leaves either all or
-none of its transaction behind.
+Two backends keep the same state behind the same [`Store`]:
+
+- **SQLite** (the embedded default): one file, `toolgate.db`, in the [state
+  directory](Store::open_in). Many processes use it at once (one hook
+  process per tool call is normal, plus the CLI and the approval page):
+  every write is a short `BEGIN IMMEDIATE` transaction, the journal is WAL
+  so readers never block the writer, and a process killed at any point
+  leaves either all or none of its transaction behind.
+- **PostgreSQL** ([`Store::open_url`]), for several hosts sharing one
+  ledger and one approval queue: appends from every host are serialised on
+  the head row (`SELECT .. FOR UPDATE`), so they form one chain; an
+  approval is claimed by a conditional update, so it runs at most once
+  across hosts; grants and pins are rows every host sees. The schema is
+  created by versioned migrations (`migrations/postgres/`). A lost
+  connection is an error, which the gate turns into a refusal.
+
+[`Store::open_configured`] picks the backend the way hosts do:
+`TOOLGATE_DATABASE_URL`, else the policy's `[state] database`, else SQLite.
+Row hashes are computed by the same code for both, so a SQLite ledger can be
+copied into PostgreSQL row by row ([`Store::copy_to`]) and still verify.
 
 The store knows nothing of policies: decisions and outcomes are its own
 small enums, and the caller computes digests.
@@ -137,57 +151,100 @@ later row and the head. Against someone who can, keep the head hash
 
 mod approvals;
 mod chain;
+mod copy;
 mod error;
-mod grants;
-mod ledger;
-mod open;
 mod paths;
 mod pins;
-mod schema;
+mod postgres;
+mod sqlite;
 mod stored;
 mod time;
 mod types;
 mod verify;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
-
-use rusqlite::Connection;
 
 pub use chain::GENESIS_HASH;
+pub use copy::CopyReport;
 pub use error::{Error, Result, UnknownValue};
-pub use open::BUSY_TIMEOUT;
 pub use paths::DB_FILE_NAME;
 pub use pins::{Pin, PinChange, PinCheck};
-pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use postgres::{CONNECT_TIMEOUT, POOL_SIZE, STATEMENT_TIMEOUT};
+pub use sqlite::BUSY_TIMEOUT;
+pub use sqlite::schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use types::{
     Answer, Answered, Appended, ApprovalAnswer, ApprovalStatus, Decision, Grant, Head, Outcome,
     Pending, PendingNew, Queued, Record, Row, RowFilter, RowKind, Totals,
 };
 pub use verify::{Problem, ProblemKind, VerifyReport};
 
-/// An open toolgate database.
+/// The environment variable that names a shared database
+/// (`postgres://user@host/db`); it wins over the policy's
+/// `[state] database`.
+pub const DATABASE_URL_ENV: &str = "TOOLGATE_DATABASE_URL";
+
+/// Whether the project policy `file` is trusted with exactly `digest`, in
+/// the store [`Store::open_configured`] opens for `state_dir` and
+/// `database`: the check hosts hand to the layered policy loader. The
+/// state directory's SQLite file is not created just to say no.
+pub fn is_trusted_in(
+    state_dir: impl AsRef<Path>,
+    database: Option<&str>,
+    file: &Path,
+    digest: &str,
+) -> Result<bool> {
+    let env = std::env::var(DATABASE_URL_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    if env.is_none() && database.is_none() && !state_dir.as_ref().join(DB_FILE_NAME).exists() {
+        return Ok(false);
+    }
+    let store = Store::open_configured(state_dir, database)?;
+    let key = file.to_string_lossy();
+    Ok(store.trusted(&key)?.as_deref() == Some(digest))
+}
+
+/// An open toolgate store, in a SQLite file or a PostgreSQL database.
 ///
-/// One connection, shared by the threads of a process behind a mutex;
-/// other processes open their own. Every method is a single transaction.
+/// SQLite: one connection, shared by the threads of a process behind a
+/// mutex; other processes open their own. PostgreSQL: a small pool of
+/// connections. Either way every method is a single transaction.
 #[derive(Debug)]
 pub struct Store {
     path: PathBuf,
-    conn: Mutex<Connection>,
+    backend: Backend,
+}
+
+/// Which database holds the state.
+#[derive(Debug)]
+enum Backend {
+    Sqlite(sqlite::Db),
+    Postgres(postgres::Db),
+}
+
+/// Calls the same method on whichever backend is open.
+macro_rules! dispatch {
+    ($self:ident, $db:ident => $call:expr) => {
+        match &$self.backend {
+            Backend::Sqlite($db) => $call,
+            Backend::Postgres($db) => $call,
+        }
+    };
 }
 
 impl Store {
-    /// Opens the database at `path`, creating it (owner-only) when missing.
+    /// Opens the SQLite database at `path`, creating it (owner-only) when
+    /// missing.
     ///
     /// A file that is not SQLite, is damaged, belongs to another
     /// application or has a newer schema is refused with an error naming
     /// the file, and nothing in it is written or migrated.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
-        let conn = open::open(&path)?;
+        let db = sqlite::Db::open(&path)?;
         Ok(Store {
             path,
-            conn: Mutex::new(conn),
+            backend: Backend::Sqlite(db),
         })
     }
 
@@ -202,57 +259,262 @@ impl Store {
         Store::open(dir.join(DB_FILE_NAME))
     }
 
-    /// The database file.
+    /// Opens the PostgreSQL database at `url` (`postgres://` or
+    /// `postgresql://`, libpq's URL syntax), applying the migrations it
+    /// lacks. A database migrated by a newer toolgate is refused.
+    ///
+    /// Connections time out after [`CONNECT_TIMEOUT`] and statements
+    /// (lock waits included) after [`STATEMENT_TIMEOUT`]; an unreachable
+    /// server is an error here, not later.
+    pub fn open_url(url: &str) -> Result<Store> {
+        let db = postgres::Db::open(url)?;
+        Ok(Store {
+            path: PathBuf::from(db.display_url()),
+            backend: Backend::Postgres(db),
+        })
+    }
+
+    /// Opens the store a host should use: `$TOOLGATE_DATABASE_URL` when
+    /// set, else `database` (the policy's `[state] database`), else
+    /// `toolgate.db` in `state_dir`.
+    ///
+    /// A database value is a `postgres://` URL or, for SQLite, a file path.
+    pub fn open_configured(state_dir: impl AsRef<Path>, database: Option<&str>) -> Result<Store> {
+        let env = std::env::var(DATABASE_URL_ENV)
+            .ok()
+            .filter(|v| !v.trim().is_empty());
+        match env.as_deref().or(database) {
+            Some(url) if postgres::is_url(url) => Store::open_url(url),
+            Some(file) => Store::open(file),
+            None => Store::open_in(state_dir),
+        }
+    }
+
+    /// The database file; for PostgreSQL, the URL without its password.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Whether a write can be made now: takes the write lock (waiting up to
-    /// the busy timeout) and gives it back. A database that is read-only,
-    /// locked by another process past the timeout, or whose file system
-    /// refuses writes fails here, before a call that must be recorded runs.
-    pub fn check_writable(&self) -> Result<()> {
-        let mut conn = self.conn();
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(self.db())?;
-        tx.rollback().map_err(self.db())
-    }
-
-    /// The connection. A thread that panicked while holding it cannot have
-    /// left a transaction open (dropping a transaction rolls it back), so a
-    /// poisoned lock is still a usable connection.
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        self.conn
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Wraps a SQLite error with this database's path.
-    fn db(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
-        |e| Error::sqlite(&self.path, e)
-    }
-}
-
-/// The WAL size past which the closing connection folds it into the
-/// database and empties it.
-const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
-
-impl Drop for Store {
-    /// Closing does not checkpoint (see `open.rs`), so the WAL outlives the
-    /// process. Every process that opens the database first is the one to
-    /// read the WAL back (SQLite's recovery), so it is kept small: once it
-    /// passes 256 KiB, the connection that closes checkpoints it and
-    /// truncates it to nothing. That costs a few fsyncs every few dozen
-    /// tool calls instead of on every one. Best effort: a busy database or
-    /// an error leaves the WAL for a later close.
-    fn drop(&mut self) {
-        let mut wal = self.path.clone().into_os_string();
-        wal.push("-wal");
-        let big = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
-        if big {
-            let conn = self.conn();
-            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    /// `"sqlite"` or `"postgres"`.
+    pub fn backend(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
         }
+    }
+
+    /// Whether a write can be made now. SQLite: takes the write lock
+    /// (waiting up to the busy timeout) and gives it back, so a database
+    /// that is read-only, locked past the timeout, or on a file system that
+    /// refuses writes fails here. PostgreSQL: a connection that answers and
+    /// is not read-only. Either way before a call that must be recorded runs.
+    pub fn check_writable(&self) -> Result<()> {
+        dispatch!(self, db => db.check_writable())
+    }
+
+    /// Queues a call for a person to answer and returns the approval's id.
+    ///
+    /// Prefer [`Store::append_waiting`], which also writes the call's
+    /// `waiting` ledger row in the same transaction.
+    pub fn create_pending(&self, new: &PendingNew) -> Result<String> {
+        dispatch!(self, db => db.create_pending(new))
+    }
+
+    /// Queues a call and appends its request row, linked by the new
+    /// approval's id (which replaces `record.approval_id`), in one
+    /// transaction: after a crash there is either both or neither.
+    ///
+    /// The record's outcome must be `waiting`.
+    pub fn append_waiting(&self, record: &Record, new: &PendingNew) -> Result<Queued> {
+        if record.outcome != Outcome::Waiting {
+            return Err(Error::WrongOutcome {
+                outcome: record.outcome,
+                expected: "`waiting`",
+            });
+        }
+        dispatch!(self, db => db.append_waiting(record, new))
+    }
+
+    /// One approval, whatever its status; `None` for an unknown id.
+    ///
+    /// A primary-key read that takes no write lock: a hook waiting for an
+    /// answer can poll it every few hundred milliseconds.
+    pub fn approval(&self, id: &str) -> Result<Option<Pending>> {
+        dispatch!(self, db => db.approval(id))
+    }
+
+    /// Approvals waiting for an answer, oldest first.
+    pub fn list_pending(&self) -> Result<Vec<Pending>> {
+        self.list_approvals(Some(ApprovalStatus::Pending))
+    }
+
+    /// Approvals with the given status (all when `None`), oldest first.
+    pub fn list_approvals(&self, status: Option<ApprovalStatus>) -> Result<Vec<Pending>> {
+        dispatch!(self, db => db.list_approvals(status))
+    }
+
+    /// Answers a pending approval, exactly once.
+    ///
+    /// - `Approve`: the approval becomes `approved`; the call's outcome
+    ///   is recorded when it has run ([`Store::finish`]).
+    /// - `Session`: the same, and the rule is granted for the session in
+    ///   the same transaction; only where the rule allows remembering.
+    /// - `Decline`: the approval becomes `declined` and the call's
+    ///   resolution (outcome `blocked`) is appended to the ledger.
+    ///
+    /// `who` names the answerer for the record (e.g. `cli:alice`, `web`).
+    /// An unknown id, or an approval answered before, is an error.
+    pub fn answer(
+        &self,
+        id: &str,
+        answer: Answer,
+        note: Option<&str>,
+        who: &str,
+    ) -> Result<Answered> {
+        dispatch!(self, db => db.answer(id, answer, note, who))
+    }
+
+    /// Takes an approved call for execution. Exactly one caller, across all
+    /// processes (and, on PostgreSQL, all hosts), gets `Some` (and must then
+    /// run the snapshot, after re-checking its digest, and call
+    /// [`Store::finish`]); everyone else gets `None`, as does a call not
+    /// (yet) approved. An unknown id is an error.
+    pub fn claim_for_execution(&self, id: &str) -> Result<Option<Pending>> {
+        dispatch!(self, db => db.claim_for_execution(id))
+    }
+
+    /// Expires every approval still `pending` that was queued more than
+    /// `ttl` ago, and returns them (now `expired`).
+    ///
+    /// Each gets its resolution row (outcome `blocked`, approval answer
+    /// `none`, a note saying it expired) in the same transaction as its
+    /// move, so the chain and the queue stay in step; a waiter polling the
+    /// approval sees `expired` and refuses the call. An approval answered
+    /// meanwhile by another process is left alone (the update is
+    /// conditional on `pending`).
+    pub fn expire_older_than(&self, ttl: std::time::Duration) -> Result<Vec<Pending>> {
+        dispatch!(self, db => db.expire_older_than(ttl))
+    }
+
+    /// Records how a claimed call ended: the approval becomes `done` and
+    /// the call's resolution row is appended, in one transaction.
+    ///
+    /// `outcome` is `executed`, `failed`, `passed` (handed to a host that
+    /// runs it, e.g. a waiting hook), or `blocked` (the snapshot was not
+    /// run after all, e.g. its digest no longer matched).
+    pub fn finish(&self, id: &str, outcome: Outcome, duration_us: u64) -> Result<Appended> {
+        if outcome == Outcome::Waiting {
+            return Err(Error::WrongOutcome {
+                outcome,
+                expected: "`executed`, `failed`, `passed` or `blocked`",
+            });
+        }
+        dispatch!(self, db => db.finish(id, outcome, duration_us))
+    }
+
+    /// Grants `rule` for `session`. Returns whether it is new (granting
+    /// twice is not an error).
+    pub fn grant(&self, session: &str, rule: &str) -> Result<bool> {
+        dispatch!(self, db => db.grant(session, rule))
+    }
+
+    /// Whether `rule` was granted for `session`.
+    pub fn has_grant(&self, session: &str, rule: &str) -> Result<bool> {
+        dispatch!(self, db => db.has_grant(session, rule))
+    }
+
+    /// The rules granted for `session`, by rule id.
+    pub fn grants(&self, session: &str) -> Result<Vec<Grant>> {
+        dispatch!(self, db => db.grants(session))
+    }
+
+    /// Appends a request row for one call and returns its seq and hash.
+    ///
+    /// The head is read and moved in the same transaction as the insert
+    /// (under SQLite's write lock, or PostgreSQL's lock on the head row),
+    /// so appends from concurrent processes and hosts chain one after
+    /// another, with seqs 1, 2, 3, ... and no gaps.
+    pub fn append(&self, record: &Record) -> Result<Appended> {
+        dispatch!(self, db => db.append(record))
+    }
+
+    /// Ledger rows, oldest first unless the filter says otherwise.
+    pub fn rows(&self, filter: &RowFilter) -> Result<Vec<Row>> {
+        dispatch!(self, db => db.rows(filter))
+    }
+
+    /// Counts over the whole ledger; see [`Totals`] for what each means.
+    pub fn totals(&self) -> Result<Totals> {
+        dispatch!(self, db => db.count(None))
+    }
+
+    /// Counts over one session's rows.
+    pub fn session_totals(&self, session: &str) -> Result<Totals> {
+        dispatch!(self, db => db.count(Some(session)))
+    }
+
+    /// The last seq and hash, as the `head` table holds them.
+    pub fn head(&self) -> Result<Head> {
+        dispatch!(self, db => db.head())
+    }
+
+    /// Checks the database (SQLite: its `quick_check`) and then the hash
+    /// chain from the first row to the head, inside one read transaction
+    /// (one snapshot) so that concurrent appends are not mistaken for
+    /// tampering.
+    ///
+    /// A broken chain is a report, not an error; errors are for a database
+    /// that cannot be read.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        dispatch!(self, db => db.verify())
+    }
+
+    /// Checks a definition against the pin of `server`/`tool`, pinning it on
+    /// first sight and recording it as the changed definition when it
+    /// differs. One transaction.
+    pub fn check_pin(
+        &self,
+        server: &str,
+        tool: &str,
+        digest: &str,
+        definition: &str,
+    ) -> Result<PinCheck> {
+        dispatch!(self, db => db.check_pin(server, tool, digest, definition))
+    }
+
+    /// The pin of one tool.
+    pub fn pin(&self, server: &str, tool: &str) -> Result<Option<Pin>> {
+        dispatch!(self, db => db.pin(server, tool))
+    }
+
+    /// Every pin, of one server or of all, by server and tool.
+    pub fn pins(&self, server: Option<&str>) -> Result<Vec<Pin>> {
+        dispatch!(self, db => db.pins(server))
+    }
+
+    /// Trusts the project policy `file` (its canonical path) as it is now:
+    /// `digest` is the SHA-256 (hex) of its bytes. Trusting again replaces
+    /// the digest.
+    pub fn trust(&self, file: &str, digest: &str) -> Result<()> {
+        dispatch!(self, db => db.trust(file, digest))
+    }
+
+    /// The digest `file` was trusted with, if it was. A file whose digest
+    /// differs from this one was edited since, and is not trusted.
+    pub fn trusted(&self, file: &str) -> Result<Option<String>> {
+        dispatch!(self, db => db.trusted(file))
+    }
+
+    /// Accepts the changed definition of a tool: it becomes the pin. Returns
+    /// the new pin, or `None` when the tool has no pin or no change waits.
+    /// When `digest` is given, only a change with that digest is accepted
+    /// (so what a person looked at is what is trusted).
+    pub fn accept_pin(
+        &self,
+        server: &str,
+        tool: &str,
+        digest: Option<&str>,
+    ) -> Result<Option<Pin>> {
+        dispatch!(self, db => db.accept_pin(server, tool, digest))
     }
 }

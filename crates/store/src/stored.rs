@@ -1,12 +1,11 @@
-//! Ledger rows as stored. They are read without trusting the column types,
-//! so that `verify` can name a tampered row instead of failing on it.
-
-use rusqlite::types::Value;
+//! Ledger rows as stored, as every backend reads them: without trusting the
+//! column types, so that `verify` can name a tampered row instead of failing
+//! on it.
 
 use crate::chain::{self, Fields};
 use crate::types::{Record, Row};
 
-/// The ledger's columns in the order [`RawRow::read`] expects.
+/// The ledger's columns in the order the backends' row readers expect.
 pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
      input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
      prev_hash, hash, server";
@@ -42,75 +41,6 @@ pub(crate) struct RawRow {
 }
 
 impl RawRow {
-    /// Reads the columns of [`ROW_COLUMNS`].
-    pub fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
-        let mut malformed = false;
-        let mut text = |i: usize| -> rusqlite::Result<Option<String>> {
-            Ok(match r.get::<_, Value>(i)? {
-                Value::Text(s) => Some(s),
-                Value::Null => None,
-                _ => {
-                    malformed = true;
-                    Some(String::new())
-                }
-            })
-        };
-        let seq = r.get::<_, i64>(0)?;
-        let kind = text(1)?.unwrap_or_default();
-        let time = text(2)?.unwrap_or_default();
-        let session = text(3)?.unwrap_or_default();
-        let client = text(4)?;
-        let call_id = text(5)?.unwrap_or_default();
-        let tool = text(6)?.unwrap_or_default();
-        let digest = text(7)?.unwrap_or_default();
-        let input = text(8)?.unwrap_or_default();
-        let decision = text(9)?.unwrap_or_default();
-        let rule = text(10)?;
-        let reason = text(12)?.unwrap_or_default();
-        let approval = text(13)?;
-        let note = text(14)?;
-        let outcome = text(15)?.unwrap_or_default();
-        let approval_id = text(17)?;
-        let prev_hash = text(18)?.unwrap_or_default();
-        let hash = text(19)?.unwrap_or_default();
-        let server = text(20)?;
-        let mut int = |i: usize| -> rusqlite::Result<i64> {
-            Ok(match r.get::<_, Value>(i)? {
-                Value::Integer(n) => n,
-                _ => {
-                    malformed = true;
-                    0
-                }
-            })
-        };
-        let hard = int(11)?;
-        let duration_us = int(16)?;
-        Ok(RawRow {
-            seq,
-            kind,
-            time,
-            session,
-            client,
-            call_id,
-            tool,
-            digest,
-            input,
-            decision,
-            rule,
-            hard,
-            reason,
-            approval,
-            note,
-            outcome,
-            duration_us,
-            approval_id,
-            server,
-            prev_hash,
-            hash,
-            malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,
-        })
-    }
-
     /// The hash the row's stored content gives, with its stored previous
     /// hash, as if it stood at `seq`. `None` when the row is malformed.
     pub fn hash_at(&self, seq: i64) -> Option<String> {

@@ -4,19 +4,19 @@
 //! rows stop being what the chain vouches for. Which kind of tampering it
 //! was is a diagnosis from what the rows around it still say; the rules are
 //! in [`diagnose`].
+//!
+//! The walk is the same for every backend; a backend supplies the rows in
+//! seq order, read in one snapshot, and answers the two look-ups that the
+//! diagnosis needs ([`Lookup`]).
 
 use std::fmt;
-use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension};
-
-use crate::Store;
 use crate::chain::GENESIS_HASH;
-use crate::error::{Error, Result};
-use crate::stored::{ROW_COLUMNS, RawRow};
+use crate::error::Result;
+use crate::stored::RawRow;
 use crate::types::Head;
 
-/// What [`Store::verify`] found.
+/// What [`Store::verify`](crate::Store::verify) found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifyReport {
     /// Rows checked: all of them when the chain is intact, else up to and
@@ -92,78 +92,70 @@ struct Link {
     prev_hash: String,
 }
 
-impl Store {
-    /// Checks the database file (SQLite's `quick_check`) and then the hash
-    /// chain from the first row to the head, inside one read transaction so
-    /// that concurrent appends are not mistaken for tampering.
-    ///
-    /// A broken chain is a report, not an error; errors are for a database
-    /// that cannot be read.
-    pub fn verify(&self) -> Result<VerifyReport> {
-        let mut conn = self.conn();
-        let db = self.db();
-        quick_check(&conn, &self.path)?;
-        let tx = conn.transaction().map_err(&db)?;
-        let head = tx
-            .query_row("SELECT seq, hash FROM head WHERE id = 1", [], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-            })
-            .optional()
-            .map_err(&db)?;
+/// What the diagnosis of a bad row asks of the backend, in the same
+/// snapshot as the rows.
+pub(crate) trait Lookup {
+    /// The seq of a row other than `not_seq` whose hash is `hash`.
+    fn seq_with_hash(&mut self, hash: &str, not_seq: i64) -> Result<Option<i64>>;
+    /// `(seq, prev_hash, hash)` of every row except `seq`.
+    fn links_except(&mut self, seq: i64) -> Result<Vec<(i64, String, String)>>;
+}
 
-        let mut stmt = tx
-            .prepare(&format!("SELECT {ROW_COLUMNS} FROM ledger ORDER BY seq"))
-            .map_err(&db)?;
-        let mut rows = stmt.query_map([], RawRow::read).map_err(&db)?.peekable();
-        let mut prev: Option<Link> = None;
-        let mut checked = 0u64;
-        let mut problem = None;
-        while let Some(row) = rows.next() {
-            let row = row.map_err(&db)?;
-            checked += 1;
-            let expected = prev.as_ref().map_or(1, |p| p.seq + 1);
-            if row.seq != expected {
-                // Rows come in seq order, so a lower seq can only be a
-                // forged row numbered below 1.
-                let (seq, kind) = if row.seq > expected {
-                    (expected, ProblemKind::Deleted)
-                } else {
-                    (row.seq, ProblemKind::Inserted)
-                };
-                problem = Some(Problem { seq: at(seq), kind });
-                break;
-            }
-            let prev_hash = prev.as_ref().map_or(GENESIS_HASH, |p| p.hash.as_str());
-            if row.prev_hash != prev_hash || !row.self_consistent() {
-                let next_prev_hash = match rows.peek() {
-                    Some(Ok(next)) if next.seq == row.seq + 1 => Some(next.prev_hash.clone()),
-                    _ => None,
-                };
-                problem = Some(diagnose(
-                    &tx,
-                    &self.path,
-                    &row,
-                    prev.as_ref(),
-                    next_prev_hash.as_deref(),
-                )?);
-                break;
-            }
-            prev = Some(Link {
-                seq: row.seq,
-                hash: row.hash,
-                prev_hash: row.prev_hash,
-            });
+/// Walks the chain from the first row to the head. `rows` yields every
+/// ledger row in seq order; `head` is the head row as stored.
+pub(crate) fn walk(
+    rows: impl Iterator<Item = Result<RawRow>>,
+    head: Option<(i64, String)>,
+    lookup: &mut dyn Lookup,
+) -> Result<VerifyReport> {
+    let mut rows = rows.peekable();
+    let mut prev: Option<Link> = None;
+    let mut checked = 0u64;
+    let mut problem = None;
+    while let Some(row) = rows.next() {
+        let row = row?;
+        checked += 1;
+        let expected = prev.as_ref().map_or(1, |p| p.seq + 1);
+        if row.seq != expected {
+            // Rows come in seq order, so a lower seq can only be a
+            // forged row numbered below 1.
+            let (seq, kind) = if row.seq > expected {
+                (expected, ProblemKind::Deleted)
+            } else {
+                (row.seq, ProblemKind::Inserted)
+            };
+            problem = Some(Problem { seq: at(seq), kind });
+            break;
         }
-
-        if problem.is_none() {
-            problem = check_head(head.as_ref(), prev.as_ref());
+        let prev_hash = prev.as_ref().map_or(GENESIS_HASH, |p| p.hash.as_str());
+        if row.prev_hash != prev_hash || !row.self_consistent() {
+            let next_prev_hash = match rows.peek() {
+                Some(Ok(next)) if next.seq == row.seq + 1 => Some(next.prev_hash.clone()),
+                _ => None,
+            };
+            problem = Some(diagnose(
+                lookup,
+                &row,
+                prev.as_ref(),
+                next_prev_hash.as_deref(),
+            )?);
+            break;
         }
-        Ok(VerifyReport {
-            rows: checked,
-            head: head.map(|(seq, hash)| Head { seq: at(seq), hash }),
-            problem,
-        })
+        prev = Some(Link {
+            seq: row.seq,
+            hash: row.hash,
+            prev_hash: row.prev_hash,
+        });
     }
+
+    if problem.is_none() {
+        problem = check_head(head.as_ref(), prev.as_ref());
+    }
+    Ok(VerifyReport {
+        rows: checked,
+        head: head.map(|(seq, hash)| Head { seq: at(seq), hash }),
+        problem,
+    })
 }
 
 /// Names the problem at `row`, the first row that does not chain onto
@@ -179,13 +171,11 @@ impl Store {
 ///    `prev` was edited (and its hash recomputed).
 /// 5. Otherwise `row` itself was edited.
 fn diagnose(
-    conn: &Connection,
-    path: &Path,
+    lookup: &mut dyn Lookup,
     row: &RawRow,
     prev: Option<&Link>,
     next_prev_hash: Option<&str>,
 ) -> Result<Problem> {
-    let db = |e| Error::sqlite(path, e);
     let prev_hash = prev.map_or(GENESIS_HASH, |p| p.hash.as_str());
     let linked = row.prev_hash == prev_hash;
     let intact = row.self_consistent();
@@ -197,18 +187,11 @@ fn diagnose(
     if linked && !intact && next_prev_hash == Some(prev_hash) {
         return Ok(problem(row.seq, ProblemKind::Inserted));
     }
-    if !intact && content_belongs_elsewhere(conn, row).map_err(db)? {
+    if !intact && content_belongs_elsewhere(lookup, row)? {
         return Ok(problem(row.seq, ProblemKind::Reordered));
     }
     if !linked {
-        let named: Option<i64> = conn
-            .query_row(
-                "SELECT seq FROM ledger WHERE hash = ?1 AND seq <> ?2 LIMIT 1",
-                rusqlite::params![row.prev_hash, row.seq],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(db)?;
+        let named = lookup.seq_with_hash(&row.prev_hash, row.seq)?;
         if named.is_some() {
             return Ok(problem(row.seq, ProblemKind::Reordered));
         }
@@ -223,13 +206,9 @@ fn diagnose(
 
 /// Whether `row`'s content, put at some other row's place (that row's seq
 /// and previous hash), gives exactly that row's hash.
-fn content_belongs_elsewhere(conn: &Connection, row: &RawRow) -> rusqlite::Result<bool> {
-    let mut stmt = conn.prepare("SELECT seq, prev_hash, hash FROM ledger WHERE seq <> ?1")?;
-    let mut others = stmt.query([row.seq])?;
+fn content_belongs_elsewhere(lookup: &mut dyn Lookup, row: &RawRow) -> Result<bool> {
     let mut moved = row.clone();
-    while let Some(other) = others.next()? {
-        let (seq, prev_hash, hash): (i64, String, String) =
-            (other.get(0)?, other.get(1)?, other.get(2)?);
+    for (seq, prev_hash, hash) in lookup.links_except(row.seq)? {
         moved.prev_hash = prev_hash;
         if moved.hash_at(seq).is_some_and(|h| h == hash) {
             return Ok(true);
@@ -251,25 +230,6 @@ fn check_head(head: Option<&(i64, String)>, last: Option<&Link>) -> Option<Probl
         Some((seq, hash)) if hash != last_hash => problem(*seq, ProblemKind::HeadMismatch),
         Some(_) => None,
     }
-}
-
-/// SQLite's own check of the file's structure; a failure is damage, not
-/// tampering with the chain.
-fn quick_check(conn: &Connection, path: &Path) -> Result<()> {
-    let db = |e| Error::sqlite(path, e);
-    let mut stmt = conn.prepare("PRAGMA quick_check(5)").map_err(db)?;
-    let lines = stmt
-        .query_map([], |r| r.get::<_, String>(0))
-        .map_err(db)?
-        .collect::<rusqlite::Result<Vec<String>>>()
-        .map_err(db)?;
-    if lines.len() == 1 && lines[0] == "ok" {
-        return Ok(());
-    }
-    Err(Error::Corrupt {
-        path: path.to_path_buf(),
-        detail: format!("SQLite's quick_check reports: {}", lines.join("; ")),
-    })
 }
 
 fn at(seq: i64) -> u64 {

@@ -5,16 +5,17 @@ use std::time::{Duration, Instant};
 
 use toolgate_store::{Answer, ApprovalStatus, Error, Outcome, RowFilter, RowKind, Store};
 
-use crate::support::{db_in, executed, fresh, waiting};
+use crate::both;
+use crate::support::{executed, waiting};
 
 fn queued(store: &Store, call: &str) -> String {
     let (r, p) = waiting("s", call);
     store.append_waiting(&r, &p).unwrap().id
 }
 
-#[test]
-fn ids_are_short_hex_and_unique() {
-    let (_dir, store) = fresh();
+both! {
+fn ids_are_short_hex_and_unique(fx) {
+    let store = fx.open();
     let mut ids = std::collections::HashSet::new();
     for i in 0..2000 {
         let (_, p) = waiting("s", &format!("c{i}"));
@@ -29,10 +30,11 @@ fn ids_are_short_hex_and_unique() {
     }
     assert_eq!(store.list_pending().unwrap().len(), 2000);
 }
+}
 
-#[test]
-fn a_queued_call_keeps_its_snapshot_and_digest() {
-    let (_dir, store) = fresh();
+both! {
+fn a_queued_call_keeps_its_snapshot_and_digest(fx) {
+    let store = fx.open();
     let (r, p) = waiting("s", "c1");
     let queued = store.append_waiting(&r, &p).unwrap();
     let got = store.approval(&queued.id).unwrap().unwrap();
@@ -61,10 +63,11 @@ fn a_queued_call_keeps_its_snapshot_and_digest() {
     );
     assert_eq!(rows[0].record.outcome, Outcome::Waiting);
 }
+}
 
-#[test]
-fn only_a_waiting_record_can_be_queued() {
-    let (_dir, store) = fresh();
+both! {
+fn only_a_waiting_record_can_be_queued(fx) {
+    let store = fx.open();
     let (_, p) = waiting("s", "c1");
     let err = store.append_waiting(&executed("s", "c1"), &p).unwrap_err();
     assert!(
@@ -80,10 +83,11 @@ fn only_a_waiting_record_can_be_queued() {
     assert!(store.list_pending().unwrap().is_empty());
     assert_eq!(store.head().unwrap().seq, 0);
 }
+}
 
-#[test]
-fn an_approval_is_answered_once() {
-    let (_dir, store) = fresh();
+both! {
+fn an_approval_is_answered_once(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
     let answered = store
         .answer(&id, Answer::Approve, Some("fine"), "cli:alice")
@@ -105,10 +109,11 @@ fn an_approval_is_answered_once() {
     let still = store.approval(&id).unwrap().unwrap();
     assert_eq!(still.answered_by.as_deref(), Some("cli:alice"));
 }
+}
 
-#[test]
-fn an_unknown_id_is_an_error_everywhere() {
-    let (_dir, store) = fresh();
+both! {
+fn an_unknown_id_is_an_error_everywhere(fx) {
+    let store = fx.open();
     queued(&store, "c1");
     assert_eq!(store.approval("deadbeef").unwrap(), None);
     let unknown = |e: Error| matches!(&e, Error::UnknownApproval { id } if id == "deadbeef");
@@ -127,10 +132,11 @@ fn an_unknown_id_is_an_error_everywhere() {
         .to_string();
     assert_eq!(msg, "no approval with id `deadbeef`");
 }
+}
 
-#[test]
-fn a_decline_ends_the_call_in_the_ledger() {
-    let (_dir, store) = fresh();
+both! {
+fn a_decline_ends_the_call_in_the_ledger(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
     let answered = store
         .answer(&id, Answer::Decline, Some("too risky"), "web")
@@ -151,10 +157,11 @@ fn a_decline_ends_the_call_in_the_ledger() {
     assert_eq!((totals.blocked, totals.waiting), (1, 0));
     assert!(store.list_pending().unwrap().is_empty());
 }
+}
 
-#[test]
-fn a_call_is_claimed_once_and_only_after_approval() {
-    let (_dir, store) = fresh();
+both! {
+fn a_call_is_claimed_once_and_only_after_approval(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
     assert_eq!(
         store.claim_for_execution(&id).unwrap(),
@@ -198,10 +205,11 @@ fn a_call_is_claimed_once_and_only_after_approval() {
         "{err}"
     );
 }
+}
 
-#[test]
-fn finish_needs_a_claimed_call_and_a_final_outcome() {
-    let (_dir, store) = fresh();
+both! {
+fn finish_needs_a_claimed_call_and_a_final_outcome(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
     let err = store.finish(&id, Outcome::Executed, 1).unwrap_err();
     assert!(
@@ -231,20 +239,21 @@ fn finish_needs_a_claimed_call_and_a_final_outcome() {
     store.finish(&id, Outcome::Blocked, 0).unwrap();
     assert_eq!(store.totals().unwrap().blocked, 1);
 }
+}
 
-#[test]
-fn claim_races_between_threads_have_one_winner() {
-    let (dir, store) = fresh();
+both! {
+fn claim_races_between_threads_have_one_winner(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
     store.answer(&id, Answer::Approve, None, "t").unwrap();
-    let path = db_in(&dir);
+    let path = fx.target();
     let barrier = Arc::new(Barrier::new(8));
     let winners: usize = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|_| {
                 let (path, id, barrier) = (path.clone(), id.clone(), barrier.clone());
                 s.spawn(move || {
-                    let store = Store::open(&path).unwrap();
+                    let store = path.open().unwrap();
                     barrier.wait();
                     store.claim_for_execution(&id).unwrap().is_some()
                 })
@@ -257,10 +266,11 @@ fn claim_races_between_threads_have_one_winner() {
     });
     assert_eq!(winners, 1);
 }
+}
 
-#[test]
-fn answer_races_between_threads_have_one_winner() {
-    let (_dir, store) = fresh();
+both! {
+fn answer_races_between_threads_have_one_winner(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
     let store = Arc::new(store);
     let barrier = Arc::new(Barrier::new(6));
@@ -292,10 +302,11 @@ fn answer_races_between_threads_have_one_winner() {
     assert!(store.rows(&RowFilter::default()).unwrap().len() <= 2);
     assert!(store.verify().unwrap().is_intact());
 }
+}
 
-#[test]
-fn approve_for_the_session_grants_the_rule_where_allowed() {
-    let (_dir, store) = fresh();
+both! {
+fn approve_for_the_session_grants_the_rule_where_allowed(fx) {
+    let store = fx.open();
     let (r, mut p) = waiting("s1", "c1");
     let not_remembered = store.append_waiting(&r, &p).unwrap().id;
     let err = store
@@ -320,10 +331,11 @@ fn approve_for_the_session_grants_the_rule_where_allowed() {
     assert!(store.has_grant("s1", "edits").unwrap());
     assert!(!store.has_grant("s2", "edits").unwrap());
 }
+}
 
-#[test]
-fn session_approval_needs_a_rule() {
-    let (_dir, store) = fresh();
+both! {
+fn session_approval_needs_a_rule(fx) {
+    let store = fx.open();
     let (r, mut p) = waiting("s1", "c1");
     p.remember_allowed = true;
     p.rule = None;
@@ -331,10 +343,11 @@ fn session_approval_needs_a_rule() {
     let err = store.answer(&id, Answer::Session, None, "t").unwrap_err();
     assert!(matches!(err, Error::SessionNotAllowed { .. }), "{err}");
 }
+}
 
-#[test]
-fn list_pending_shows_only_unanswered_oldest_first() {
-    let (_dir, store) = fresh();
+both! {
+fn list_pending_shows_only_unanswered_oldest_first(fx) {
+    let store = fx.open();
     let a = queued(&store, "a");
     std::thread::sleep(Duration::from_millis(3));
     let b = queued(&store, "b");
@@ -355,23 +368,24 @@ fn list_pending_shows_only_unanswered_oldest_first() {
     assert_eq!(declined[0].id, b);
     assert_eq!(store.list_approvals(None).unwrap().len(), 3);
 }
+}
 
-#[test]
-fn a_waiting_caller_sees_the_answer_by_polling() {
-    let (dir, store) = fresh();
+both! {
+fn a_waiting_caller_sees_the_answer_by_polling(fx) {
+    let store = fx.open();
     let id = queued(&store, "c1");
-    let path = db_in(&dir);
+    let path = fx.target();
     let answerer = {
         let (path, id) = (path.clone(), id.clone());
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(100));
-            Store::open(&path)
+            path.open()
                 .unwrap()
                 .answer(&id, Answer::Approve, None, "web")
                 .unwrap();
         })
     };
-    let poller = Store::open(&path).unwrap();
+    let poller = path.open().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut polls = 0;
     let status = loop {
@@ -385,4 +399,5 @@ fn a_waiting_caller_sees_the_answer_by_polling() {
     answerer.join().unwrap();
     assert_eq!(status, ApprovalStatus::Approved);
     assert!(polls > 1);
+}
 }

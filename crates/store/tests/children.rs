@@ -2,23 +2,22 @@
 //! binary again with `--exact children::child` and a role in the
 //! environment; without one, as in a normal test run, `child` does nothing.
 
-use std::path::PathBuf;
-
 use toolgate_store::Store;
 
-use crate::support::{ARG_ENV, DB_ENV, ROLE_ENV, executed, waiting};
+use crate::support::{ARG_ENV, DB_ENV, ROLE_ENV, Target, executed, waiting};
 
 #[test]
 fn child() {
     let Some(role) = std::env::var_os(ROLE_ENV) else {
         return;
     };
-    let db = PathBuf::from(std::env::var_os(DB_ENV).expect("child needs a database"));
+    let db = Target(std::env::var(DB_ENV).expect("child needs a database"));
     let arg = std::env::var(ARG_ENV).unwrap_or_default();
     match role.to_str().expect("role is UTF-8") {
         "append" => append(&db, &arg),
         "crash-loop" => crash_loop(&db, &arg),
         "claim" => claim(&db, &arg),
+        "hosts" => hosts(&db, &arg),
         "open-default" => open_default(),
         other => panic!("unknown child role `{other}`"),
     }
@@ -29,10 +28,10 @@ fn child() {
 }
 
 /// Appends `count` rows as session `name`; arg is `name:count`.
-fn append(db: &PathBuf, arg: &str) {
+fn append(db: &Target, arg: &str) {
     let (name, count) = arg.split_once(':').expect("name:count");
     let count: usize = count.parse().expect("count");
-    let store = Store::open(db).expect("child opens the store");
+    let store = db.open().expect("child opens the store");
     for i in 0..count {
         store
             .append(&executed(name, &format!("{name}-{i}")))
@@ -42,8 +41,8 @@ fn append(db: &PathBuf, arg: &str) {
 
 /// Appends forever, queueing an approval every tenth call, until killed.
 /// Says `ready` once it has done some of both.
-fn crash_loop(db: &PathBuf, name: &str) {
-    let store = Store::open(db).expect("child opens the store");
+fn crash_loop(db: &Target, name: &str) {
+    let store = db.open().expect("child opens the store");
     for i in 0u64.. {
         let call = format!("{name}-{i}");
         if i % 10 == 0 {
@@ -61,8 +60,8 @@ fn crash_loop(db: &PathBuf, name: &str) {
 }
 
 /// Tries to claim approval `arg`; prints whether it won.
-fn claim(db: &PathBuf, id: &str) {
-    let store = Store::open(db).expect("child opens the store");
+fn claim(db: &Target, id: &str) {
+    let store = db.open().expect("child opens the store");
     let won = store.claim_for_execution(id).expect("claim").is_some();
     println!("CHILD claimed={won}");
 }
@@ -76,4 +75,27 @@ fn open_default() {
         .append(&executed("default", "c1"))
         .expect("append to the default store");
     println!("CHILD path={}", store.path().display());
+}
+
+/// Plays several hosts: opens the store once per host (each its own
+/// connections) and appends `count` rows from each, all at once; arg is
+/// `name:hosts:count`.
+fn hosts(db: &Target, arg: &str) {
+    let mut parts = arg.split(':');
+    let name = parts.next().expect("name");
+    let hosts: usize = parts.next().and_then(|n| n.parse().ok()).expect("hosts");
+    let count: usize = parts.next().and_then(|n| n.parse().ok()).expect("count");
+    std::thread::scope(|s| {
+        for h in 0..hosts {
+            s.spawn(move || {
+                let store = db.open().expect("host opens the store");
+                let session = format!("{name}h{h}");
+                for i in 0..count {
+                    store
+                        .append(&executed(&session, &format!("{session}-{i}")))
+                        .expect("host appends");
+                }
+            });
+        }
+    });
 }

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use toolgate_store::{Answer, RowFilter, Store};
 
-use crate::support::{ChildLines, db_in, executed, fresh, spawn_child, wait_ok, waiting};
+use crate::both;
+use crate::support::{ChildLines, Fixture, db_in, executed, spawn_child, wait_ok, waiting};
 
 #[test]
 fn eight_processes_appending_500_each_make_one_chain_of_4000() {
@@ -45,9 +46,9 @@ fn eight_processes_appending_500_each_make_one_chain_of_4000() {
     assert_eq!(store.totals().unwrap().requests, 4000);
 }
 
-#[test]
-fn threads_sharing_one_store_chain_correctly() {
-    let (_dir, store) = fresh();
+both! {
+fn threads_sharing_one_store_chain_correctly(fx) {
+    let store = fx.open();
     let store = Arc::new(store);
     std::thread::scope(|s| {
         for t in 0..4 {
@@ -65,16 +66,17 @@ fn threads_sharing_one_store_chain_correctly() {
     assert!(rows.iter().map(|r| r.seq).eq(1..=1000));
     assert!(store.verify().unwrap().is_intact());
 }
+}
 
-#[test]
-fn claim_races_between_processes_have_one_winner() {
-    let (dir, store) = fresh();
+both! {
+fn claim_races_between_processes_have_one_winner(fx) {
+    let store = fx.open();
     let (r, p) = waiting("s", "c1");
     let id = store.append_waiting(&r, &p).unwrap().id;
     store.answer(&id, Answer::Approve, None, "t").unwrap();
 
     let mut children: Vec<_> = (0..4)
-        .map(|_| spawn_child("claim", &db_in(&dir), &id))
+        .map(|_| spawn_child("claim", &fx.target().0, &id))
         .collect();
     let answers: Vec<String> = children
         .iter_mut()
@@ -93,6 +95,7 @@ fn claim_races_between_processes_have_one_winner() {
         3,
         "{answers:?}"
     );
+}
 }
 
 #[test]
@@ -116,4 +119,43 @@ fn opening_while_others_write_and_checkpoint_succeeds() {
     let store = Store::open(&path).unwrap();
     assert_eq!(store.totals().unwrap().requests, 4500);
     assert!(store.verify().unwrap().is_intact());
+}
+
+/// Four processes, each playing two hosts with their own connections,
+/// append 500 rows per host to one PostgreSQL ledger at once.
+#[test]
+fn four_processes_as_two_hosts_each_make_one_chain_of_4000() {
+    let Some(fx) = Fixture::postgres() else {
+        return;
+    };
+    // No schema yet: the hosts race to migrate it, too.
+    let children: Vec<_> = (0..4)
+        .map(|i| spawn_child("hosts", &fx.target().0, &format!("p{i}:2:500")))
+        .collect();
+    for child in children {
+        wait_ok(child, "host process");
+    }
+    let store = fx.open();
+    let rows = store.rows(&RowFilter::default()).unwrap();
+    assert_eq!(rows.len(), 4000);
+    assert!(rows.iter().map(|r| r.seq).eq(1..=4000), "no gaps");
+    for p in 0..4 {
+        for h in 0..2 {
+            let session = format!("p{p}h{h}");
+            let mine: Vec<_> = rows
+                .iter()
+                .filter(|r| r.record.session == session)
+                .collect();
+            assert!(
+                mine.iter()
+                    .map(|r| r.record.call_id.clone())
+                    .eq((0..500).map(|n| format!("{session}-{n}"))),
+                "{session}: its 500 rows, in its order"
+            );
+        }
+    }
+    let report = store.verify().unwrap();
+    assert!(report.is_intact(), "{:?}", report.problem);
+    assert_eq!(report.rows, 4000);
+    assert_eq!(report.head.unwrap().seq, 4000);
 }

@@ -4,19 +4,19 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use toolgate_store::{Answer, ApprovalStatus, Outcome, RowFilter, RowKind, Store};
+use toolgate_store::{Answer, ApprovalStatus, Outcome, RowFilter, RowKind};
 
-use crate::support::{ChildLines, db_in, spawn_child};
+use crate::both;
+use crate::support::{ChildLines, spawn_child};
 
-#[test]
-fn a_killed_writer_leaves_nothing_half_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db_in(&dir);
+both! {
+fn a_killed_writer_leaves_nothing_half_written(fx) {
+    let target = fx.target();
     let mut last_head = 0;
     // Several rounds against the same file, killed after different delays
     // so that the kill lands at different points of a transaction.
     for (round, delay_ms) in [1u64, 3, 7, 13, 17, 29, 41, 89].into_iter().enumerate() {
-        let mut child = spawn_child("crash-loop", &path, &format!("r{round}"));
+        let mut child = spawn_child("crash-loop", &target.0, &format!("r{round}"));
         let mut lines = ChildLines::of(&mut child);
         assert_eq!(lines.next_line().as_deref(), Some("ready"));
         std::thread::sleep(Duration::from_millis(delay_ms));
@@ -24,7 +24,7 @@ fn a_killed_writer_leaves_nothing_half_written() {
         let status = child.wait().unwrap();
         assert!(!status.success(), "the child was killed, not finished");
 
-        let store = Store::open(&path).expect("the file opens after the kill");
+        let store = target.open().expect("the store opens after the kill");
         let report = store.verify().unwrap();
         assert!(report.is_intact(), "round {round}: {:?}", report.problem);
         let head = report.head.unwrap();
@@ -86,4 +86,5 @@ fn a_killed_writer_leaves_nothing_half_written() {
         );
         last_head = report.head.unwrap().seq;
     }
+}
 }

@@ -7,16 +7,17 @@ use toolgate_store::{
     Answer, ApprovalAnswer, ApprovalStatus, Error, Outcome, RowFilter, RowKind, Store,
 };
 
-use crate::support::{db_in, fresh, raw, waiting};
+use crate::both;
+use crate::support::{db_in, raw, waiting};
 
 fn queued(store: &Store, call: &str) -> String {
     let (r, p) = waiting("s", call);
     store.append_waiting(&r, &p).unwrap().id
 }
 
-#[test]
-fn an_old_pending_approval_expires_with_a_resolution_row() {
-    let (_dir, store) = fresh();
+both! {
+fn an_old_pending_approval_expires_with_a_resolution_row(fx) {
+    let store = fx.open();
     let old = queued(&store, "old");
     std::thread::sleep(Duration::from_millis(30));
     let young = queued(&store, "young");
@@ -88,10 +89,11 @@ fn an_old_pending_approval_expires_with_a_resolution_row() {
     );
     assert!(store.verify().unwrap().is_intact());
 }
+}
 
-#[test]
-fn an_answered_approval_never_expires() {
-    let (_dir, store) = fresh();
+both! {
+fn an_answered_approval_never_expires(fx) {
+    let store = fx.open();
     let id = queued(&store, "c");
     store.answer(&id, Answer::Approve, None, "t").unwrap();
     std::thread::sleep(Duration::from_millis(5));
@@ -100,6 +102,7 @@ fn an_answered_approval_never_expires() {
         store.approval(&id).unwrap().unwrap().status,
         ApprovalStatus::Approved
     );
+}
 }
 
 #[test]
@@ -111,7 +114,8 @@ fn a_version_1_database_is_migrated_with_its_approvals() {
         queued(&store, "c")
     };
     // Put the file back to what version 1 wrote: the old CHECK, no pins and
-    // no server columns (version 3), user_version 1.
+    // no server columns (version 3), no trust table (version 4),
+    // user_version 1.
     {
         let conn = raw(&path);
         conn.execute_batch(
@@ -120,6 +124,7 @@ fn a_version_1_database_is_migrated_with_its_approvals() {
                  digest, reason, rule, remember_allowed, status, answer, note, answered_by,
                  answered, claimed, outcome, finished FROM approvals;
              DROP TABLE pins;
+             DROP TABLE trust;
              ALTER TABLE ledger DROP COLUMN server;
              DROP TABLE approvals;
              CREATE TABLE approvals (

@@ -1,14 +1,13 @@
 //! Appending, reading back, and counting.
 
-use toolgate_store::{
-    Answer, ApprovalAnswer, Decision, Outcome, RowFilter, RowKind, Store, Totals,
-};
+use toolgate_store::{Answer, ApprovalAnswer, Decision, Outcome, RowFilter, RowKind, Totals};
 
-use crate::support::{documented_hash, executed, fresh, genesis, record, waiting};
+use crate::both;
+use crate::support::{documented_hash, executed, genesis, record, waiting};
 
-#[test]
-fn rows_start_at_one_and_each_names_the_previous_hash() {
-    let (_dir, store) = fresh();
+both! {
+fn rows_start_at_one_and_each_names_the_previous_hash(fx) {
+    let store = fx.open();
     for i in 0..5 {
         let appended = store.append(&executed("s", &format!("c{i}"))).unwrap();
         assert_eq!(appended.seq, i + 1);
@@ -27,10 +26,11 @@ fn rows_start_at_one_and_each_names_the_previous_hash() {
     let head = store.head().unwrap();
     assert_eq!((head.seq, head.hash), (5, prev));
 }
+}
 
-#[test]
-fn a_record_reads_back_as_it_was_appended() {
-    let (_dir, store) = fresh();
+both! {
+fn a_record_reads_back_as_it_was_appended(fx) {
+    let store = fx.open();
     let mut r = record("s1", "toolu_9", Decision::Deny, Outcome::Blocked);
     r.client = None;
     r.rule = None;
@@ -48,10 +48,11 @@ fn a_record_reads_back_as_it_was_appended() {
     assert_eq!(rows[0].kind, RowKind::Request);
     assert_eq!((rows[0].seq, &rows[0].hash), (appended.seq, &appended.hash));
 }
+}
 
-#[test]
-fn row_time_is_rfc3339_utc_with_milliseconds() {
-    let (_dir, store) = fresh();
+both! {
+fn row_time_is_rfc3339_utc_with_milliseconds(fx) {
+    let store = fx.open();
     store.append(&executed("s", "c")).unwrap();
     let time = &store.rows(&RowFilter::default()).unwrap()[0].time;
     let b = time.as_bytes();
@@ -69,10 +70,11 @@ fn row_time_is_rfc3339_utc_with_milliseconds() {
     }
     assert!(time.starts_with("20"), "{time}");
 }
+}
 
-#[test]
-fn rows_filter_by_session_call_and_position() {
-    let (_dir, store) = fresh();
+both! {
+fn rows_filter_by_session_call_and_position(fx) {
+    let store = fx.open();
     for i in 0..10 {
         let session = if i % 2 == 0 { "even" } else { "odd" };
         store.append(&executed(session, &format!("c{i}"))).unwrap();
@@ -117,10 +119,11 @@ fn rows_filter_by_session_call_and_position() {
         [1, 3]
     );
 }
+}
 
-#[test]
-fn totals_count_each_call_once_where_it_ended() {
-    let (_dir, store) = fresh();
+both! {
+fn totals_count_each_call_once_where_it_ended(fx) {
+    let store = fx.open();
     // Allowed and ran; allowed and the tool failed; denied.
     store.append(&executed("s", "ran")).unwrap();
     store
@@ -186,10 +189,11 @@ fn totals_count_each_call_once_where_it_ended() {
     assert_eq!(store.rows(&RowFilter::default()).unwrap().len(), 9);
     assert!(store.verify().unwrap().is_intact());
 }
+}
 
-#[test]
-fn a_resolution_row_carries_the_call_and_the_answer() {
-    let (_dir, store) = fresh();
+both! {
+fn a_resolution_row_carries_the_call_and_the_answer(fx) {
+    let store = fx.open();
     let (r, p) = waiting("s", "c1");
     let queued = store.append_waiting(&r, &p).unwrap();
     store
@@ -221,10 +225,11 @@ fn a_resolution_row_carries_the_call_and_the_answer() {
     assert_eq!(resolution.record.outcome, Outcome::Failed);
     assert_eq!(resolution.record.duration_us, 4321);
 }
+}
 
-#[test]
-fn session_totals_count_only_that_session() {
-    let (_dir, store) = fresh();
+both! {
+fn session_totals_count_only_that_session(fx) {
+    let store = fx.open();
     store.append(&executed("a", "1")).unwrap();
     store.append(&executed("a", "2")).unwrap();
     store
@@ -237,24 +242,25 @@ fn session_totals_count_only_that_session() {
     assert_eq!(store.session_totals("nobody").unwrap(), Totals::default());
     assert_eq!(store.totals().unwrap().requests, 3);
 }
+}
 
-#[test]
-fn the_ledger_survives_reopening() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("toolgate.db");
+both! {
+fn the_ledger_survives_reopening(fx) {
+    let path = fx.target();
     {
-        let store = Store::open(&path).unwrap();
+        let store = path.open().unwrap();
         store.append(&executed("s", "c1")).unwrap();
     }
-    let store = Store::open(&path).unwrap();
+    let store = path.open().unwrap();
     let appended = store.append(&executed("s", "c2")).unwrap();
     assert_eq!(appended.seq, 2);
     assert!(store.verify().unwrap().is_intact());
 }
+}
 
-#[test]
-fn passed_calls_count_once() {
-    let (_dir, store) = fresh();
+both! {
+fn passed_calls_count_once(fx) {
+    let store = fx.open();
     store
         .append(&record("s", "c1", Decision::Allow, Outcome::Passed))
         .unwrap();
@@ -265,10 +271,11 @@ fn passed_calls_count_once() {
         t.executions + t.failed + t.blocked + t.waiting + t.passed
     );
 }
+}
 
-#[test]
-fn rows_with_a_server_hash_as_documented_and_filter_by_server() {
-    let (_dir, store) = fresh();
+both! {
+fn rows_with_a_server_hash_as_documented_and_filter_by_server(fx) {
+    let store = fx.open();
     let mut a = executed("s", "c1");
     a.server = Some("fs".to_owned());
     store.append(&a).unwrap();
@@ -303,4 +310,5 @@ fn rows_with_a_server_hash_as_documented_and_filter_by_server() {
     assert_eq!(fs.len(), 1);
     assert_eq!(fs[0].record.call_id, "c1");
     assert_eq!(fs[0].record.server.as_deref(), Some("fs"));
+}
 }

@@ -3,11 +3,12 @@
 
 use toolgate_store::{PinCheck, SCHEMA_VERSION, Store};
 
+use crate::both;
 use crate::support::{db_in, executed, fresh, raw};
 
-#[test]
-fn first_sight_pins_and_a_change_waits_for_acceptance() {
-    let (_dir, store) = fresh();
+both! {
+fn first_sight_pins_and_a_change_waits_for_acceptance(fx) {
+    let store = fx.open();
     assert_eq!(
         store
             .check_pin("fs", "read", "aaa", r#"{"name":"read"}"#)
@@ -53,10 +54,11 @@ fn first_sight_pins_and_a_change_waits_for_acceptance() {
     );
     assert!(store.accept_pin("fs", "read", None).unwrap().is_none());
 }
+}
 
-#[test]
-fn pins_are_per_server() {
-    let (_dir, store) = fresh();
+both! {
+fn pins_are_per_server(fx) {
+    let store = fx.open();
     store.check_pin("a", "t", "1", "{}").unwrap();
     assert_eq!(
         store.check_pin("b", "t", "2", "{}").unwrap(),
@@ -65,18 +67,19 @@ fn pins_are_per_server() {
     assert_eq!(store.pins(None).unwrap().len(), 2);
     assert_eq!(store.pins(Some("b")).unwrap()[0].digest, "2");
 }
+}
 
 #[test]
 fn a_version_1_database_is_migrated_keeping_its_rows() {
     let (dir, store) = fresh();
     store.append(&executed("s", "c1")).unwrap();
     drop(store);
-    // Take the file back to schema version 1: no pins table, no server
+    // Take the file back to schema version 1: no pins or trust table, no server
     // columns.
     {
         let conn = raw(&db_in(&dir));
         conn.execute_batch(
-            "DROP TABLE pins; ALTER TABLE ledger DROP COLUMN server;
+            "DROP TABLE pins; DROP TABLE trust; ALTER TABLE ledger DROP COLUMN server;
              ALTER TABLE approvals DROP COLUMN server; PRAGMA user_version = 1;",
         )
         .unwrap();

@@ -137,7 +137,7 @@ pub fn genesis() -> &'static str {
 }
 
 /// Starts this test binary again in a child role (see `children`).
-pub fn spawn_child(role: &str, db: &Path, arg: &str) -> Child {
+pub fn spawn_child(role: &str, db: impl AsRef<std::ffi::OsStr>, arg: &str) -> Child {
     Command::new(std::env::current_exe().expect("test binary"))
         .args([
             "--exact",
@@ -191,4 +191,145 @@ pub fn wait_ok(mut child: Child, what: &str) {
 /// A database path inside `dir`.
 pub fn db_in(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("toolgate.db")
+}
+
+/// The environment variable naming the PostgreSQL database the tests may
+/// use (`scripts/pg.sh` starts a server and sets it).
+pub const PG_ENV: &str = "TOOLGATE_TEST_DATABASE_URL";
+
+/// Where a store lives: a SQLite file or a PostgreSQL URL (whose
+/// `search_path` names a schema of the test's own).
+#[derive(Debug, Clone)]
+pub struct Target(pub String);
+
+impl Target {
+    /// Opens (another handle to) the store.
+    pub fn open(&self) -> toolgate_store::Result<Store> {
+        if self.is_postgres() {
+            Store::open_url(&self.0)
+        } else {
+            Store::open(&self.0)
+        }
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.0.starts_with("postgres://")
+    }
+}
+
+/// A new, empty store of one backend, for one test.
+pub struct Fixture {
+    _dir: tempfile::TempDir,
+    target: Target,
+}
+
+impl Fixture {
+    /// A SQLite file in a new temporary directory.
+    pub fn sqlite() -> Fixture {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = Target(db_in(&dir).to_string_lossy().into_owned());
+        Fixture { _dir: dir, target }
+    }
+
+    /// A new schema in the test database; `None` (the test is skipped)
+    /// when no database is configured outside CI. In CI a missing
+    /// database fails the test.
+    pub fn postgres() -> Option<Fixture> {
+        let base = pg_base()?;
+        let schema = format!("t_{}", unique());
+        let mut admin = postgres::Client::connect(&base, postgres::NoTls)
+            .unwrap_or_else(|e| panic!("connect to {base}: {e}"));
+        admin
+            .batch_execute(&format!("CREATE SCHEMA {schema}"))
+            .expect("create schema");
+        let sep = if base.contains('?') { '&' } else { '?' };
+        let url =
+            format!("{base}{sep}application_name={schema}&options=-c%20search_path%3D{schema}");
+        Some(Fixture {
+            _dir: tempfile::tempdir().expect("temp dir"),
+            target: Target(url),
+        })
+    }
+
+    /// The store, opened.
+    pub fn open(&self) -> Store {
+        self.target.open().expect("open the store")
+    }
+
+    /// Where the store lives, for other threads and processes.
+    pub fn target(&self) -> Target {
+        self.target.clone()
+    }
+
+    /// The schema's name (also the connections' `application_name`), for
+    /// a PostgreSQL fixture.
+    pub fn schema(&self) -> Option<&str> {
+        self.target.0.rsplit_once("search_path%3D").map(|(_, s)| s)
+    }
+}
+
+/// The test database's URL, or `None` to skip (never in CI).
+pub fn pg_base() -> Option<String> {
+    match std::env::var(PG_ENV).ok().filter(|v| !v.is_empty()) {
+        Some(url) => Some(url),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!(
+                "{PG_ENV} is not set: CI runs the store's tests on PostgreSQL too (scripts/pg.sh)"
+            )
+        }
+        None => {
+            eprintln!("skipped: {PG_ENV} is not set (scripts/pg.sh starts a server)");
+            None
+        }
+    }
+}
+
+/// A name no other test of this run (or an earlier run) uses.
+pub fn unique() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!(
+        "{}_{}_{}",
+        std::process::id(),
+        nanos % 1_000_000_000,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A raw connection to a PostgreSQL fixture's schema, for looking behind
+/// the store's back.
+pub fn pg_raw(target: &Target) -> postgres::Client {
+    postgres::Client::connect(&target.0, postgres::NoTls).expect("raw PostgreSQL connection")
+}
+
+/// Defines a test that runs once on each backend: `NAME::sqlite` and
+/// `NAME::postgres`. The body gets `fx: &Fixture`.
+#[macro_export]
+macro_rules! both {
+    ($(fn $name:ident($fx:ident) $body:block)+) => {
+        $(
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                fn run($fx: &$crate::support::Fixture) $body
+
+                #[test]
+                fn sqlite() {
+                    run(&$crate::support::Fixture::sqlite());
+                }
+
+                #[test]
+                fn postgres() {
+                    if let Some(fx) = $crate::support::Fixture::postgres() {
+                        run(&fx);
+                    }
+                }
+            }
+        )+
+    };
 }

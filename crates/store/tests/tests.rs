@@ -11,5 +11,6 @@ mod files;
 mod grants;
 mod ledger;
 mod pins;
+mod postgres;
 mod support;
 mod tamper;

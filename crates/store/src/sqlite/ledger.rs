@@ -5,13 +5,14 @@ use std::path::Path;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use super::Db;
 use crate::chain::{self, Fields};
 use crate::error::{Error, Result};
 use crate::stored::{ROW_COLUMNS, RawRow};
+use crate::time;
 use crate::types::{Appended, Head, Record, Row, RowFilter, RowKind, Totals};
-use crate::{Store, time};
 
-impl Store {
+impl Db {
     /// Appends a request row for one call and returns its seq and hash.
     ///
     /// The head is read and moved in the same `BEGIN IMMEDIATE`
@@ -55,7 +56,7 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&sql).map_err(self.db())?;
         let raw = stmt
-            .query_map(rusqlite::params_from_iter(args), RawRow::read)
+            .query_map(rusqlite::params_from_iter(args), read_raw)
             .map_err(self.db())?
             .collect::<rusqlite::Result<Vec<RawRow>>>()
             .map_err(self.db())?;
@@ -69,23 +70,13 @@ impl Store {
             .collect()
     }
 
-    /// Counts over the whole ledger; see [`Totals`] for what each means.
-    pub fn totals(&self) -> Result<Totals> {
-        self.count(None)
-    }
-
-    /// Counts over one session's rows.
-    pub fn session_totals(&self, session: &str) -> Result<Totals> {
-        self.count(Some(session))
-    }
-
     /// The last seq and hash, as the `head` table holds them.
     pub fn head(&self) -> Result<Head> {
         let conn = self.conn();
         read_head(&conn, &self.path)
     }
 
-    fn count(&self, session: Option<&str>) -> Result<Totals> {
+    pub fn count(&self, session: Option<&str>) -> Result<Totals> {
         // A waiting request is resolved by the one resolution row with its
         // approval id (unique by index `ledger_resolution`).
         let sql = "SELECT
@@ -234,4 +225,73 @@ pub(crate) fn read_head(conn: &Connection, path: &Path) -> Result<Head> {
 
 pub(crate) fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Reads the columns of [`ROW_COLUMNS`], without trusting their types.
+pub(crate) fn read_raw(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+    let mut malformed = false;
+    let mut text = |i: usize| -> rusqlite::Result<Option<String>> {
+        Ok(match r.get::<_, Value>(i)? {
+            Value::Text(s) => Some(s),
+            Value::Null => None,
+            _ => {
+                malformed = true;
+                Some(String::new())
+            }
+        })
+    };
+    let seq = r.get::<_, i64>(0)?;
+    let kind = text(1)?.unwrap_or_default();
+    let time = text(2)?.unwrap_or_default();
+    let session = text(3)?.unwrap_or_default();
+    let client = text(4)?;
+    let call_id = text(5)?.unwrap_or_default();
+    let tool = text(6)?.unwrap_or_default();
+    let digest = text(7)?.unwrap_or_default();
+    let input = text(8)?.unwrap_or_default();
+    let decision = text(9)?.unwrap_or_default();
+    let rule = text(10)?;
+    let reason = text(12)?.unwrap_or_default();
+    let approval = text(13)?;
+    let note = text(14)?;
+    let outcome = text(15)?.unwrap_or_default();
+    let approval_id = text(17)?;
+    let prev_hash = text(18)?.unwrap_or_default();
+    let hash = text(19)?.unwrap_or_default();
+    let server = text(20)?;
+    let mut int = |i: usize| -> rusqlite::Result<i64> {
+        Ok(match r.get::<_, Value>(i)? {
+            Value::Integer(n) => n,
+            _ => {
+                malformed = true;
+                0
+            }
+        })
+    };
+    let hard = int(11)?;
+    let duration_us = int(16)?;
+    Ok(RawRow {
+        seq,
+        kind,
+        time,
+        session,
+        client,
+        call_id,
+        tool,
+        digest,
+        input,
+        decision,
+        rule,
+        hard,
+        reason,
+        approval,
+        note,
+        outcome,
+        duration_us,
+        approval_id,
+        server,
+        prev_hash,
+        hash,
+        malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,
+    })
 }

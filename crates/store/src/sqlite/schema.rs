@@ -6,12 +6,12 @@ pub const APPLICATION_ID: i32 = 0x7467_6462;
 
 /// `PRAGMA user_version` written by this build. A file with a higher
 /// version is refused rather than read with the wrong schema.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
 /// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
 /// sets `user_version`, so a crash leaves the old version intact.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 const V1: &str = r#"
 -- One row per submitted call (kind 'request'), plus one per call that
@@ -141,6 +141,17 @@ CREATE TABLE pins (
 -- other host. Rows written before version 3 have none.
 ALTER TABLE ledger ADD COLUMN server TEXT;
 ALTER TABLE approvals ADD COLUMN server TEXT;
+"#;
+
+/// Version 4: trusted project policies.
+const V4: &str = r#"
+-- One row per trusted project policy file: its digest when it was trusted.
+-- An edited file has another digest, and is no longer trusted.
+CREATE TABLE trust (
+    file    TEXT NOT NULL PRIMARY KEY,
+    digest  TEXT NOT NULL,
+    trusted TEXT NOT NULL
+) WITHOUT ROWID;
 "#;
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::Db;
 use crate::error::Result;
+use crate::time;
 use crate::types::Grant;
-use crate::{Store, time};
 
-impl Store {
+impl Db {
     /// Grants `rule` for `session`. Returns whether it is new (granting
     /// twice is not an error).
     pub fn grant(&self, session: &str, rule: &str) -> Result<bool> {

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+use super::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::error::{Error, Result};
-use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 
 /// How long a statement waits for another process's lock before failing.
 ///

@@ -1,0 +1,634 @@
+//! Layered policies: managed, user and project files merged into one.
+//!
+//! | layer | file | honoured when |
+//! | --- | --- | --- |
+//! | managed | `/etc/toolgate/toolgate.toml` | owned by root and not group or world writable |
+//! | user | `~/.config/toolgate/toolgate.toml` | it exists |
+//! | project | the nearest `toolgate.toml` from the working directory | it exists |
+//!
+//! `--policy FILE` (or `$TOOLGATE_POLICY`) still means exactly that one
+//! file, and with neither a managed nor a user file the project file is
+//! read alone, as it always was. Otherwise:
+//!
+//! - **Rules** of every layer apply together. deny > ask > allow, so a deny
+//!   in any layer is final. Ids stay unique: a managed rule is
+//!   `managed:<id>`, a user rule `user:<id>`, a project rule keeps its id.
+//! - **Scalars** (`default`, `mode`, `roots`, `read_roots`, `ledger`):
+//!   managed > project > user; `protected` paths add up. `[state]
+//!   database` comes from the managed or user layer only (a project must not
+//!   send the ledger elsewhere).
+//! - **Lock**: a managed `lock = ["mode", "default", "bypass", ...]` keeps
+//!   the lower layers from setting what it names ([`LOCKABLE`]).
+//! - **Trust**: a project's allow rules, mode, roots, ledger setting and
+//!   tool declarations apply only once the person has trusted the file as
+//!   it is now (`toolgate trust`, kept in the state store with the file's
+//!   digest: an edited file needs trusting again). Its deny and ask rules
+//!   apply at once. Rules that do not apply are kept in [`Layers::rules`]
+//!   with the reason, for `toolgate policy show` and `explain`.
+//!
+//! Relative roots and `/p` patterns of the managed and user layers mean the
+//! project's directory (the working directory when there is no project
+//! file). The layer files themselves are protected paths (writes always
+//! ask); the first file of the merge (the project's, else the user's, else
+//! the managed one) is the policy file whose writes are a hard limit.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::effect::{Effect, Mode};
+use crate::error::PolicyError;
+use crate::file::{Doc, Placed};
+use crate::policy::{LoadOptions, Policy, locate};
+
+/// The managed policy's path.
+pub const MANAGED_POLICY: &str = "/etc/toolgate/toolgate.toml";
+
+/// Names another managed policy file, for tests and images; honoured only
+/// while [`MANAGED_POLICY`] does not exist, and under the same ownership
+/// rules.
+pub const MANAGED_POLICY_ENV: &str = "TOOLGATE_MANAGED_POLICY";
+
+/// Names another user policy file (default `~/.config/toolgate/toolgate.toml`).
+pub const USER_POLICY_ENV: &str = "TOOLGATE_USER_POLICY";
+
+/// What a managed `lock` may name.
+pub const LOCKABLE: &[&str] = &[
+    "mode",
+    "default",
+    "bypass",
+    "roots",
+    "read_roots",
+    "ledger",
+    "allow",
+];
+
+/// Checks one `lock` entry.
+pub(crate) fn check_lock(name: &str) -> Result<(), String> {
+    if LOCKABLE.contains(&name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` cannot be locked; lockable: {}",
+            LOCKABLE.join(", ")
+        ))
+    }
+}
+
+/// One of the three layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layer {
+    /// `/etc/toolgate/toolgate.toml`, set by the machine's administrator.
+    Managed,
+    /// `~/.config/toolgate/toolgate.toml`, the person's own.
+    User,
+    /// The nearest `toolgate.toml`, which came with the code.
+    Project,
+}
+
+impl Layer {
+    /// `managed`, `user` or `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Managed => "managed",
+            Layer::User => "user",
+            Layer::Project => "project",
+        }
+    }
+
+    /// The prefix of this layer's rule ids (none for the project).
+    fn id_prefix(self) -> &'static str {
+        match self {
+            Layer::Managed => "managed:",
+            Layer::User => "user:",
+            Layer::Project => "",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A layer file that was found.
+#[derive(Debug, Clone)]
+pub struct LayerFile {
+    /// Which layer.
+    pub layer: Layer,
+    /// Its path.
+    pub path: PathBuf,
+    /// SHA-256 (hex) of its bytes, what trust is bound to.
+    pub digest: String,
+    /// For the project: whether it is trusted as it is now.
+    pub trusted: Option<bool>,
+}
+
+/// Where one rule came from and whether it applies.
+#[derive(Debug, Clone)]
+pub struct RuleOrigin {
+    /// The rule's id in the merged policy.
+    pub id: String,
+    /// Its effect.
+    pub effect: Effect,
+    /// Its selectors as written.
+    pub selectors: Vec<String>,
+    /// Its layer.
+    pub layer: Layer,
+    /// The file it is written in.
+    pub file: PathBuf,
+    /// The line of its first selector.
+    pub line: usize,
+    /// Why it does not apply; `None` when it does.
+    pub inactive: Option<String>,
+}
+
+/// How a merged policy was put together.
+#[derive(Debug, Clone, Default)]
+pub struct Layers {
+    /// The layer files found, managed first.
+    pub files: Vec<LayerFile>,
+    /// Every rule of every layer, in merge order, applying or not.
+    pub rules: Vec<RuleOrigin>,
+    /// What the managed layer locks.
+    pub locked: Vec<String>,
+    /// Warnings: ignored files, settings that did not apply.
+    pub notes: Vec<String>,
+}
+
+impl Layers {
+    /// The origin of the rule with this id.
+    pub fn origin(&self, id: &str) -> Option<&RuleOrigin> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// Rules written but not applying (e.g. an untrusted project's allows).
+    pub fn inactive(&self) -> impl Iterator<Item = &RuleOrigin> {
+        self.rules.iter().filter(|r| r.inactive.is_some())
+    }
+}
+
+/// `  [project /p/toolgate.toml:3]`, the layer and place of a rule of a
+/// layered policy; empty for a one-file policy.
+pub fn describe_origin(policy: &Policy, id: &str) -> String {
+    match policy.layers().and_then(|l| l.origin(id)) {
+        Some(o) => format!("  [{} {}:{}]", o.layer, o.file.display(), o.line),
+        None => String::new(),
+    }
+}
+
+/// Every rule of a policy with its origin: a layered policy's
+/// [`Layers::rules`]; for a one-file policy, its rules read back from the
+/// file (or the built-in text) with their lines.
+pub fn origins(policy: &Policy) -> Vec<RuleOrigin> {
+    if let Some(layers) = policy.layers()
+        && !layers.files.is_empty()
+    {
+        return layers.rules.clone();
+    }
+    let (path, text) = match policy.file() {
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => (f.to_path_buf(), t),
+            Err(_) => return Vec::new(),
+        },
+        None => (
+            PathBuf::from("<built-in>"),
+            crate::BUILTIN_POLICY.to_owned(),
+        ),
+    };
+    let Ok(doc) = Doc::parse(&text, &path) else {
+        return Vec::new();
+    };
+    doc.rules
+        .iter()
+        .map(|(rule, selectors)| RuleOrigin {
+            id: rule.id.clone(),
+            effect: rule.effect,
+            selectors: rule.sources.clone(),
+            layer: Layer::Project,
+            file: path.clone(),
+            line: selectors.first().map_or(1, |s| line_of(&text, s.offset)),
+            inactive: None,
+        })
+        .collect()
+}
+
+/// Asks the host whether a project file is trusted: `(database, file,
+/// digest)`, where `database` is the managed or user layer's `[state]
+/// database` (the store to look in) and `file` the canonical path. An error
+/// counts as untrusted.
+pub type TrustCheck<'a> = dyn Fn(Option<&str>, &Path, &str) -> Result<bool, String> + 'a;
+
+/// Where the managed and user layers are and how trust is checked.
+pub struct Layering<'a> {
+    /// The managed policy file.
+    pub managed: PathBuf,
+    /// The user policy file, when a home is known.
+    pub user: Option<PathBuf>,
+    /// The trust check; without one, no project is trusted.
+    pub trust: Option<&'a TrustCheck<'a>>,
+}
+
+impl Layering<'_> {
+    /// The standard paths, with `$TOOLGATE_MANAGED_POLICY` (only while the
+    /// standard managed file is absent) and `$TOOLGATE_USER_POLICY`.
+    pub fn from_env() -> Layering<'static> {
+        let var = |name| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let managed = match var(MANAGED_POLICY_ENV) {
+            Some(p) if !Path::new(MANAGED_POLICY).exists() => p,
+            _ => PathBuf::from(MANAGED_POLICY),
+        };
+        let user = var(USER_POLICY_ENV).or_else(|| {
+            let config =
+                var("XDG_CONFIG_HOME").or_else(|| var("HOME").map(|h| h.join(".config")))?;
+            Some(config.join("toolgate").join(crate::POLICY_FILE_NAME))
+        });
+        Layering {
+            managed,
+            user,
+            trust: None,
+        }
+    }
+
+    /// The same, with a trust check.
+    pub fn with_trust<'b>(self, trust: &'b TrustCheck<'b>) -> Layering<'b> {
+        Layering {
+            managed: self.managed,
+            user: self.user,
+            trust: Some(trust),
+        }
+    }
+}
+
+/// SHA-256 (hex) of a policy file's bytes: what `toolgate trust` records.
+pub fn digest(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Whether a managed policy file may be honoured: owned by root, and
+/// neither group nor world writable. `Err` says why not.
+#[cfg(unix)]
+pub fn check_managed(meta: &std::fs::Metadata) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.uid() != 0 {
+        return Err(format!("it is owned by uid {}, not root", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "it is group or world writable (mode {:o})",
+            meta.mode() & 0o777
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a managed policy file may be honoured (never off Unix).
+#[cfg(not(unix))]
+pub fn check_managed(_meta: &std::fs::Metadata) -> Result<(), String> {
+    Err("managed policies are honoured on Unix only".into())
+}
+
+/// One layer as read.
+struct Read {
+    layer: Layer,
+    path: PathBuf,
+    text: String,
+    doc: Doc,
+    digest: String,
+}
+
+/// Finds and merges the policy layers (see the module documentation).
+pub fn discover(
+    explicit: Option<&Path>,
+    cwd: &Path,
+    opts: &LoadOptions,
+    layering: &Layering<'_>,
+) -> Result<Policy, PolicyError> {
+    let env = std::env::var_os("TOOLGATE_POLICY").filter(|v| !v.is_empty());
+    if explicit.is_some() || env.is_some() {
+        return Policy::discover_single(explicit, cwd, opts);
+    }
+    let mut notes = Vec::new();
+    let managed = read_managed(&layering.managed, &mut notes)?;
+    let user = match &layering.user {
+        Some(p) if p.is_file() => Some(read_layer(Layer::User, p)?),
+        _ => None,
+    };
+    if managed.is_none() && user.is_none() {
+        // One layer: the project file alone, exactly as before layers.
+        let mut policy = Policy::discover_single(None, cwd, opts)?;
+        if !notes.is_empty() {
+            policy.layers = Some(Box::new(Layers {
+                notes,
+                ..Layers::default()
+            }));
+        }
+        return Ok(policy);
+    }
+    let project = match locate(None, None, cwd) {
+        Some(p) => Some(read_layer(Layer::Project, &p)?),
+        None => None,
+    };
+    merge(managed, user, project, cwd, opts, layering, notes)
+}
+
+fn read_layer(layer: Layer, path: &Path) -> Result<Read, PolicyError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| PolicyError::new(path, format!("cannot read the {layer} policy: {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| PolicyError::new(path, format!("the {layer} policy is not UTF-8")))?;
+    let doc = Doc::parse(&text, path)?;
+    if layer != Layer::Managed
+        && let Some(l) = doc.lock.first()
+    {
+        return Err(PolicyError::at(
+            path,
+            &text,
+            Some(l.offset),
+            "`lock` belongs in the managed policy only",
+        ));
+    }
+    Ok(Read {
+        layer,
+        path: path.to_path_buf(),
+        digest: digest(text.as_bytes()),
+        text,
+        doc,
+    })
+}
+
+fn read_managed(path: &Path, notes: &mut Vec<String>) -> Result<Option<Read>, PolicyError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m,
+        Ok(_) => {
+            notes.push(format!(
+                "the managed policy `{}` is not a file: ignored",
+                path.display()
+            ));
+            return Ok(None);
+        }
+        Err(_) => return Ok(None),
+    };
+    if let Err(why) = check_managed(&meta) {
+        notes.push(format!(
+            "the managed policy `{}` is ignored: {why}",
+            path.display()
+        ));
+        return Ok(None);
+    }
+    read_layer(Layer::Managed, path).map(Some)
+}
+
+/// Byte offset to 1-based line.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset.min(text.len()))
+        .map_or(1, |t| t.bytes().filter(|b| *b == b'\n').count() + 1)
+}
+
+fn merge(
+    managed: Option<Read>,
+    user: Option<Read>,
+    project: Option<Read>,
+    cwd: &Path,
+    opts: &LoadOptions,
+    layering: &Layering<'_>,
+    mut notes: Vec<String>,
+) -> Result<Policy, PolicyError> {
+    let locked: Vec<String> = managed
+        .as_ref()
+        .map(|m| m.doc.lock.iter().map(|l| l.value.clone()).collect())
+        .unwrap_or_default();
+    let is_locked = |name: &str| locked.iter().any(|l| l == name);
+
+    // Trust is looked up in the store the managed or user layer names.
+    let database = managed
+        .as_ref()
+        .and_then(|m| m.doc.database.clone())
+        .or_else(|| user.as_ref().and_then(|u| u.doc.database.clone()));
+    let trusted = match &project {
+        None => false,
+        Some(p) => {
+            let real = std::fs::canonicalize(&p.path).unwrap_or_else(|_| p.path.clone());
+            match layering.trust {
+                None => false,
+                Some(check) => match check(database.as_deref(), &real, &p.digest) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        notes.push(format!(
+                            "the project's trust could not be read ({e}): it is treated as untrusted"
+                        ));
+                        false
+                    }
+                },
+            }
+        }
+    };
+
+    // The project's directory anchors relative roots and `/p` patterns.
+    let base_file = project
+        .as_ref()
+        .map(|p| p.path.clone())
+        .unwrap_or_else(|| cwd.join(crate::POLICY_FILE_NAME));
+    let mut layer_opts = opts.clone();
+    if layer_opts.workspace.is_none() {
+        layer_opts.workspace = base_file.parent().map(Path::to_path_buf);
+    }
+
+    let mut merged = Doc::default();
+    let mut origins = Vec::new();
+    let mut files = Vec::new();
+    for read in [&managed, &user, &project].into_iter().flatten() {
+        // Each layer compiles on its own first, so that an error names its
+        // own file and line.
+        Policy::compile(
+            read.doc.clone(),
+            &read.text,
+            &read.path,
+            base_file.parent().map(Path::to_path_buf),
+            None,
+            &layer_opts,
+        )?;
+        let layer = read.layer;
+        files.push(LayerFile {
+            layer,
+            path: read.path.clone(),
+            digest: read.digest.clone(),
+            trusted: (layer == Layer::Project).then_some(trusted),
+        });
+        for (rule, selectors) in &read.doc.rules {
+            if layer == Layer::Project
+                && (rule.id.starts_with("managed:") || rule.id.starts_with("user:"))
+            {
+                let offset = selectors.first().map(|s| s.offset);
+                return Err(PolicyError::at(
+                    &read.path,
+                    &read.text,
+                    offset,
+                    format!(
+                        "rule id `{}` is reserved for the managed and user layers",
+                        rule.id
+                    ),
+                ));
+            }
+            let mut rule = rule.clone();
+            rule.id = format!("{}{}", layer.id_prefix(), rule.id);
+            let inactive = if rule.effect != Effect::Allow {
+                None
+            } else if layer == Layer::Project && !trusted {
+                Some("the project is not trusted (run `toolgate trust`)".to_owned())
+            } else if layer != Layer::Managed && is_locked("allow") {
+                Some("the managed policy locks `allow`".to_owned())
+            } else {
+                None
+            };
+            origins.push(RuleOrigin {
+                id: rule.id.clone(),
+                effect: rule.effect,
+                selectors: rule.sources.clone(),
+                layer,
+                file: read.path.clone(),
+                line: selectors
+                    .first()
+                    .map_or(1, |s| line_of(&read.text, s.offset)),
+                inactive: inactive.clone(),
+            });
+            if inactive.is_none() {
+                merged.rules.push((rule, selectors.clone()));
+            }
+        }
+        merged.protected.extend(read.doc.protected.iter().cloned());
+        if layer != Layer::Project || trusted {
+            for tool in &read.doc.tools {
+                if !merged.tools.iter().any(|t| t.name == tool.name) {
+                    merged.tools.push(tool.clone());
+                }
+            }
+        }
+    }
+
+    // Scalars: managed > project > user, the project's loosening ones
+    // only when trusted, and nothing the managed layer locks.
+    let m = managed.as_ref().map(|r| &r.doc);
+    let u = user.as_ref().map(|r| &r.doc);
+    let p = project.as_ref().map(|r| &r.doc);
+    let p_trusted = p.filter(|_| trusted);
+    let lower = |name: &str| !is_locked(name);
+    merged.default = m
+        .and_then(|d| d.default)
+        .or_else(|| p.and_then(|d| d.default).filter(|_| lower("default")))
+        .or_else(|| u.and_then(|d| d.default).filter(|_| lower("default")));
+    let lower_mode = |d: Option<&Doc>, layer: Layer, notes: &mut Vec<String>| -> Option<Mode> {
+        let mode = d.and_then(|d| d.mode)?;
+        if is_locked("mode") {
+            notes.push(format!(
+                "the {layer} policy's mode `{mode}` is ignored: the managed policy locks `mode`"
+            ));
+            return None;
+        }
+        if mode == Mode::Bypass && is_locked("bypass") {
+            notes.push(format!(
+                "the {layer} policy's mode `bypass` is ignored: the managed policy locks `bypass`"
+            ));
+            return None;
+        }
+        Some(mode)
+    };
+    if p.is_some_and(|d| d.mode.is_some()) && !trusted {
+        notes.push("the project's mode does not apply: the project is not trusted".to_owned());
+    }
+    merged.mode = match m.and_then(|d| d.mode) {
+        Some(mode) => Some(mode),
+        None => lower_mode(p_trusted, Layer::Project, &mut notes)
+            .or_else(|| lower_mode(u, Layer::User, &mut notes)),
+    };
+    let pick = |name: &str, get: &dyn Fn(&Doc) -> Vec<Placed<String>>| -> Vec<Placed<String>> {
+        let non_empty = |d: Option<&Doc>| d.map(get).filter(|v| !v.is_empty());
+        non_empty(m)
+            .or_else(|| non_empty(p_trusted).filter(|_| lower(name)))
+            .or_else(|| non_empty(u).filter(|_| lower(name)))
+            .unwrap_or_default()
+    };
+    merged.roots = pick("roots", &|d| d.roots.clone());
+    merged.read_roots = pick("read_roots", &|d| d.read_roots.clone());
+    if p.is_some_and(|d| !d.roots.is_empty() || !d.read_roots.is_empty()) && !trusted {
+        notes.push(
+            "the project's roots do not apply: the project is not trusted (its directory is the root)"
+                .to_owned(),
+        );
+    }
+    merged.ledger = m
+        .and_then(|d| d.ledger)
+        .or_else(|| p_trusted.and_then(|d| d.ledger).filter(|_| lower("ledger")))
+        .or_else(|| u.and_then(|d| d.ledger).filter(|_| lower("ledger")));
+    merged.database = database;
+    if p.is_some_and(|d| d.database.is_some()) {
+        notes.push(
+            "the project's `[state] database` is ignored: only the managed and user policies name the store"
+                .to_owned(),
+        );
+    }
+    merged.tests = p.map(|d| d.tests.clone()).unwrap_or_default();
+    // Every layer file is a protected path: writes to it always ask.
+    for path in [Some(&layering.managed), layering.user.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        merged.protected.push(Placed {
+            value: format!("/{}", path.display()),
+            offset: 0,
+        });
+    }
+
+    // The policy file of the merge (its writes are a hard limit): the
+    // project's, else the user's, else the managed one.
+    let primary = project
+        .as_ref()
+        .or(user.as_ref())
+        .or(managed.as_ref())
+        .map(|r| r.path.clone())
+        .unwrap_or_else(|| base_file.clone());
+    let file_real = std::fs::canonicalize(&primary).ok();
+    let text = project.as_ref().map(|r| r.text.as_str()).unwrap_or("");
+    let mut policy = Policy::compile(
+        merged,
+        text,
+        &primary,
+        base_file.parent().map(Path::to_path_buf),
+        file_real,
+        &layer_opts,
+    )?;
+    policy.layers = Some(Box::new(Layers {
+        files,
+        rules: origins,
+        locked,
+        notes,
+    }));
+    Ok(policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_count_from_one() {
+        let text = "a\nb\nc";
+        assert_eq!(line_of(text, 0), 1);
+        assert_eq!(line_of(text, 2), 2);
+        assert_eq!(line_of(text, 4), 3);
+        assert_eq!(line_of(text, 99), 3);
+    }
+
+    #[test]
+    fn only_known_names_lock() {
+        assert!(check_lock("mode").is_ok());
+        assert!(check_lock("bypass").is_ok());
+        assert!(check_lock("everything").is_err());
+    }
+}

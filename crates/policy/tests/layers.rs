@@ -1,0 +1,305 @@
+//! Layered policies on real files: managed (ownership and mode checked),
+//! user and project, merged; trust bound to the project file's digest;
+//! `lint` findings.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use toolgate_policy::layers::{self, Layer, Layering};
+use toolgate_policy::{Call, Decision, Effect, LoadOptions, Mode, Policy, lint};
+
+struct Fx {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    managed: PathBuf,
+    user: PathBuf,
+}
+
+impl Fx {
+    fn new() -> Fx {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("project");
+        let home = base.join("home");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(home.join(".config/toolgate")).unwrap();
+        std::fs::create_dir_all(base.join("etc")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        Fx {
+            managed: base.join("etc/toolgate.toml"),
+            user: home.join(".config/toolgate/toolgate.toml"),
+            _tmp: tmp,
+            root,
+            home,
+        }
+    }
+
+    fn project(&self, text: &str) -> &Fx {
+        std::fs::write(self.root.join("toolgate.toml"), text).unwrap();
+        self
+    }
+
+    fn user(&self, text: &str) -> &Fx {
+        std::fs::write(&self.user, text).unwrap();
+        self
+    }
+
+    /// A managed file as an administrator installs it: root-owned (the
+    /// tests run as root), mode 0644.
+    fn managed(&self, text: &str) -> &Fx {
+        std::fs::write(&self.managed, text).unwrap();
+        std::fs::set_permissions(&self.managed, std::fs::Permissions::from_mode(0o644)).unwrap();
+        self
+    }
+
+    fn opts(&self) -> LoadOptions {
+        LoadOptions {
+            workspace: None,
+            home: Some(self.home.clone()),
+            state_dir: Some(self.home.join(".local/state/toolgate")),
+        }
+    }
+
+    /// Loads the layers; `trusted` is the digest the trust store holds for
+    /// the project file, if any.
+    fn load(&self, trusted: Option<&str>) -> Result<Policy, String> {
+        let check = |_db: Option<&str>, _file: &Path, digest: &str| Ok(Some(digest) == trusted);
+        let layering = Layering {
+            managed: self.managed.clone(),
+            user: Some(self.user.clone()),
+            trust: Some(&check),
+        };
+        layers::discover(None, &self.root, &self.opts(), &layering).map_err(|e| e.to_string())
+    }
+
+    fn digest(&self) -> String {
+        layers::digest(&std::fs::read(self.root.join("toolgate.toml")).unwrap())
+    }
+}
+
+fn bash(p: &Policy, command: &str) -> Decision {
+    p.decide(&Call::new("run_shell", json!({ "command": command })))
+}
+
+fn read(p: &Policy, path: &str) -> Decision {
+    p.decide(&Call::new("read_file", json!({ "path": path })))
+}
+
+#[track_caller]
+fn expect(d: &Decision, effect: Effect, rule: Option<&str>) {
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (effect, rule),
+        "reason: {}",
+        d.reason
+    );
+}
+
+#[test]
+fn a_project_alone_is_read_as_before() {
+    let fx = Fx::new();
+    fx.project("allow = [\"Bash(git status)\"]\n");
+    let p = fx.load(None).unwrap();
+    assert!(p.layers().is_none());
+    expect(&bash(&p, "git status"), Effect::Allow, Some("allow[0]"));
+}
+
+#[test]
+fn an_untrusted_projects_allows_wait_but_its_denies_apply_at_once() {
+    let fx = Fx::new();
+    fx.user("allow = [\"Bash(ls)\"]\n")
+        .project("allow = [\"Bash(git status)\"]\ndeny = [\"Bash(git push *)\"]\n");
+    let p = fx.load(None).unwrap();
+    expect(&bash(&p, "git status"), Effect::Deny, None);
+    expect(&bash(&p, "git push origin"), Effect::Deny, Some("deny[0]"));
+    expect(&bash(&p, "ls"), Effect::Allow, Some("user:allow[0]"));
+
+    let layers = p.layers().unwrap();
+    let project = layers
+        .files
+        .iter()
+        .find(|f| f.layer == Layer::Project)
+        .unwrap();
+    assert_eq!(project.trusted, Some(false));
+    let waiting: Vec<_> = layers.inactive().collect();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].id, "allow[0]");
+    assert_eq!(waiting[0].line, 1);
+    assert!(waiting[0].file.ends_with("project/toolgate.toml"));
+    assert!(
+        waiting[0]
+            .inactive
+            .as_deref()
+            .unwrap()
+            .contains("toolgate trust")
+    );
+}
+
+#[test]
+fn trust_is_bound_to_the_files_content() {
+    let fx = Fx::new();
+    fx.user("")
+        .project("[policy]\nmode = \"accept-edits\"\nallow = [\"Bash(git status)\"]\n");
+    let digest = fx.digest();
+    let p = fx.load(Some(&digest)).unwrap();
+    expect(&bash(&p, "git status"), Effect::Allow, Some("allow[0]"));
+    assert_eq!(p.mode(), Mode::AcceptEdits);
+
+    // Edited after it was trusted: untrusted again, mode included.
+    fx.project(
+        "[policy]\nmode = \"accept-edits\"\nallow = [\"Bash(git status)\", \"Bash(curl *)\"]\n",
+    );
+    let p = fx.load(Some(&digest)).unwrap();
+    expect(&bash(&p, "git status"), Effect::Deny, None);
+    assert_eq!(p.mode(), Mode::Default);
+}
+
+#[test]
+fn a_managed_deny_is_final_and_its_lock_holds() {
+    let fx = Fx::new();
+    fx.managed(
+        "[policy]\nlock = [\"mode\", \"default\"]\ndeny = [\"Bash(curl *)\"]\nask = [\"Read(.env)\"]\n",
+    )
+    .user("[policy]\ndefault = \"ask\"\n")
+    .project("[policy]\nmode = \"bypass\"\ndefault = \"ask\"\nallow = [\"Bash(curl *)\", \"Read\"]\n");
+    let p = fx.load(Some(&fx.digest())).unwrap();
+    expect(
+        &bash(&p, "curl https://x.test"),
+        Effect::Deny,
+        Some("managed:deny[0]"),
+    );
+    expect(&read(&p, ".env"), Effect::Ask, Some("managed:ask[0]"));
+    expect(&read(&p, "src/main.rs"), Effect::Allow, Some("allow[1]"));
+    assert_eq!(p.mode(), Mode::Default, "the lock keeps bypass out");
+    assert_eq!(
+        p.default_effect(),
+        Effect::Deny,
+        "the lock keeps the default"
+    );
+    let notes = &p.layers().unwrap().notes;
+    assert!(
+        notes.iter().any(|n| n.contains("locks `mode`")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn locking_bypass_still_lets_a_stricter_mode_through() {
+    let fx = Fx::new();
+    fx.managed("[policy]\nlock = [\"bypass\"]\n")
+        .user("[policy]\nmode = \"bypass\"\n")
+        .project("[policy]\nmode = \"plan\"\n");
+    assert_eq!(fx.load(Some(&fx.digest())).unwrap().mode(), Mode::Plan);
+    fx.project("");
+    assert_eq!(fx.load(Some(&fx.digest())).unwrap().mode(), Mode::Default);
+}
+
+#[test]
+fn scalars_go_managed_then_project_then_user() {
+    let fx = Fx::new();
+    fx.user("[policy]\ndefault = \"ask\"\n").project("");
+    assert_eq!(fx.load(None).unwrap().default_effect(), Effect::Ask);
+    fx.managed("[policy]\ndefault = \"deny\"\n");
+    assert_eq!(fx.load(None).unwrap().default_effect(), Effect::Deny);
+}
+
+#[test]
+fn a_writable_managed_file_is_ignored_with_a_warning() {
+    let fx = Fx::new();
+    fx.managed("deny = [\"Bash(ls)\"]\n")
+        .project("allow = [\"Bash(ls)\"]\n");
+    let honoured = fx.load(None).unwrap();
+    expect(
+        &bash(&honoured, "ls"),
+        Effect::Deny,
+        Some("managed:deny[0]"),
+    );
+
+    std::fs::set_permissions(&fx.managed, std::fs::Permissions::from_mode(0o664)).unwrap();
+    let p = fx.load(None).unwrap();
+    // Only the project is left, read alone as before layers.
+    expect(&bash(&p, "ls"), Effect::Allow, Some("allow[0]"));
+    let notes = &p.layers().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("ignored") && n.contains("writable")),
+        "{notes:?}"
+    );
+
+    std::fs::set_permissions(&fx.managed, std::fs::Permissions::from_mode(0o646)).unwrap();
+    assert!(fx.load(None).unwrap().layers().unwrap().notes[0].contains("writable"));
+}
+
+#[test]
+fn lock_outside_the_managed_layer_and_reserved_ids_are_errors() {
+    let fx = Fx::new();
+    fx.user("[policy]\nlock = [\"mode\"]\n").project("");
+    let err = fx.load(None).unwrap_err();
+    assert!(err.contains("managed policy only"), "{err}");
+
+    fx.user("")
+        .project("[[rule]]\nid = \"managed:x\"\neffect = \"deny\"\nmatch = [\"Bash\"]\n");
+    let err = fx.load(None).unwrap_err();
+    assert!(err.contains("reserved"), "{err}");
+}
+
+#[test]
+fn the_projects_database_is_ignored_and_the_users_names_the_store() {
+    let fx = Fx::new();
+    fx.user("[state]\ndatabase = \"postgres://team@db/toolgate\"\n")
+        .project("[state]\ndatabase = \"postgres://attacker@evil/x\"\n");
+    let seen = std::cell::RefCell::new(None);
+    let check = |db: Option<&str>, _: &Path, _: &str| {
+        *seen.borrow_mut() = db.map(str::to_owned);
+        Ok(false)
+    };
+    let layering = Layering {
+        managed: fx.managed.clone(),
+        user: Some(fx.user.clone()),
+        trust: Some(&check),
+    };
+    let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
+    assert_eq!(p.database(), Some("postgres://team@db/toolgate"));
+    assert_eq!(
+        seen.borrow().as_deref(),
+        Some("postgres://team@db/toolgate")
+    );
+}
+
+#[test]
+fn the_layer_files_are_protected() {
+    let fx = Fx::new();
+    fx.user("allow = [\"Edit\"]\n").project("");
+    let p = fx.load(Some(&fx.digest())).unwrap();
+    let d = p.decide(&Call::new(
+        "write_file",
+        json!({"path": fx.user.display().to_string(), "content": "allow = [\"*\"]"}),
+    ));
+    assert_ne!(d.decision, Effect::Allow, "{}", d.reason);
+}
+
+#[test]
+fn lint_finds_blanket_shadowed_and_unmatchable_rules() {
+    let fx = Fx::new();
+    fx.project(
+        "ask = [\"Bash\"]\nallow = [\"Bash(git status)\", \"Read(.env)\", \"Frobnicate\", \"Read(//opt/elsewhere/**)\"]\ndeny = [\"Read(.env)\"]\n",
+    );
+    let p = Policy::load(&fx.root.join("toolgate.toml"), &fx.opts()).unwrap();
+    let warnings = lint(&p);
+    let about = |id: &str, what: &str| {
+        warnings
+            .iter()
+            .any(|w| w.rule == id && w.message.contains(what))
+    };
+    assert!(about("ask[0]", "blanket"), "{warnings:#?}");
+    assert!(about("allow[1]", "shadowed"), "{warnings:#?}");
+    assert!(about("allow[2]", "never match"), "{warnings:#?}");
+    assert!(about("allow[3]", "outside every root"), "{warnings:#?}");
+    assert!(
+        !warnings.iter().any(|w| w.rule == "deny[0]"),
+        "{warnings:#?}"
+    );
+}
