@@ -327,11 +327,7 @@ impl Gate {
                 approval_id,
             } => {
                 if !recorded {
-                    let row = Row::request(Outcome::Blocked, start)
-                        .answer(answer)
-                        .note(note)
-                        .approval(approval_id.clone());
-                    let _ = self.write(&snapshot, &decision, row);
+                    self.record_refusal(&snapshot, &decision, start, answer, note, &approval_id);
                 }
                 (text, true, Outcome::Blocked, log, approval_id)
             }
@@ -438,12 +434,7 @@ impl Gate {
                 approval_id,
             } => {
                 if !recorded {
-                    let row = Row::request(Outcome::Blocked, start)
-                        .answer(answer)
-                        .note(note)
-                        .approval(approval_id.clone());
-                    // A refusal stands whether or not it could be recorded.
-                    let _ = self.write(&snapshot, &decision, row);
+                    self.record_refusal(&snapshot, &decision, start, answer, note, &approval_id);
                 }
                 (Verdict::Refuse, text, log, approval_id, Outcome::Blocked)
             }
@@ -840,6 +831,24 @@ impl Gate {
                 self.write(snapshot, decision, row)
             }
         }
+    }
+
+    /// The request row of a refused call. A refusal stands whether or not
+    /// it could be recorded, so a failure to write is ignored here.
+    fn record_refusal(
+        &mut self,
+        snapshot: &Call,
+        decision: &Decision,
+        start: Instant,
+        answer: Option<ApprovalAnswer>,
+        note: Option<String>,
+        approval_id: &Option<String>,
+    ) {
+        let row = Row::request(Outcome::Blocked, start)
+            .answer(answer)
+            .note(note)
+            .approval(approval_id.clone());
+        let _ = self.write(snapshot, decision, row);
     }
 
     /// Appends a row; a failure is a refusal text when the policy requires

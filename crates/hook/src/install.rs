@@ -222,28 +222,13 @@ pub fn install(
     command: &str,
     timeout: Option<Duration>,
 ) -> Result<Installed, InstallError> {
-    // A symlinked settings file is changed where it lives.
-    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let existing = match std::fs::read_to_string(&target) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => {
-            return Err(InstallError::Read {
-                path: target,
-                source,
-            });
-        }
-    };
+    let mut file = JsonFile::load(path)?;
+    let target = file.target.clone();
     let malformed = |detail: String| InstallError::Malformed {
         path: target.clone(),
         detail,
     };
-    let mut settings = match existing.as_deref() {
-        None => Json::Object(Vec::new()),
-        Some(text) if text.trim().is_empty() => Json::Object(Vec::new()),
-        Some(text) => serde_json::from_str::<Json>(text)
-            .map_err(|e| malformed(format!("it is not valid JSON ({e})")))?,
-    };
+    let settings = &mut file.doc;
     if !matches!(settings, Json::Object(_)) {
         return Err(malformed(format!(
             "it holds {}, not an object",
@@ -306,16 +291,8 @@ pub fn install(
     }
 
     let text = settings.to_pretty();
-    let outcome = match existing {
-        Some(old) => {
-            let backup = sibling(&target, "settings.json.bak", ".bak");
-            std::fs::write(&backup, old).map_err(|source| InstallError::Write {
-                path: backup.clone(),
-                action: "write the backup",
-                source,
-            })?;
-            Installed::Added { backup }
-        }
+    let outcome = match file.backup()? {
+        Some(backup) => Installed::Added { backup },
         None => Installed::Created,
     };
     replace(&target, &text)?;
@@ -335,10 +312,70 @@ fn sibling(path: &Path, fallback: &str, suffix: &str) -> PathBuf {
     }
 }
 
+/// A client's JSON settings file, read for a change that keeps everything
+/// else in it.
+pub(crate) struct JsonFile {
+    /// Where the file lives: a symlinked settings file is changed there.
+    pub(crate) target: PathBuf,
+    /// Its text before the change; `None` when it does not exist.
+    pub(crate) existing: Option<String>,
+    /// Its JSON, keys in their order (an empty object for a missing or
+    /// empty file).
+    pub(crate) doc: Json,
+}
+
+impl JsonFile {
+    /// Reads `path`; a file that cannot be read, or is not JSON, is an
+    /// error and stays untouched.
+    pub(crate) fn load(path: &Path) -> Result<JsonFile, InstallError> {
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let existing = match std::fs::read_to_string(&target) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(InstallError::Read {
+                    path: target,
+                    source,
+                });
+            }
+        };
+        let doc = match existing.as_deref() {
+            None => Json::Object(Vec::new()),
+            Some(text) if text.trim().is_empty() => Json::Object(Vec::new()),
+            Some(text) => {
+                serde_json::from_str::<Json>(text).map_err(|e| InstallError::Malformed {
+                    path: target.clone(),
+                    detail: format!("it is not valid JSON ({e})"),
+                })?
+            }
+        };
+        Ok(JsonFile {
+            target,
+            existing,
+            doc,
+        })
+    }
+
+    /// Copies the previous text to `NAME.bak` beside the file, when there
+    /// was one, and returns where.
+    pub(crate) fn backup(&self) -> Result<Option<PathBuf>, InstallError> {
+        let Some(old) = &self.existing else {
+            return Ok(None);
+        };
+        let backup = sibling(&self.target, "settings.json.bak", ".bak");
+        std::fs::write(&backup, old).map_err(|source| InstallError::Write {
+            path: backup.clone(),
+            action: "write the backup",
+            source,
+        })?;
+        Ok(Some(backup))
+    }
+}
+
 /// Writes `text` to a temporary file beside `path` and renames it over
 /// `path`, so that the client never reads a half-written file. An existing
 /// file's permissions are kept.
-fn replace(path: &Path, text: &str) -> Result<(), InstallError> {
+pub(crate) fn replace(path: &Path, text: &str) -> Result<(), InstallError> {
     let write_err = |path: &Path, action: &'static str| {
         let path = path.to_path_buf();
         move |source| InstallError::Write {

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::InstallError;
+use crate::install::{InstallError, JsonFile, replace};
 use crate::ordered::Json;
 
 /// What [`route_mcp`] did.
@@ -43,27 +43,13 @@ pub fn route_mcp(
     command: Option<&[String]>,
     undo: bool,
 ) -> Result<McpRouted, InstallError> {
-    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let existing = match std::fs::read_to_string(&target) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => {
-            return Err(InstallError::Read {
-                path: target,
-                source,
-            });
-        }
-    };
+    let mut file = JsonFile::load(path)?;
+    let target = file.target.clone();
     let malformed = |detail: String| InstallError::Malformed {
         path: target.clone(),
         detail,
     };
-    let mut doc = match existing.as_deref() {
-        None => Json::Object(Vec::new()),
-        Some(t) if t.trim().is_empty() => Json::Object(Vec::new()),
-        Some(t) => serde_json::from_str::<Json>(t)
-            .map_err(|e| malformed(format!("it is not valid JSON ({e})")))?,
-    };
+    let doc = &mut file.doc;
     let servers = doc
         .entry("mcpServers", || Json::Object(Vec::new()))
         .ok_or_else(|| malformed("its top level is not an object".into()))?;
@@ -115,31 +101,9 @@ pub fn route_mcp(
             None => list.push((server.to_string(), new_entry)),
         }
     }
-    let backup = match &existing {
-        Some(old) => {
-            let mut name = target.file_name().unwrap_or_default().to_os_string();
-            name.push(".bak");
-            let backup = target.with_file_name(name);
-            std::fs::write(&backup, old).map_err(|source| InstallError::Write {
-                path: backup.clone(),
-                action: "write the backup",
-                source,
-            })?;
-            Some(backup)
-        }
-        None => None,
-    };
-    let tmp = target.with_extension("json.toolgate-new");
-    std::fs::write(&tmp, doc.to_pretty())
-        .and_then(|()| std::fs::rename(&tmp, &target))
-        .map_err(|source| {
-            let _ = std::fs::remove_file(&tmp);
-            InstallError::Write {
-                path: target.clone(),
-                action: "write the MCP settings",
-                source,
-            }
-        })?;
+    let text = doc.to_pretty();
+    let backup = file.backup()?;
+    replace(&target, &text)?;
     Ok(match (undo, backup) {
         (true, Some(backup)) => McpRouted::Restored { backup },
         (_, backup) => McpRouted::Routed { backup },
