@@ -3,7 +3,9 @@
 
 Each run is a whole hook process as Claude Code starts it: read a realistic
 PreToolUse input on stdin, find and load a small policy, decide, append the
-ledger row, print the answer, exit. The same inputs go to the peer
+ledger row (to the spool beside the database, which the next process that
+opens the database folds in; the count of ledger rows is checked at the
+end), print the answer, exit. The same inputs go to the peer
 cc-toolgate 0.6.3 (a Rust PreToolUse hook on tree-sitter-bash that keeps no
 record), and to a minimal Python hook that only parses the JSON and prints
 an allow. Prints medians, p90 and the ratios to toolgate.
@@ -138,6 +140,10 @@ def main():
             if peer_cmd:
                 cc += measure(peer_cmd, chunk, env, project, peer_ok)
 
+        # The hooks spooled their rows; any command that opens the store
+        # folds them into the ledger.
+        subprocess.run([str(toolgate), "audit", "verify"], env=env, cwd=project,
+                       check=True, capture_output=True)
         rows = sqlite3.connect(state / "toolgate.db").execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
         if rows != warmup + args.runs:
             sys.exit(f"the ledger has {rows} rows, expected {warmup + args.runs}")

@@ -159,6 +159,46 @@ pub struct ImportClaudeArgs {
     pub force: bool,
 }
 
+/// `toolgate hook claude|gemini|codex [FLAGS]`, parsed without building
+/// the whole command line's parser: a hook is one process per tool call,
+/// and the full parser (every subcommand, every help text) is a visible
+/// share of its run. `None` for anything else, and for any argument this
+/// parser does not take as is (help, version, a usage error): the full
+/// parser then handles it, with its usual messages.
+pub fn fast_path() -> Option<ExitCode> {
+    #[derive(Debug, clap::Parser)]
+    #[command(
+        no_binary_name = true,
+        disable_help_flag = true,
+        disable_version_flag = true
+    )]
+    struct Run {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next()? != "hook" {
+        return None;
+    }
+    let client = argv.next()?;
+    let run: fn(RunArgs) -> HookCommand = match client.to_str()? {
+        "claude" => HookCommand::Claude,
+        "gemini" => HookCommand::Gemini,
+        "codex" => HookCommand::Codex,
+        _ => return None,
+    };
+    let parsed = <Run as clap::Parser>::try_parse_from(argv).ok()?;
+    Some(match hook(run(parsed.args)) {
+        Ok(code) => code,
+        // The hook's own failures are replies already; this is only an
+        // answer that could not be given at all, which must not be a 0.
+        Err(e) => {
+            eprintln!("toolgate: {e:#}");
+            ExitCode::from(2)
+        }
+    })
+}
+
 pub fn hook(command: HookCommand) -> anyhow::Result<ExitCode> {
     match command {
         HookCommand::Claude(args) => answer(args, claude::failure, toolgate_hook::claude_hook),

@@ -22,6 +22,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    if let Some(code) = hook::fast_path() {
+        return code;
+    }
     let args = match cli::Cli::try_parse() {
         Ok(a) => a,
         Err(e) => {

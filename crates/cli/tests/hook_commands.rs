@@ -80,10 +80,13 @@ fn hook_claude_answers_on_stdout_with_exit_0() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
-    assert!(
-        dir.root.join("state/toolgate.db").exists(),
-        "the call was recorded"
-    );
+    // The row was spooled; opening the store folds it into the ledger.
+    let store = toolgate_store::Store::open_in(dir.root.join("state")).unwrap();
+    let rows = store.rows(&toolgate_store::RowFilter::default()).unwrap();
+    assert_eq!(rows.len(), 1, "the call was recorded");
+    assert_eq!(rows[0].record.call_id, "toolu_1");
+    assert_eq!(rows[0].record.decision, toolgate_store::Decision::Deny);
+    assert_eq!(rows[0].record.rule.as_deref(), Some("deny[0]"));
 }
 
 #[test]

@@ -120,7 +120,10 @@ pub struct Gate {
     mode: Option<Mode>,
     client_mode: Option<Mode>,
     blocked: HashSet<String>,
-    grants: Vec<String>,
+    /// The session's granted rules, read from the store the first time a
+    /// decision asks (grants only ever lift an ask, so no other decision
+    /// needs them, and a host that lives for one call saves the read).
+    grants: Option<Vec<String>>,
     who: String,
     pub(crate) server: Option<String>,
     stats: Stats,
@@ -169,17 +172,7 @@ impl Gate {
         approver: Box<dyn Approver>,
         opts: GateOptions,
     ) -> Result<Gate, GateError> {
-        // Grants only ever lift an ask, so deciding without them when they
-        // cannot be read is the safe side.
-        let mut warnings = Vec::new();
-        let grants = match opts.store.as_ref().map(|s| s.grants(&opts.session)) {
-            Some(Ok(grants)) => grants.into_iter().map(|g| g.rule).collect(),
-            Some(Err(e)) => {
-                warnings.push(format!("session grants cannot be read ({e})"));
-                Vec::new()
-            }
-            None => Vec::new(),
-        };
+        let warnings = Vec::new();
         Ok(Gate {
             policy: policy.into(),
             approver,
@@ -190,7 +183,7 @@ impl Gate {
             mode: opts.mode,
             client_mode: opts.client_mode,
             blocked: opts.blocked_tools.into_iter().collect(),
-            grants,
+            grants: None,
             who: opts.who,
             server: opts.server,
             stats: Stats::default(),
@@ -460,15 +453,46 @@ impl Gate {
         if self.blocked.contains(&snapshot.tool) {
             return blocked_by_host(snapshot, self.mode.unwrap_or(self.policy.mode()), digest);
         }
+        let decision =
+            self.decide_with(snapshot, digest, self.grants.as_deref().unwrap_or_default());
+        if decision.decision != Effect::Ask || self.grants.is_some() {
+            return decision;
+        }
+        self.load_grants();
+        match self.grants.as_deref() {
+            Some(grants) if !grants.is_empty() => self.decide_with(snapshot, digest, grants),
+            _ => decision,
+        }
+    }
+
+    fn decide_with(&self, snapshot: &Call, digest: &str, grants: &[String]) -> Decision {
         let ctx = Context {
             mode: self.mode,
             client_mode: self.client_mode,
-            grants: &self.grants,
+            grants,
             trace: false,
         };
         self.policy
             .decide_in(snapshot, &ctx)
             .with_digest(digest.to_string())
+    }
+
+    /// The session's grants, read from the store on first use. Grants only
+    /// ever lift an ask, so deciding without them when they cannot be read
+    /// is the safe side.
+    fn load_grants(&mut self) {
+        if self.grants.is_none() {
+            let grants = match self.store.as_ref().map(|s| s.grants(&self.session)) {
+                Some(Ok(grants)) => grants.into_iter().map(|g| g.rule).collect(),
+                Some(Err(e)) => {
+                    self.warnings
+                        .push(format!("session grants cannot be read ({e})"));
+                    Vec::new()
+                }
+                None => Vec::new(),
+            };
+            self.grants = Some(grants);
+        }
     }
 
     /// What the decision, the approver and the queue make of a call. Rows
@@ -1037,9 +1061,11 @@ impl Gate {
     }
 
     fn grant(&mut self, rules: &[String]) {
+        self.load_grants();
+        let grants = self.grants.get_or_insert_with(Vec::new);
         for r in rules {
-            if !self.grants.contains(r) {
-                self.grants.push(r.clone());
+            if !grants.contains(r) {
+                grants.push(r.clone());
             }
             if let Some(s) = &self.store
                 && let Err(e) = s.grant(&self.session, r)

@@ -317,10 +317,15 @@ impl Job {
                 .map_err(|e| {
                     format!("toolgate: cannot load the policy: {e}; the call was blocked")
                 })?;
-        let (store, store_error) = match state_dir.and_then(|dir| {
-            Store::open_configured(&dir, policy.database())
+        // Spooled: a hook process lives for one call, and opening SQLite
+        // would be most of its work; its ledger row goes to the spool
+        // beside the database unless the call needs the database itself
+        // (an ask: grants, the queue).
+        let opened = state_dir.and_then(|dir| {
+            Store::open_configured_spooled(&dir, policy.database())
                 .map_err(|e| format!("the ledger cannot be opened: {e}"))
-        }) {
+        });
+        let (store, store_error) = match opened {
             Ok(store) => (Some(store), None),
             Err(e) => (None, Some(e)),
         };

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use globset::{Candidate, GlobMatcher, GlobSet, GlobSetBuilder};
 
@@ -48,41 +49,65 @@ pub struct PathRules {
     /// How many globs there are in all.
     globs: usize,
     builder_globs: Vec<(globset::Glob, (RuleIdx, usize))>,
+    /// Ask or deny rules: a glob set that cannot be compiled matches
+    /// everything (see [`GlobGroup`]).
+    strict: bool,
 }
 
 /// Some globs compiled together, with the `(rule, selector index)` of each.
+///
+/// Compiled on first use, not when the policy loads: a hook is one process
+/// per tool call, most calls look at few of the groups, and compiling a
+/// glob set (regexes, literal searchers) is the larger part of loading a
+/// policy. The globs were parsed at load, so a malformed one is still a
+/// load error; a set that fails to compile all the same (a regex over
+/// its size limit) fails closed: a group of ask or deny rules then matches
+/// every path, a group of allow rules none.
 #[derive(Debug, Default)]
 struct GlobGroup {
-    set: Option<GlobSet>,
+    set: OnceLock<Option<GlobSet>>,
     owners: Vec<(RuleIdx, usize)>,
-    pending: Vec<globset::Glob>,
+    globs: Vec<globset::Glob>,
 }
 
 impl GlobGroup {
-    fn finish(&mut self) -> Result<(), String> {
-        let mut b = GlobSetBuilder::new();
-        for g in self.pending.drain(..) {
-            b.add(g);
-        }
-        self.set = Some(b.build().map_err(|e| e.to_string())?);
-        Ok(())
+    fn set(&self) -> Option<&GlobSet> {
+        self.set
+            .get_or_init(|| {
+                let mut b = GlobSetBuilder::new();
+                for g in &self.globs {
+                    b.add(g.clone());
+                }
+                b.build().ok()
+            })
+            .as_ref()
     }
 
     fn each_match(
         &self,
         path: &Candidate<'_>,
         buf: &mut Vec<usize>,
+        strict: bool,
         hit: &mut impl FnMut(RuleIdx, usize),
     ) {
-        if let Some(set) = &self.set
-            && !self.owners.is_empty()
-        {
-            set.matches_candidate_into(path, buf);
-            for &i in buf.iter() {
-                if let Some(&(r, s)) = self.owners.get(i) {
+        if self.owners.is_empty() {
+            return;
+        }
+        match self.set() {
+            Some(set) => {
+                set.matches_candidate_into(path, buf);
+                for &i in buf.iter() {
+                    if let Some(&(r, s)) = self.owners.get(i) {
+                        hit(r, s);
+                    }
+                }
+            }
+            None if strict => {
+                for &(r, s) in &self.owners {
                     hit(r, s);
                 }
             }
+            None => {}
         }
     }
 }
@@ -103,19 +128,16 @@ impl PathRules {
         self.globs += 1;
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self, strict: bool) {
+        self.strict = strict;
         for (g, owner) in self.builder_globs.drain(..) {
             let group = match literal_dir(g.glob()) {
                 Some(dir) => self.by_dir.entry(dir.as_bytes().to_vec()).or_default(),
                 None => &mut self.rest,
             };
-            group.pending.push(g);
+            group.globs.push(g);
             group.owners.push(owner);
         }
-        for group in self.by_dir.values_mut() {
-            group.finish()?;
-        }
-        self.rest.finish()
     }
 
     /// True when no rule could match anything.
@@ -135,7 +157,7 @@ impl PathRules {
         for &(r, s) in &self.all {
             hit(r, s);
         }
-        self.rest.each_match(cand, buf, &mut hit);
+        self.rest.each_match(cand, buf, self.strict, &mut hit);
         if self.by_dir.is_empty() {
             return;
         }
@@ -150,7 +172,7 @@ impl PathRules {
             .chain(std::iter::once(bytes.len()));
         for end in ends {
             if let Some(group) = self.by_dir.get(&bytes[..end]) {
-                group.each_match(cand, buf, &mut hit);
+                group.each_match(cand, buf, self.strict, &mut hit);
             }
         }
     }
@@ -475,8 +497,8 @@ impl Index {
                 }
             }
         }
-        for pr in ix.read.iter_mut().chain(ix.write.iter_mut()) {
-            pr.finish().map_err(|m| (0, m))?;
+        for (i, pr) in ix.read.iter_mut().chain(ix.write.iter_mut()).enumerate() {
+            pr.finish(i % 3 != slot(Effect::Allow));
         }
         let mut b = GlobSetBuilder::new();
         for g in ix.tools.glob_list.drain(..) {
@@ -506,11 +528,18 @@ fn tool_pattern(p: &str, anchors: &Anchors) -> Result<ToolPattern, String> {
 }
 
 /// Protected paths (docs/policy.md, "Protected paths"): writes there always ask.
+///
+/// Compiled on first use, like a [`GlobGroup`]: only writes look here.
 #[derive(Debug)]
 pub struct Protected {
-    set: GlobSet,
+    globs: Vec<globset::Glob>,
+    set: OnceLock<Option<GlobSet>>,
     labels: Vec<String>,
 }
+
+/// What [`Protected::find`] names when the patterns cannot be compiled:
+/// every path is then protected.
+const PROTECTED_UNCOMPILED: &str = "the protected paths (their patterns could not be compiled)";
 
 /// The built-in protected paths, as path patterns at any depth.
 pub const BUILTIN_PROTECTED: &[&str] = &[
@@ -547,33 +576,42 @@ pub const BUILTIN_PROTECTED: &[&str] = &[
 ];
 
 impl Protected {
-    /// Compiles the built-in list plus the policy's `protected` patterns.
+    /// The built-in list plus the policy's `protected` patterns, parsed.
     pub fn build(
         extra: &[Placed<String>],
         anchors: &Anchors,
     ) -> Result<Protected, (usize, String)> {
-        let mut b = GlobSetBuilder::new();
+        let mut globs = Vec::new();
         let mut labels = Vec::new();
         for p in BUILTIN_PROTECTED {
-            let g = pattern::path_glob_builder(p).map_err(|m| (0, m))?;
-            b.add(g);
+            globs.push(pattern::path_glob_builder(p).map_err(|m| (0, m))?);
             labels.push(p.trim_start_matches("**/").to_string());
         }
         for p in extra {
             let g = pattern::path_glob(&p.value, anchors).map_err(|m| (p.offset, m))?;
-            b.add(pattern::path_glob_builder(&g).map_err(|m| (p.offset, m))?);
+            globs.push(pattern::path_glob_builder(&g).map_err(|m| (p.offset, m))?);
             labels.push(p.value.clone());
         }
         Ok(Protected {
-            set: b.build().map_err(|e| (0, e.to_string()))?,
+            globs,
+            set: OnceLock::new(),
             labels,
         })
     }
 
     /// The protected pattern a path falls under, if any.
     pub fn find(&self, path: &Path) -> Option<&str> {
-        self.set
-            .matches(path)
+        let set = self.set.get_or_init(|| {
+            let mut b = GlobSetBuilder::new();
+            for g in &self.globs {
+                b.add(g.clone());
+            }
+            b.build().ok()
+        });
+        let Some(set) = set else {
+            return Some(PROTECTED_UNCOMPILED);
+        };
+        set.matches(path)
             .first()
             .and_then(|&i| self.labels.get(i))
             .map(String::as_str)
@@ -631,7 +669,7 @@ mod tests {
             all.add(glob.clone());
             rules.add_glob(glob, (i, 0));
         }
-        rules.finish().unwrap();
+        rules.finish(false);
         let all = all.build().unwrap();
         let mut buf = Vec::new();
         for p in paths {
@@ -643,5 +681,34 @@ mod tests {
             let want = all.matches_candidate(&cand);
             assert_eq!(got, want, "{p}");
         }
+    }
+
+    /// A glob set that cannot be compiled fails closed: a group of ask or
+    /// deny rules matches every path, a group of allow rules none.
+    #[test]
+    fn an_uncompiled_group_fails_closed() {
+        let group = GlobGroup {
+            set: OnceLock::from(None),
+            owners: vec![(3, 0), (5, 1)],
+            globs: Vec::new(),
+        };
+        let path = Candidate::new("/anything");
+        let mut buf = Vec::new();
+        let mut strict = Vec::new();
+        group.each_match(&path, &mut buf, true, &mut |r, s| strict.push((r, s)));
+        assert_eq!(strict, vec![(3, 0), (5, 1)]);
+        let mut loose = Vec::new();
+        group.each_match(&path, &mut buf, false, &mut |r, s| loose.push((r, s)));
+        assert!(loose.is_empty());
+
+        let protected = Protected {
+            globs: Vec::new(),
+            set: OnceLock::from(None),
+            labels: Vec::new(),
+        };
+        assert_eq!(
+            protected.find(Path::new("/ws/src/main.rs")),
+            Some(PROTECTED_UNCOMPILED)
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder};
 
 /// The directories path patterns are anchored to.
 #[derive(Debug, Clone)]
@@ -65,8 +65,9 @@ pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
             }
         }
     };
-    // Reject malformed globs here, with the pattern as written.
-    compile_path_glob(&glob).map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+    // Reject malformed globs here, with the pattern as written. Parsing is
+    // enough: compiling to a matcher is left to first use (see `index.rs`).
+    path_glob_builder(&glob).map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
     Ok(glob)
 }
 
@@ -82,10 +83,6 @@ pub fn path_glob_builder(glob: &str) -> Result<Glob, String> {
         .backslash_escape(true)
         .build()
         .map_err(|e| e.kind().to_string())
-}
-
-fn compile_path_glob(glob: &str) -> Result<GlobMatcher, String> {
-    Ok(path_glob_builder(glob)?.compile_matcher())
 }
 
 /// A `Bash(..)` specifier, compiled.

@@ -54,7 +54,7 @@ impl Store {
     /// target that is not PostgreSQL.
     pub fn copy_to(&self, target: &Store) -> Result<CopyReport> {
         let refuse = |detail: String| Error::Copy { detail };
-        let (Backend::Sqlite(source), Backend::Postgres(dest)) = (&self.backend, &target.backend)
+        let (Backend::Sqlite(source), Backend::Postgres(dest)) = (self.opened()?, target.opened()?)
         else {
             return Err(refuse(format!(
                 "copies go from SQLite into PostgreSQL, not from {} into {}",

@@ -156,6 +156,7 @@ mod error;
 mod paths;
 mod pins;
 mod postgres;
+mod spool;
 mod sqlite;
 mod stored;
 mod time;
@@ -163,6 +164,7 @@ mod types;
 mod verify;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 pub use chain::GENESIS_HASH;
 pub use copy::CopyReport;
@@ -209,10 +211,16 @@ pub fn is_trusted_in(
 /// SQLite: one connection, shared by the threads of a process behind a
 /// mutex; other processes open their own. PostgreSQL: a small pool of
 /// connections. Either way every method is a single transaction.
+///
+/// A store opened with [`Store::open_spooled`] opens its SQLite file only
+/// when something other than an append needs it; until then appends go to
+/// the spool beside it (see `spool.rs`).
 #[derive(Debug)]
 pub struct Store {
     path: PathBuf,
-    backend: Backend,
+    backend: OnceLock<Backend>,
+    /// The spool file appends go to, for a store opened spooled.
+    spool: Option<PathBuf>,
 }
 
 /// Which database holds the state.
@@ -225,7 +233,7 @@ enum Backend {
 /// Calls the same method on whichever backend is open.
 macro_rules! dispatch {
     ($self:ident, $db:ident => $call:expr) => {
-        match &$self.backend {
+        match $self.opened()? {
             Backend::Sqlite($db) => $call,
             Backend::Postgres($db) => $call,
         }
@@ -244,7 +252,76 @@ impl Store {
         let db = sqlite::Db::open(&path)?;
         Ok(Store {
             path,
-            backend: Backend::Sqlite(db),
+            backend: OnceLock::from(Backend::Sqlite(db)),
+            spool: None,
+        })
+    }
+
+    /// A store over `toolgate.db` in the state directory `dir` (created
+    /// with mode 0700 when missing) that does not open the database yet:
+    /// appends go to the spool beside it, and the database is opened (the
+    /// spool folded into it) only when something else is asked of the
+    /// store, or when the spool has grown past a bound.
+    ///
+    /// For a host that lives for one call (a hook process), for which
+    /// opening SQLite is most of the work. A path at the database's name
+    /// that is not a file is an error here, as it would be for
+    /// [`Store::open_in`]: the spool could never reach the ledger.
+    pub fn open_spooled(dir: impl AsRef<Path>) -> Result<Store> {
+        let dir = dir.as_ref();
+        paths::create_private_dir(dir)?;
+        let path = dir.join(DB_FILE_NAME);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                return Err(Error::NotSqlite {
+                    path,
+                    detail: "it is not a regular file".to_owned(),
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(Error::Io {
+                    path,
+                    action: "look at the database",
+                    source,
+                });
+            }
+        }
+        Ok(Store {
+            spool: Some(spool::path_for(&path)),
+            path,
+            backend: OnceLock::new(),
+        })
+    }
+
+    /// Like [`Store::open_configured`], but the default SQLite store is
+    /// opened spooled ([`Store::open_spooled`]).
+    pub fn open_configured_spooled(
+        state_dir: impl AsRef<Path>,
+        database: Option<&str>,
+    ) -> Result<Store> {
+        let env = std::env::var(DATABASE_URL_ENV)
+            .ok()
+            .filter(|v| !v.trim().is_empty());
+        match env.as_deref().or(database) {
+            Some(_) => Store::open_configured(state_dir, database),
+            None => Store::open_spooled(state_dir),
+        }
+    }
+
+    /// The open backend, opening the SQLite file of a spooled store on
+    /// first use (which folds the spool into it).
+    fn opened(&self) -> Result<&Backend> {
+        if let Some(b) = self.backend.get() {
+            return Ok(b);
+        }
+        let db = sqlite::Db::open(&self.path)?;
+        // Another thread may have opened it meanwhile; either is the file.
+        let _ = self.backend.set(Backend::Sqlite(db));
+        self.backend.get().ok_or_else(|| Error::Corrupt {
+            path: self.path.clone(),
+            detail: "the database could not be opened".to_owned(),
         })
     }
 
@@ -270,7 +347,8 @@ impl Store {
         let db = postgres::Db::open(url)?;
         Ok(Store {
             path: PathBuf::from(db.display_url()),
-            backend: Backend::Postgres(db),
+            backend: OnceLock::from(Backend::Postgres(db)),
+            spool: None,
         })
     }
 
@@ -297,9 +375,9 @@ impl Store {
 
     /// `"sqlite"` or `"postgres"`.
     pub fn backend(&self) -> &'static str {
-        match self.backend {
-            Backend::Sqlite(_) => "sqlite",
-            Backend::Postgres(_) => "postgres",
+        match self.backend.get() {
+            Some(Backend::Postgres(_)) => "postgres",
+            Some(Backend::Sqlite(_)) | None => "sqlite",
         }
     }
 
@@ -434,7 +512,24 @@ impl Store {
     /// (under SQLite's write lock, or PostgreSQL's lock on the head row),
     /// so appends from concurrent processes and hosts chain one after
     /// another, with seqs 1, 2, 3, ... and no gaps.
+    ///
+    /// A spooled store ([`Store::open_spooled`]) writes the row to its
+    /// spool instead: it is in the ledger, with its seq, once the spool is
+    /// folded, and the seq returned is 0.
     pub fn append(&self, record: &Record) -> Result<Appended> {
+        if let Some(spool) = &self.spool {
+            let locked = spool::Locked::open(spool)?;
+            let len = locked.append(RowKind::Request, &time::now(), record)?;
+            drop(locked);
+            if len > spool::FOLD_BYTES {
+                // Opening the database folds the spool into it.
+                self.opened()?;
+            }
+            return Ok(Appended {
+                seq: 0,
+                hash: String::new(),
+            });
+        }
         dispatch!(self, db => db.append(record))
     }
 

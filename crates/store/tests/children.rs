@@ -19,6 +19,7 @@ fn child() {
         "claim" => claim(&db, &arg),
         "hosts" => hosts(&db, &arg),
         "open-default" => open_default(),
+        "spool-append" => spool_append(&arg),
         other => panic!("unknown child role `{other}`"),
     }
     // Exit before the harness prints its summary: the parent may have
@@ -98,4 +99,20 @@ fn hosts(db: &Target, arg: &str) {
             });
         }
     });
+}
+
+/// Appends `count` rows as session `name` through a spooled store over the
+/// state directory `dir`; arg is `dir:name:count`.
+fn spool_append(arg: &str) {
+    let mut parts = arg.rsplitn(3, ':');
+    let count: usize = parts.next().expect("count").parse().expect("count");
+    let name = parts.next().expect("name");
+    let dir = parts.next().expect("dir");
+    for i in 0..count {
+        // One store per row, as one hook process per call.
+        let store = Store::open_spooled(dir).expect("child opens the spooled store");
+        store
+            .append(&executed(name, &format!("{name}-{i}")))
+            .expect("child spools");
+    }
 }

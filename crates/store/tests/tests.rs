@@ -12,5 +12,6 @@ mod grants;
 mod ledger;
 mod pins;
 mod postgres;
+mod spool;
 mod support;
 mod tamper;

@@ -13,6 +13,31 @@ use crate::time;
 use crate::types::{Appended, Head, Record, Row, RowFilter, RowKind, Totals};
 
 impl Db {
+    /// Moves the rows of the spool beside the database into the ledger
+    /// (see `spool.rs`): all of them in one transaction, in spool order,
+    /// then empties the spool. Rows the ledger already holds (a fold whose
+    /// commit went through but whose emptying did not) are skipped.
+    pub fn fold_spool(&self) -> Result<()> {
+        let spool_path = crate::spool::path_for(&self.path);
+        let Some(locked) = crate::spool::Locked::open_if_any(&spool_path)? else {
+            return Ok(());
+        };
+        let rows = locked.read_all()?;
+        if !rows.is_empty() {
+            let mut conn = self.conn();
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(self.db())?;
+            for row in rows {
+                if !holds(&tx, &row).map_err(self.db())? {
+                    append_row_at(&tx, &self.path, row.kind, &row.record, row.time)?;
+                }
+            }
+            tx.commit().map_err(self.db())?;
+        }
+        locked.clear()
+    }
+
     /// Appends a request row for one call and returns its seq and hash.
     ///
     /// The head is read and moved in the same `BEGIN IMMEDIATE`
@@ -30,6 +55,7 @@ impl Db {
 
     /// Ledger rows, oldest first unless the filter says otherwise.
     pub fn rows(&self, filter: &RowFilter) -> Result<Vec<Row>> {
+        self.fold_spool()?;
         let mut sql = format!("SELECT {ROW_COLUMNS} FROM ledger WHERE seq > ?1");
         let mut args: Vec<Value> = vec![Value::Integer(to_i64(filter.after_seq.unwrap_or(0)))];
         for (column, value) in [
@@ -72,11 +98,13 @@ impl Db {
 
     /// The last seq and hash, as the `head` table holds them.
     pub fn head(&self) -> Result<Head> {
+        self.fold_spool()?;
         let conn = self.conn();
         read_head(&conn, &self.path)
     }
 
     pub fn count(&self, session: Option<&str>) -> Result<Totals> {
+        self.fold_spool()?;
         // A waiting request is resolved by the one resolution row with its
         // approval id (unique by index `ledger_resolution`).
         let sql = "SELECT
@@ -124,10 +152,21 @@ pub(crate) fn append_row(
     kind: RowKind,
     record: &Record,
 ) -> Result<Appended> {
+    append_row_at(conn, path, kind, record, time::now())
+}
+
+/// [`append_row`] with the row's time given (a spooled row's is when it
+/// was spooled).
+fn append_row_at(
+    conn: &Connection,
+    path: &Path,
+    kind: RowKind,
+    record: &Record,
+    time: String,
+) -> Result<Appended> {
     let db = |e| Error::sqlite(path, e);
     let head = read_head(conn, path)?;
     let seq = head.seq + 1;
-    let time = time::now();
     // Stored as a SQLite integer, so hash what will be read back.
     let duration_us = record.duration_us.min(i64::MAX as u64);
     let hash = chain::row_hash(
@@ -197,6 +236,29 @@ pub(crate) fn append_row(
         .and_then(|mut stmt| stmt.execute(params![to_i64(seq), hash]))
         .map_err(db)?;
     Ok(Appended { seq, hash })
+}
+
+/// Whether the ledger already holds a spooled row: one with the same
+/// session, call id, time, digest, kind and outcome.
+fn holds(conn: &Connection, row: &crate::spool::Spooled) -> rusqlite::Result<bool> {
+    let r = &row.record;
+    conn.prepare_cached(
+        "SELECT 1 FROM ledger WHERE session = ?1 AND call_id = ?2 AND time = ?3 \
+         AND digest = ?4 AND kind = ?5 AND outcome = ?6 LIMIT 1",
+    )?
+    .query_row(
+        params![
+            r.session,
+            r.call_id,
+            row.time,
+            r.digest,
+            row.kind.as_str(),
+            r.outcome.as_str()
+        ],
+        |_| Ok(()),
+    )
+    .optional()
+    .map(|found| found.is_some())
 }
 
 pub(crate) fn read_head(conn: &Connection, path: &Path) -> Result<Head> {

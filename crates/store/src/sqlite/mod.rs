@@ -35,10 +35,12 @@ impl Db {
     /// Opens (creating when missing) the database file at `path`.
     pub fn open(path: &Path) -> Result<Db> {
         let conn = open::open(path)?;
-        Ok(Db {
+        let db = Db {
             path: path.to_path_buf(),
             conn: Mutex::new(conn),
-        })
+        };
+        db.fold_spool()?;
+        Ok(db)
     }
 
     /// Takes the write lock (waiting up to the busy timeout) and gives it

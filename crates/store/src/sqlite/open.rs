@@ -38,6 +38,9 @@ const HEADER_LEN: usize = 100;
 struct Header {
     application_id: i32,
     user_version: i64,
+    /// The file is in WAL mode (header bytes 18 and 19 are 2): set when
+    /// the journal is switched, in the file itself, never through the WAL.
+    wal: bool,
     /// Why the file looks truncated, if it does. Only an explanation: a
     /// checkpoint in another process writes page 1 (with the new page
     /// count) before the pages that extend the file, so the raw file can
@@ -58,6 +61,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection> {
         },
         (e, _) => e,
     };
+    let wal = header.as_ref().is_some_and(|h| h.wal);
     match header {
         // Refused before SQLite could recover or checkpoint into a file
         // whose format this build may not know.
@@ -77,10 +81,11 @@ pub(crate) fn open(path: &Path) -> Result<Connection> {
         None => {}
     }
 
-    open_read_write(path).map_err(explain)
+    open_read_write(path, wal).map_err(explain)
 }
 
-fn open_read_write(path: &Path) -> Result<Connection> {
+/// `wal`: the header says the file is in WAL mode already.
+fn open_read_write(path: &Path, wal: bool) -> Result<Connection> {
     let db = |e| Error::sqlite(path, e);
     let mut conn = Connection::open_with_flags(
         path,
@@ -93,7 +98,9 @@ fn open_read_write(path: &Path) -> Result<Connection> {
     set_checkpoint_on_close(&conn, false).map_err(db)?;
     configure(&conn).map_err(db)?;
     ensure_schema(path, &mut conn)?;
-    ensure_wal(path, &conn)?;
+    if !wal {
+        ensure_wal(path, &conn)?;
+    }
     // No checkpoint when a connection closes: a hook process is usually
     // the last connection, and a checkpoint on close would cost it two
     // fsyncs and the WAL file's deletion on every tool call. Long-lived
@@ -114,13 +121,14 @@ fn open_read_write(path: &Path) -> Result<Connection> {
 /// a chain that still verifies. `FULL` would add an fsync (milliseconds on
 /// many disks) to every tool call.
 ///
-/// `trusted_schema = OFF`: the file lives outside the workspace, but if it
+/// Untrusted schema (`trusted_schema = OFF`, set through the C API, which
+/// costs no statement): the file lives outside the workspace, but if it
 /// is tampered with, triggers and views in it must not call functions with
 /// side effects.
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(())
 }
 
@@ -203,6 +211,7 @@ fn read_header(path: &Path) -> Result<Option<Header>> {
         None
     };
     Ok(Some(Header {
+        wal: h[18] == 2 && h[19] == 2,
         user_version: i64::from(be32(60)),
         application_id: i32::from_be_bytes([h[68], h[69], h[70], h[71]]),
         truncated,
@@ -251,11 +260,14 @@ fn inspect(conn: &Connection) -> rusqlite::Result<(i32, i64, Vec<String>)> {
 /// no write lock, so concurrent hook processes do not queue on opening.
 fn ensure_schema(path: &Path, conn: &mut Connection) -> Result<()> {
     let db = |e| Error::sqlite(path, e);
-    let application_id: i32 = conn
-        .pragma_query_value(None, "application_id", |r| r.get(0))
-        .map_err(db)?;
-    let version: i64 = conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
+    // One statement for both: the fast path is part of every hook call.
+    let (application_id, version): (i32, i64) = conn
+        .query_row(
+            "SELECT a.application_id, v.user_version \
+             FROM pragma_application_id() a, pragma_user_version() v",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .map_err(db)?;
     if application_id == APPLICATION_ID && version == SCHEMA_VERSION {
         return Ok(());

@@ -15,6 +15,7 @@ impl Db {
     /// Checks the file, then the chain, inside one read transaction so that
     /// concurrent appends are not mistaken for tampering.
     pub fn verify(&self) -> Result<VerifyReport> {
+        self.fold_spool()?;
         let mut conn = self.conn();
         let db = self.db();
         quick_check(&conn, &self.path)?;

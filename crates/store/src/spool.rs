@@ -1,0 +1,316 @@
+//! The spool: ledger rows appended beside the SQLite database without
+//! opening it, folded into it by the next process that does.
+//!
+//! A hook is one process per tool call. Opening SQLite (its WAL and
+//! shared-memory index, the schema) and committing a row is most of such a
+//! process's work, several times what deciding the call costs. So a host
+//! that opens the store with [`Store::open_spooled`] appends its rows to
+//! `toolgate.db-spool` instead: one line per row, under an exclusive
+//! `flock`, written before the call is answered. A row that cannot be
+//! spooled is a call that cannot be recorded, and the gate refuses it.
+//!
+//! Every line carries a hash chaining it to the line before, as the ledger
+//! chains its rows, so that a spooled row edited before it reaches the
+//! ledger breaks the chain. The rows reach the ledger (their seq, their
+//! place in its hash chain) when any process opens the database, and when
+//! a process reads the ledger, in spool order, in one transaction; the
+//! spool is then emptied. A fold that a crash interrupts after its commit
+//! leaves rows the ledger already holds: they are recognised by their
+//! content (session, call id, time, digest, outcome) and not added twice.
+//!
+//! A row's `time` is when it was spooled; its seq is given when it is
+//! folded, so rows written directly to the database meanwhile (by a
+//! gateway, say) can come before spooled rows that are older.
+//!
+//! [`Store::open_spooled`]: crate::Store::open_spooled
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::types::{Record, RowKind};
+
+/// Spool bytes past which the process that appends folds the spool into
+/// the database itself, so that it stays small when nothing else opens
+/// the database for a long while.
+pub(crate) const FOLD_BYTES: u64 = 1 << 20;
+
+/// The spool file beside the database file `db`.
+pub(crate) fn path_for(db: &Path) -> PathBuf {
+    let mut p = db.as_os_str().to_owned();
+    p.push("-spool");
+    PathBuf::from(p)
+}
+
+/// Hex SHA-256 length: the hash at the end of every line.
+const HASH_LEN: usize = 64;
+
+/// A spooled row, as read back.
+pub(crate) struct Spooled {
+    pub kind: RowKind,
+    pub time: String,
+    pub record: Record,
+}
+
+/// The spool file, opened and locked exclusively (the lock ends with it).
+pub(crate) struct Locked {
+    path: PathBuf,
+    file: File,
+}
+
+impl Locked {
+    /// Opens (creating, owner-only) and locks the spool file.
+    pub fn open(path: &Path) -> Result<Locked> {
+        let io = |action, source| Error::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(path)
+            .map_err(|e| io("open the ledger spool", e))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| io("lock the ledger spool", e.into()))?;
+        Ok(Locked {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// Opens and locks the spool when it exists and holds something.
+    pub fn open_if_any(path: &Path) -> Result<Option<Locked>> {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.len() == 0 && m.is_file() => Ok(None),
+            Ok(_) => Locked::open(path).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(Error::Io {
+                path: path.to_path_buf(),
+                action: "look at the ledger spool",
+                source,
+            }),
+        }
+    }
+
+    fn io(&self, action: &'static str) -> impl Fn(std::io::Error) -> Error + '_ {
+        move |source| Error::Io {
+            path: self.path.clone(),
+            action,
+            source,
+        }
+    }
+
+    fn corrupt(&self, detail: String) -> Error {
+        Error::Corrupt {
+            path: self.path.clone(),
+            detail,
+        }
+    }
+
+    /// Appends one row; returns the spool's length after it.
+    pub fn append(&self, kind: RowKind, time: &str, record: &Record) -> Result<u64> {
+        let len = self
+            .file
+            .metadata()
+            .map_err(self.io("read the ledger spool"))?
+            .len();
+        let (prev, end) = self.tip(len)?;
+        let json = line_json(kind, time, record);
+        let hash = line_hash(&prev, &json);
+        let line = format!("{json}\t{hash}\n");
+        self.file
+            .write_all_at(line.as_bytes(), end)
+            .map_err(self.io("write the ledger spool"))?;
+        Ok(end + line.len() as u64)
+    }
+
+    /// The hash of the last whole line (empty for an empty spool) and where
+    /// the next line goes. A last line without its newline was never
+    /// finished (its writer died), so its call was never answered: it is
+    /// cut off.
+    fn tip(&self, len: u64) -> Result<(String, u64)> {
+        if len == 0 {
+            return Ok((String::new(), 0));
+        }
+        let tail_len = len.min(HASH_LEN as u64 + 2);
+        let mut tail = vec![0u8; tail_len as usize];
+        self.file
+            .read_exact_at(&mut tail, len - tail_len)
+            .map_err(self.io("read the ledger spool"))?;
+        if tail.last() != Some(&b'\n') {
+            let end = self.last_line_end(len)?;
+            self.file
+                .set_len(end)
+                .map_err(self.io("cut an unfinished line off the ledger spool"))?;
+            return self.tip(end);
+        }
+        // `\t<hash>\n`: the whole tail, when the spool is well formed.
+        let hash = Some(&tail[..])
+            .filter(|t| t.len() == HASH_LEN + 2 && t[0] == b'\t')
+            .map(|t| &t[1..=HASH_LEN])
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hash {
+            Some(h) => Ok((h.to_owned(), len)),
+            None => Err(self.corrupt("its last line does not end in a hash".to_owned())),
+        }
+    }
+
+    /// The offset just past the last newline before `len` (0 when none).
+    fn last_line_end(&self, len: u64) -> Result<u64> {
+        let mut end = len;
+        let mut buf = vec![0u8; 64 * 1024];
+        while end > 0 {
+            let n = end.min(buf.len() as u64);
+            let chunk = &mut buf[..n as usize];
+            self.file
+                .read_exact_at(chunk, end - n)
+                .map_err(self.io("read the ledger spool"))?;
+            if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+                return Ok(end - n + i as u64 + 1);
+            }
+            end -= n;
+        }
+        Ok(0)
+    }
+
+    /// Every whole row, in order, with the chain checked. A broken chain or
+    /// a line that does not parse is an error naming the line: what it held
+    /// cannot be told apart from a forgery.
+    pub fn read_all(&self) -> Result<Vec<Spooled>> {
+        let mut bytes = Vec::new();
+        (&self.file)
+            .read_to_end(&mut bytes)
+            .map_err(self.io("read the ledger spool"))?;
+        // An unfinished last line was never answered (see `tip`).
+        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let text = std::str::from_utf8(&bytes[..whole])
+            .map_err(|e| self.corrupt(format!("it is not UTF-8 ({e})")))?;
+        let mut prev = String::new();
+        let mut rows = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let at = |what: &str| self.corrupt(format!("line {}: {what}", n + 1));
+            let (json, hash) = line
+                .rsplit_once('\t')
+                .ok_or_else(|| at("no hash at its end"))?;
+            if line_hash(&prev, json) != hash {
+                return Err(at(
+                    "its hash does not match its content and the line before: \
+                     it was changed after it was written",
+                ));
+            }
+            let (kind, time, record) = parse_line(json).map_err(|e| at(&e))?;
+            rows.push(Spooled { kind, time, record });
+            prev = hash.to_owned();
+        }
+        Ok(rows)
+    }
+
+    /// Empties the spool (its rows are in the ledger now).
+    pub fn clear(&self) -> Result<()> {
+        self.file
+            .set_len(0)
+            .map_err(self.io("empty the ledger spool"))
+    }
+}
+
+fn line_hash(prev: &str, json: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(prev.as_bytes());
+    h.update(b"\n");
+    h.update(json.as_bytes());
+    hex::encode(h.finalize())
+}
+
+/// One row as a line of JSON (compact: no tab or newline in it).
+fn line_json(kind: RowKind, time: &str, r: &Record) -> String {
+    let mut m = Map::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.to_owned(), v);
+    };
+    let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
+    put("kind", kind.as_str().into());
+    put("time", time.into());
+    put("session", r.session.clone().into());
+    put("client", opt(&r.client));
+    put("server", opt(&r.server));
+    put("call_id", r.call_id.clone().into());
+    put("tool", r.tool.clone().into());
+    put("digest", r.digest.clone().into());
+    put("input", r.input.clone().into());
+    put("decision", r.decision.as_str().into());
+    put("rule", opt(&r.rule));
+    put("hard", r.hard.into());
+    put("reason", r.reason.clone().into());
+    put(
+        "approval",
+        r.approval.map_or(Value::Null, |a| a.as_str().into()),
+    );
+    put("note", opt(&r.note));
+    put("outcome", r.outcome.as_str().into());
+    put("duration_us", r.duration_us.into());
+    put("approval_id", opt(&r.approval_id));
+    Value::Object(m).to_string()
+}
+
+fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("not JSON ({e})"))?;
+    let text = |k: &str| -> std::result::Result<String, String> {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("`{k}` is missing or not text"))
+    };
+    let opt = |k: &str| -> std::result::Result<Option<String>, String> {
+        match v.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("`{k}` is not text")),
+        }
+    };
+    let parse = |k: &str, s: String| format!("`{k}`: {s}");
+    let record = Record {
+        session: text("session")?,
+        client: opt("client")?,
+        server: opt("server")?,
+        call_id: text("call_id")?,
+        tool: text("tool")?,
+        digest: text("digest")?,
+        input: text("input")?,
+        decision: text("decision")?
+            .parse()
+            .map_err(|e: crate::error::UnknownValue| parse("decision", e.to_string()))?,
+        rule: opt("rule")?,
+        hard: v
+            .get("hard")
+            .and_then(Value::as_bool)
+            .ok_or("`hard` is missing or not true or false")?,
+        reason: text("reason")?,
+        approval: opt("approval")?
+            .map(|a| a.parse())
+            .transpose()
+            .map_err(|e: crate::error::UnknownValue| parse("approval", e.to_string()))?,
+        note: opt("note")?,
+        outcome: text("outcome")?
+            .parse()
+            .map_err(|e: crate::error::UnknownValue| parse("outcome", e.to_string()))?,
+        duration_us: v
+            .get("duration_us")
+            .and_then(Value::as_u64)
+            .ok_or("`duration_us` is missing or not a number")?,
+        approval_id: opt("approval_id")?,
+    };
+    let kind = text("kind")?
+        .parse()
+        .map_err(|e: crate::error::UnknownValue| parse("kind", e.to_string()))?;
+    Ok((kind, text("time")?, record))
+}
