@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""How long one `toolgate hook claude` process takes, start to exit.
+"""How long one hook process takes, start to exit.
 
-Each run is a whole hook process as Claude Code starts it: read a realistic
+The hook process is `toolgate-hook claude`, the lean executable that
+`toolgate hook install claude` registers; `toolgate hook claude` (the same
+code inside the whole command line) is measured beside it. Each run is a
+whole hook process as Claude Code starts it: read a realistic
 PreToolUse input on stdin, find and load a small policy, decide, append the
 ledger row (to the spool beside the database, which the next process that
 opens the database folds in; the count of ledger rows is checked at the
@@ -88,8 +91,9 @@ def main():
         subprocess.run(["cargo", "build", "--release", "-p", "toolgate", "--quiet"],
                        cwd=ROOT, check=True)
     toolgate = ROOT / "target/release/toolgate"
-    if not toolgate.is_file():
-        sys.exit(f"{toolgate} is missing: run without --no-build")
+    lean = ROOT / "target/release/toolgate-hook"
+    if not toolgate.is_file() or not lean.is_file():
+        sys.exit(f"{toolgate} or {lean} is missing: run without --no-build")
 
     tmp = Path(tempfile.mkdtemp(prefix="toolgate-bench-")).resolve()
     try:
@@ -122,12 +126,14 @@ def main():
 
         warmup = 10
         inputs = [claude_input(project, n) for n in range(warmup + args.runs)]
+        lean_cmd = [str(lean), "claude"]
         toolgate_cmd = [str(toolgate), "hook", "claude"]
         python_cmd = [sys.executable, str(hook_py)]
         # Interleaved in blocks, so that a burst of other load on the machine
         # hits both about equally.
-        tg, py, cc = [], [], []
+        lh, tg, py, cc = [], [], [], []
         peer_cmd = [peer] if peer else None
+        measure(lean_cmd, inputs[:warmup], env, project, toolgate_ok)
         measure(toolgate_cmd, inputs[:warmup], env, project, toolgate_ok)
         measure(python_cmd, inputs[:warmup], env, project, python_ok)
         if peer_cmd:
@@ -135,6 +141,7 @@ def main():
         block = 50
         for start in range(warmup, warmup + args.runs, block):
             chunk = inputs[start:min(start + block, warmup + args.runs)]
+            lh += measure(lean_cmd, chunk, env, project, toolgate_ok)
             tg += measure(toolgate_cmd, chunk, env, project, toolgate_ok)
             py += measure(python_cmd, chunk, env, project, python_ok)
             if peer_cmd:
@@ -145,26 +152,31 @@ def main():
         subprocess.run([str(toolgate), "audit", "verify"], env=env, cwd=project,
                        check=True, capture_output=True)
         rows = sqlite3.connect(state / "toolgate.db").execute("SELECT COUNT(*) FROM ledger").fetchone()[0]
-        if rows != warmup + args.runs:
-            sys.exit(f"the ledger has {rows} rows, expected {warmup + args.runs}")
+        if rows != 2 * (warmup + args.runs):
+            sys.exit(f"the ledger has {rows} rows, expected {2 * (warmup + args.runs)}")
 
         def p(values, q):
             return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
 
-        tg_median, py_median = statistics.median(tg), statistics.median(py)
+        lh_median, tg_median = statistics.median(lh), statistics.median(tg)
+        py_median = statistics.median(py)
         print(f"runs per hook: {args.runs} (after {warmup} warm-up runs), {os.cpu_count()} CPUs")
+        print(f"toolgate-hook claude  median {lh_median:6.2f} ms   p90 {p(lh, 90):6.2f} ms   "
+              f"(policy load, decision, ledger row; what hook install registers)")
         print(f"toolgate hook claude  median {tg_median:6.2f} ms   p90 {p(tg, 90):6.2f} ms   "
-              f"(policy load, decision, ledger append: {rows} rows)")
+              f"(the same inside the whole CLI; {rows} rows in all)")
         print(f"minimal Python hook   median {py_median:6.2f} ms   p90 {p(py, 90):6.2f} ms")
         if cc:
             cc_median = statistics.median(cc)
             print(f"cc-toolgate 0.6.3     median {cc_median:6.2f} ms   p90 {p(cc, 90):6.2f} ms   "
                   "(no record kept)")
-            print(f"ratio (toolgate / cc-toolgate): median {tg_median / cc_median:.2f}, "
+            print(f"ratio (toolgate-hook / cc-toolgate): median {lh_median / cc_median:.2f}, "
+                  f"p90 {p(lh, 90) / p(cc, 90):.2f}")
+            print(f"ratio (toolgate hook / cc-toolgate): median {tg_median / cc_median:.2f}, "
                   f"p90 {p(tg, 90) / p(cc, 90):.2f}")
         else:
             print("cc-toolgate: not found (see --peer); not compared")
-        print(f"ratio (toolgate / Python): {tg_median / py_median:.2f}")
+        print(f"ratio (toolgate-hook / Python): {lh_median / py_median:.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -1,7 +1,7 @@
 //! `toolgate hook claude|gemini|install` and `toolgate import claude`:
 //! argument parsing and printing over `toolgate-hook`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -9,9 +9,8 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use toolgate_hook::install::{self, HookClient, Installed, Scope};
-use toolgate_hook::{
-    Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, gemini, import,
-};
+use toolgate_hook::process::{self, ApproverArg, RunArgs};
+use toolgate_hook::{DEFAULT_WAIT, import};
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -45,41 +44,6 @@ pub enum HookCommand {
     /// file, keeping everything else in it (a backup `settings.json.bak` is
     /// written first). Running it again changes nothing.
     Install(InstallArgs),
-}
-
-/// Who answers a call the policy asks about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ApproverArg {
-    /// The client: Claude Code's own prompt; in Gemini CLI, a refusal that
-    /// says how to allow the call.
-    Client,
-    /// toolgate's approval queue: wait for `toolgate approvals approve|decline ID`.
-    Queue,
-}
-
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// The policy file (default: $TOOLGATE_POLICY, else the nearest
-    /// toolgate.toml walking up from the call's working directory, else
-    /// the built-in default policy rooted there).
-    #[arg(long, value_name = "FILE")]
-    pub policy: Option<PathBuf>,
-    /// Who answers calls the policy asks about.
-    #[arg(long, value_enum, default_value = "client")]
-    pub approver: ApproverArg,
-    /// With `--approver queue`: how long to wait for an answer before
-    /// refusing the call [default: 30]. Keep it below the hook's timeout in
-    /// the client's settings (60 s unless set), or the client stops waiting
-    /// and runs the call.
-    #[arg(long, value_name = "SECS")]
-    pub wait: Option<u64>,
-    /// Run every allowed shell command inside the policy's OS boundary: the
-    /// answer rewrites it (Claude Code's `updatedInput`, Gemini CLI's
-    /// `tool_input`) to `toolgate sandbox --policy F -- bash -c '<the exact
-    /// command>'`. The ledger records the rewrite beside the original
-    /// command, whose digest the decision stays bound to.
-    #[arg(long)]
-    pub sandbox: bool,
 }
 
 /// The client whose settings get the hook.
@@ -160,164 +124,28 @@ pub struct ImportClaudeArgs {
 }
 
 /// `toolgate hook claude|gemini|codex [FLAGS]`, parsed without building
-/// the whole command line's parser: a hook is one process per tool call,
-/// and the full parser (every subcommand, every help text) is a visible
-/// share of its run. `None` for anything else, and for any argument this
-/// parser does not take as is (help, version, a usage error): the full
-/// parser then handles it, with its usual messages.
+/// the whole command line's parser (see [`process::fast_path`]); `None`
+/// for anything else.
 pub fn fast_path() -> Option<ExitCode> {
-    #[derive(Debug, clap::Parser)]
-    #[command(
-        no_binary_name = true,
-        disable_help_flag = true,
-        disable_version_flag = true
-    )]
-    struct Run {
-        #[command(flatten)]
-        args: RunArgs,
-    }
     let mut argv = std::env::args_os().skip(1);
     if argv.next()? != "hook" {
         return None;
     }
-    let client = argv.next()?;
-    let run: fn(RunArgs) -> HookCommand = match client.to_str()? {
-        "claude" => HookCommand::Claude,
-        "gemini" => HookCommand::Gemini,
-        "codex" => HookCommand::Codex,
-        _ => return None,
-    };
-    let parsed = <Run as clap::Parser>::try_parse_from(argv).ok()?;
-    Some(match hook(run(parsed.args)) {
-        Ok(code) => code,
-        // The hook's own failures are replies already; this is only an
-        // answer that could not be given at all, which must not be a 0.
-        Err(e) => {
-            eprintln!("toolgate: {e:#}");
-            ExitCode::from(2)
-        }
-    })
+    process::fast_path(argv, this_toolgate)
+}
+
+/// This executable: the `toolgate` that `--sandbox` wraps commands in.
+fn this_toolgate() -> std::io::Result<PathBuf> {
+    std::env::current_exe().and_then(std::fs::canonicalize)
 }
 
 pub fn hook(command: HookCommand) -> anyhow::Result<ExitCode> {
     match command {
-        HookCommand::Claude(args) => answer(args, claude::failure, toolgate_hook::claude_hook),
-        HookCommand::Gemini(args) => answer(args, gemini::failure, toolgate_hook::gemini_hook),
-        HookCommand::Codex(args) => answer(args, codex::failure, toolgate_hook::codex_hook),
+        HookCommand::Claude(args) => Ok(process::run(HookClient::Claude, &args, this_toolgate)),
+        HookCommand::Gemini(args) => Ok(process::run(HookClient::Gemini, &args, this_toolgate)),
+        HookCommand::Codex(args) => Ok(process::run(HookClient::Codex, &args, this_toolgate)),
         HookCommand::Install(args) => install(args),
     }
-}
-
-/// Runs one hook call. Every way this can go wrong ends in the client's
-/// blocking failure reply, never in an error that might let the call run.
-fn answer(
-    args: RunArgs,
-    failure: fn(&str) -> HookReply,
-    hook: fn(&[u8], &HookOptions) -> HookReply,
-) -> anyhow::Result<ExitCode> {
-    // The library turns a panic into a blocking reply; the default panic
-    // message would only repeat it on standard error.
-    std::panic::set_hook(Box::new(|_| {}));
-    let reply = match options(&args) {
-        Err(message) => failure(&message),
-        Ok(opts) => {
-            let mut stdin = Vec::new();
-            match std::io::stdin().read_to_end(&mut stdin) {
-                Ok(_) => hook(&stdin, &opts),
-                Err(e) => failure(&format!(
-                    "toolgate: cannot read the hook input: {e}; the call was blocked"
-                )),
-            }
-        }
-    };
-    Ok(deliver(&reply))
-}
-
-/// Writes a hook's answer: the decision on standard output first, then
-/// warnings on standard error. A closed pipe on either, or a write that
-/// fails, ends in exit 2 (which Claude Code and Codex take as a block,
-/// and which Gemini CLI takes as a block when the deny reached it); the
-/// process never exits 0 without its whole answer delivered.
-fn deliver(reply: &HookReply) -> ExitCode {
-    use std::os::fd::AsFd;
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    if closed(stdout.as_fd()) || closed(stderr.as_fd()) {
-        let _ = stderr
-            .lock()
-            .write_all(b"toolgate: the hook's output is closed; the call was blocked\n");
-        return ExitCode::from(2);
-    }
-    let mut out = stdout.lock();
-    if out
-        .write_all(reply.stdout.as_bytes())
-        .and_then(|()| out.flush())
-        .is_err()
-    {
-        return ExitCode::from(2);
-    }
-    let mut err = stderr.lock();
-    let mut text = reply.stderr.clone();
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    if err
-        .write_all(text.as_bytes())
-        .and_then(|()| err.flush())
-        .is_err()
-    {
-        return ExitCode::from(2);
-    }
-    ExitCode::from(reply.exit_code)
-}
-
-/// Whether `fd` is a pipe or socket whose reading end is gone: writing
-/// nothing cannot tell, so ask the kernel without waiting.
-fn closed(fd: std::os::fd::BorrowedFd<'_>) -> bool {
-    use rustix::event::{PollFd, PollFlags, poll};
-    let mut fds = [PollFd::new(&fd, PollFlags::OUT)];
-    match poll(
-        &mut fds,
-        Some(&rustix::time::Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        }),
-    ) {
-        Ok(_) => fds[0]
-            .revents()
-            .intersects(PollFlags::ERR | PollFlags::HUP | PollFlags::NVAL),
-        Err(_) => true,
-    }
-}
-
-fn options(args: &RunArgs) -> Result<HookOptions, String> {
-    let approver = match (args.approver, args.wait) {
-        (ApproverArg::Client, Some(_)) => {
-            return Err(
-                "toolgate: `--wait` needs `--approver queue`; the call was blocked".to_owned(),
-            );
-        }
-        (ApproverArg::Client, None) => Approver::Client,
-        (ApproverArg::Queue, wait) => Approver::Queue {
-            wait: wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT),
-        },
-    };
-    let sandbox = if args.sandbox {
-        let exe = std::env::current_exe()
-            .and_then(std::fs::canonicalize)
-            .map_err(|e| {
-                format!("toolgate: cannot find this executable for --sandbox ({e}); the call was blocked")
-            })?;
-        Some(exe)
-    } else {
-        None
-    };
-    Ok(HookOptions {
-        policy: args.policy.clone(),
-        approver,
-        sandbox,
-        ..HookOptions::default()
-    })
 }
 
 /// `hook install claude --mcp SRV [--undo] [-- CMD..]`.
@@ -401,7 +229,15 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                 }
                 extra.push("--sandbox".to_owned());
             }
-            (install::default_command(client, &exe, &extra), timeout)
+            // The lean hook executable when it was installed beside this
+            // one (`cargo install` puts both in the same directory).
+            let lean = exe.with_file_name(format!("toolgate-hook{}", std::env::consts::EXE_SUFFIX));
+            let command = if lean.is_file() {
+                install::lean_command(client, &lean, &extra)
+            } else {
+                install::default_command(client, &exe, &extra)
+            };
+            (command, timeout)
         }
     };
     let event = client.events().join(" and ");

@@ -24,7 +24,12 @@ impl Dir {
     }
 
     fn run_with(&self, args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+        self.exec(env!("CARGO_BIN_EXE_toolgate"), args, stdin, env)
+    }
+
+    /// Runs `exe` (`toolgate` or `toolgate-hook`) here.
+    fn exec(&self, exe: &str, args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> Output {
+        let mut command = Command::new(exe);
         command
             .args(args)
             .current_dir(&self.root)
@@ -59,8 +64,10 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn toolgate_path() -> String {
-    Path::new(env!("CARGO_BIN_EXE_toolgate"))
+/// The lean hook executable beside `toolgate`, which `hook install`
+/// registers.
+fn hook_path() -> String {
+    Path::new(env!("CARGO_BIN_EXE_toolgate-hook"))
         .canonicalize()
         .unwrap()
         .display()
@@ -87,6 +94,81 @@ fn hook_claude_answers_on_stdout_with_exit_0() {
     assert_eq!(rows[0].record.call_id, "toolu_1");
     assert_eq!(rows[0].record.decision, toolgate_store::Decision::Deny);
     assert_eq!(rows[0].record.rule.as_deref(), Some("deny[0]"));
+}
+
+/// `toolgate-hook CLIENT`, which `hook install` registers, answers and
+/// records as `toolgate hook CLIENT` does, and `--sandbox` wraps commands
+/// in the `toolgate` beside it.
+#[test]
+fn the_lean_hook_executable_answers_like_toolgate_hook() {
+    let dir = Dir::new();
+    std::fs::write(
+        dir.root.join("toolgate.toml"),
+        "allow = [\"Bash(git status)\"]\ndeny = [\"Bash(rm *)\"]\n",
+    )
+    .unwrap();
+    let input = |command: &str, id: &str| {
+        json!({"session_id": "s1", "cwd": dir.root, "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": id})
+        .to_string()
+    };
+    let lean = env!("CARGO_BIN_EXE_toolgate-hook");
+    let mut answers = Vec::new();
+    for args in [&["claude"][..], &["hook", "claude"][..]] {
+        let exe = if args[0] == "hook" {
+            env!("CARGO_BIN_EXE_toolgate")
+        } else {
+            lean
+        };
+        let out = dir.exec(exe, args, &input("rm -rf x", "toolu_rm"), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        answers.push(answer);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(
+        answers[0]["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+
+    let out = dir.exec(
+        lean,
+        &["claude", "--sandbox"],
+        &input("git status", "toolu_gs"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
+    let rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap();
+    let toolgate = Path::new(env!("CARGO_BIN_EXE_toolgate"))
+        .canonicalize()
+        .unwrap();
+    assert!(
+        rewritten.starts_with(&format!("'{}' 'sandbox' ", toolgate.display())),
+        "{rewritten}"
+    );
+
+    // Usage errors block (exit 2); help is not an answer but not a failure.
+    let out = dir.exec(lean, &["claude", "--bogus"], &input("git status", "t"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+
+    let store = toolgate_store::Store::open_in(dir.root.join("state")).unwrap();
+    let rows = store.rows(&toolgate_store::RowFilter::default()).unwrap();
+    let ids: Vec<_> = rows.iter().map(|r| r.record.call_id.as_str()).collect();
+    assert_eq!(ids, ["toolu_rm", "toolu_rm", "toolu_gs"]);
+    assert!(
+        rows[2]
+            .record
+            .note
+            .as_deref()
+            .unwrap_or("")
+            .contains("runs as:")
+    );
 }
 
 #[test]
@@ -147,7 +229,7 @@ fn hook_install_merges_backs_up_and_is_idempotent() {
     assert_eq!(hooks[1]["matcher"], "*");
     assert_eq!(
         hooks[1]["hooks"][0]["command"],
-        format!("{} hook claude", toolgate_path())
+        format!("{} claude", hook_path())
     );
 
     let after_first = dir.read(".claude/settings.json");
@@ -209,7 +291,7 @@ fn hook_install_user_scope_and_queue_timeout() {
     let hook = &settings["hooks"]["BeforeTool"][0]["hooks"][0];
     assert_eq!(
         hook["command"],
-        format!("{} hook gemini --approver queue --wait 45", toolgate_path())
+        format!("{} gemini --approver queue --wait 45", hook_path())
     );
     assert_eq!(hook["timeout"], 75_000, "milliseconds, above the wait");
 

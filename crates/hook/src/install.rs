@@ -200,6 +200,20 @@ pub fn default_command(client: HookClient, exe: &Path, args: &[String]) -> Strin
     command
 }
 
+/// The command registered when the lean hook executable `hook_exe`
+/// (`toolgate-hook`, beside `toolgate`) is there: `hook_exe`, the client,
+/// then `args`. It answers exactly as `toolgate hook CLIENT` does.
+pub fn lean_command(client: HookClient, hook_exe: &Path, args: &[String]) -> String {
+    let mut command = shell_quote(&hook_exe.display().to_string());
+    command.push(' ');
+    command.push_str(client.as_str());
+    for arg in args {
+        command.push(' ');
+        command.push_str(&shell_quote(arg));
+    }
+    command
+}
+
 fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word

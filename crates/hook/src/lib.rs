@@ -101,6 +101,7 @@ pub mod import;
 pub mod install;
 mod mcp_json;
 mod ordered;
+pub mod process;
 mod run;
 
 pub use claude::{ClaudeInput, ClaudePermissionMode};

@@ -576,17 +576,15 @@ pub const BUILTIN_PROTECTED: &[&str] = &[
 ];
 
 impl Protected {
-    /// The built-in list plus the policy's `protected` patterns, parsed.
+    /// The policy's `protected` patterns, parsed (so that a malformed one
+    /// is a load error); the built-in list is parsed on first use with
+    /// the rest.
     pub fn build(
         extra: &[Placed<String>],
         anchors: &Anchors,
     ) -> Result<Protected, (usize, String)> {
         let mut globs = Vec::new();
         let mut labels = Vec::new();
-        for p in BUILTIN_PROTECTED {
-            globs.push(pattern::path_glob_builder(p).map_err(|m| (0, m))?);
-            labels.push(p.trim_start_matches("**/").to_string());
-        }
         for p in extra {
             let g = pattern::path_glob(&p.value, anchors).map_err(|m| (p.offset, m))?;
             globs.push(pattern::path_glob_builder(&g).map_err(|m| (p.offset, m))?);
@@ -599,22 +597,36 @@ impl Protected {
         })
     }
 
+    /// The built-in globs, then the policy's, compiled together; `None`
+    /// when they cannot be.
+    fn compile(&self) -> Option<GlobSet> {
+        let mut b = GlobSetBuilder::new();
+        for p in BUILTIN_PROTECTED {
+            b.add(pattern::path_glob_builder(p).ok()?);
+        }
+        for g in &self.globs {
+            b.add(g.clone());
+        }
+        b.build().ok()
+    }
+
+    /// The label of the `i`th glob of the compiled set.
+    fn label(&self, i: usize) -> Option<&str> {
+        match BUILTIN_PROTECTED.get(i) {
+            Some(p) => Some(p.trim_start_matches("**/")),
+            None => self
+                .labels
+                .get(i - BUILTIN_PROTECTED.len())
+                .map(String::as_str),
+        }
+    }
+
     /// The protected pattern a path falls under, if any.
     pub fn find(&self, path: &Path) -> Option<&str> {
-        let set = self.set.get_or_init(|| {
-            let mut b = GlobSetBuilder::new();
-            for g in &self.globs {
-                b.add(g.clone());
-            }
-            b.build().ok()
-        });
-        let Some(set) = set else {
+        let Some(set) = self.set.get_or_init(|| self.compile()) else {
             return Some(PROTECTED_UNCOMPILED);
         };
-        set.matches(path)
-            .first()
-            .and_then(|&i| self.labels.get(i))
-            .map(String::as_str)
+        set.matches(path).first().and_then(|&i| self.label(i))
     }
 }
 
@@ -681,6 +693,20 @@ mod tests {
             let want = all.matches_candidate(&cand);
             assert_eq!(got, want, "{p}");
         }
+    }
+
+    /// The built-in protected globs, parsed only on first use, compile.
+    #[test]
+    fn the_builtin_protected_globs_compile() {
+        let anchors = Anchors {
+            home: None,
+            policy_dir: "/ws".into(),
+            root: "/ws".into(),
+        };
+        let p = Protected::build(&[], &anchors).unwrap();
+        assert!(p.compile().is_some());
+        assert_eq!(p.find(Path::new("/ws/.git/config")), Some(".git/**"));
+        assert_eq!(p.find(Path::new("/ws/src/main.rs")), None);
     }
 
     /// A glob set that cannot be compiled fails closed: a group of ask or

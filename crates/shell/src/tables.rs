@@ -278,7 +278,17 @@ type FnvSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
 pub(crate) fn known(name: &str) -> Known {
     static MAP: OnceLock<FnvMap<&'static str, Known>> = OnceLock::new();
     MAP.get_or_init(|| {
-        let mut map: FnvMap<&'static str, Known> = FnvMap::default();
+        // Sized once: growing it (rehashing every name) was a visible
+        // share of a hook process's run.
+        let names = SPECS.iter().map(|s| s.names.len()).sum::<usize>()
+            + WRAPPERS.len()
+            + PRIVILEGE.len()
+            + SHELLS.len()
+            + INTERPRETERS.len()
+            + FETCHERS.len()
+            + POWER.len();
+        let mut map: FnvMap<&'static str, Known> =
+            FnvMap::with_capacity_and_hasher(names, BuildHasherDefault::default());
         for spec in SPECS {
             for name in spec.names {
                 // The first spec naming a command is the one that applies.

@@ -1,0 +1,58 @@
+//! `toolgate-hook claude|gemini|codex [FLAGS]`: the hook process that
+//! `toolgate hook install` registers.
+//!
+//! It is `toolgate hook CLIENT` (same flags, same answers, same ledger
+//! rows), in an executable that links only the hook: a hook is one process
+//! per tool call, and most of the start-up of the whole `toolgate` (its
+//! size, its libraries) would be paid on every call. `--sandbox` wraps
+//! commands in the `toolgate` beside this executable.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use toolgate_hook::install::HookClient;
+use toolgate_hook::process::{self, RunArgs};
+
+/// The hook process for Claude Code, Gemini CLI and Codex CLI (the same
+/// as `toolgate hook CLIENT`).
+#[derive(Debug, Parser)]
+#[command(name = "toolgate-hook", version)]
+struct Cli {
+    #[command(subcommand)]
+    client: Client,
+}
+
+#[derive(Debug, Subcommand)]
+enum Client {
+    /// Claude Code's PreToolUse hook (`toolgate hook claude`).
+    Claude(RunArgs),
+    /// Gemini CLI's BeforeTool hook (`toolgate hook gemini`).
+    Gemini(RunArgs),
+    /// Codex CLI's PreToolUse and PermissionRequest hooks (`toolgate hook
+    /// codex`).
+    Codex(RunArgs),
+}
+
+/// The `toolgate` beside this executable.
+fn toolgate() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe().and_then(std::fs::canonicalize)?;
+    let sibling = exe.with_file_name(format!("toolgate{}", std::env::consts::EXE_SUFFIX));
+    std::fs::canonicalize(&sibling)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", sibling.display())))
+}
+
+fn main() -> ExitCode {
+    if let Some(code) = process::fast_path(std::env::args_os().skip(1), toolgate) {
+        return code;
+    }
+    // Help, version, or a usage error: the full parser says so. A usage
+    // error is exit 2, which every client takes as a block.
+    let cli = Cli::parse();
+    let (client, args) = match cli.client {
+        Client::Claude(a) => (HookClient::Claude, a),
+        Client::Gemini(a) => (HookClient::Gemini, a),
+        Client::Codex(a) => (HookClient::Codex, a),
+    };
+    process::run(client, &args, toolgate)
+}
