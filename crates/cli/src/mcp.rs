@@ -190,11 +190,15 @@ fn pins(cmd: PinsCommand, db: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
                 .map_err(|e| anyhow!("{e}"))?
             {
                 Some(p) => {
+                    let settled = settle_pin_approvals(&store, &server, &tool, &p.digest)?;
                     writeln!(
                         out,
                         "accepted: {server} {tool} is now pinned at {}",
                         &p.digest[..p.digest.len().min(12)]
                     )?;
+                    for id in settled {
+                        writeln!(out, "approval {id} for this definition is done")?;
+                    }
                     Ok(ExitCode::SUCCESS)
                 }
                 None => bail!(
@@ -203,4 +207,51 @@ fn pins(cmd: PinsCommand, db: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
             }
         }
     }
+}
+
+/// The approvals queued for the definition `pins accept` just trusted are
+/// answered by it: each is approved, claimed and finished as executed, so
+/// that the queue does not keep asking for what is already done. Returns
+/// their ids.
+fn settle_pin_approvals(
+    store: &toolgate_store::Store,
+    server: &str,
+    tool: &str,
+    digest: &str,
+) -> anyhow::Result<Vec<String>> {
+    let qualified = toolgate_mcp::names::qualified(server, tool);
+    let who = format!(
+        "cli:{}",
+        std::env::var("USER").unwrap_or_else(|_| "unknown".into())
+    );
+    let mut settled = Vec::new();
+    let pending = store.list_pending().map_err(|e| anyhow!("{e}"))?;
+    for p in pending {
+        let same = p.rule.as_deref() == Some(toolgate_policy::rule_ids::HOST_PIN_CHANGED)
+            && p.server.as_deref() == Some(server)
+            && p.tool == qualified
+            && p.digest == digest;
+        if !same {
+            continue;
+        }
+        store
+            .answer(
+                &p.id,
+                toolgate_store::Answer::Approve,
+                Some("accepted with `toolgate mcp pins accept`"),
+                &who,
+            )
+            .map_err(|e| anyhow!("{e}"))?;
+        if store
+            .claim_for_execution(&p.id)
+            .map_err(|e| anyhow!("{e}"))?
+            .is_some()
+        {
+            store
+                .finish(&p.id, toolgate_store::Outcome::Executed, 0)
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        settled.push(p.id);
+    }
+    Ok(settled)
 }
