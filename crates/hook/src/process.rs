@@ -68,7 +68,9 @@ fn answer(
     let reply = match options(args, toolgate) {
         Err(message) => failure(&message),
         Ok(opts) => {
-            let mut stdin = Vec::new();
+            // Room for a usual input in one read, instead of a read per
+            // doubling of the buffer.
+            let mut stdin = Vec::with_capacity(64 * 1024);
             match std::io::stdin().read_to_end(&mut stdin) {
                 Ok(_) => hook(&stdin, &opts),
                 Err(e) => failure(&format!(

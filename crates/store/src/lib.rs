@@ -269,7 +269,9 @@ impl Store {
     /// [`Store::open_in`]: the spool could never reach the ledger.
     pub fn open_spooled(dir: impl AsRef<Path>) -> Result<Store> {
         let dir = dir.as_ref();
-        paths::create_private_dir(dir)?;
+        if !dir.is_dir() {
+            paths::create_private_dir(dir)?;
+        }
         let path = dir.join(DB_FILE_NAME);
         match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() => {}
