@@ -231,7 +231,7 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             }
             // The lean hook executable when it was installed beside this
             // one (`cargo install` puts both in the same directory).
-            let lean = exe.with_file_name(format!("toolgate-hook{}", std::env::consts::EXE_SUFFIX));
+            let lean = install::beside(&exe, "toolgate-hook");
             let command = if lean.is_file() {
                 install::lean_command(client, &lean, &extra)
             } else {

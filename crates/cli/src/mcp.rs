@@ -220,10 +220,7 @@ fn settle_pin_approvals(
     digest: &str,
 ) -> anyhow::Result<Vec<String>> {
     let qualified = toolgate_mcp::names::qualified(server, tool);
-    let who = format!(
-        "cli:{}",
-        std::env::var("USER").unwrap_or_else(|_| "unknown".into())
-    );
+    let who = crate::state::who();
     let mut settled = Vec::new();
     let pending = store.list_pending().map_err(|e| anyhow!("{e}"))?;
     for p in pending {

@@ -172,7 +172,6 @@ impl Gate {
         approver: Box<dyn Approver>,
         opts: GateOptions,
     ) -> Result<Gate, GateError> {
-        let warnings = Vec::new();
         Ok(Gate {
             policy: policy.into(),
             approver,
@@ -187,7 +186,7 @@ impl Gate {
             who: opts.who,
             server: opts.server,
             stats: Stats::default(),
-            warnings,
+            warnings: Vec::new(),
         })
     }
 

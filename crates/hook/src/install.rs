@@ -190,28 +190,31 @@ pub fn settings_path(
 /// quoted for the shell the clients run hooks with), `hook`, the client,
 /// then `args`.
 pub fn default_command(client: HookClient, exe: &Path, args: &[String]) -> String {
-    let mut command = shell_quote(&exe.display().to_string());
-    command.push_str(" hook ");
-    command.push_str(client.as_str());
-    for arg in args {
-        command.push(' ');
-        command.push_str(&shell_quote(arg));
-    }
-    command
+    command_line(exe, &["hook", client.as_str()], args)
 }
 
 /// The command registered when the lean hook executable `hook_exe`
 /// (`toolgate-hook`, beside `toolgate`) is there: `hook_exe`, the client,
 /// then `args`. It answers exactly as `toolgate hook CLIENT` does.
 pub fn lean_command(client: HookClient, hook_exe: &Path, args: &[String]) -> String {
-    let mut command = shell_quote(&hook_exe.display().to_string());
-    command.push(' ');
-    command.push_str(client.as_str());
-    for arg in args {
+    command_line(hook_exe, &[client.as_str()], args)
+}
+
+/// `exe`, then the fixed `words`, then `args`, each quoted for the shell
+/// where it needs to be.
+fn command_line(exe: &Path, words: &[&str], args: &[String]) -> String {
+    let mut command = shell_quote(&exe.display().to_string());
+    for word in words.iter().copied().chain(args.iter().map(String::as_str)) {
         command.push(' ');
-        command.push_str(&shell_quote(arg));
+        command.push_str(&shell_quote(word));
     }
     command
+}
+
+/// The executable `name` in the same directory as `exe` (how `toolgate`
+/// and `toolgate-hook` find each other).
+pub fn beside(exe: &Path, name: &str) -> std::path::PathBuf {
+    exe.with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 fn shell_quote(word: &str) -> String {

@@ -72,15 +72,7 @@ struct GlobGroup {
 
 impl GlobGroup {
     fn set(&self) -> Option<&GlobSet> {
-        self.set
-            .get_or_init(|| {
-                let mut b = GlobSetBuilder::new();
-                for g in &self.globs {
-                    b.add(g.clone());
-                }
-                b.build().ok()
-            })
-            .as_ref()
+        self.set.get_or_init(|| compile_set(&self.globs)).as_ref()
     }
 
     fn each_match(
@@ -110,6 +102,16 @@ impl GlobGroup {
             None => {}
         }
     }
+}
+
+/// Globs compiled into one set; `None` when they cannot be (the callers
+/// fail closed).
+fn compile_set<'a>(globs: impl IntoIterator<Item = &'a globset::Glob>) -> Option<GlobSet> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        b.add(g.clone());
+    }
+    b.build().ok()
 }
 
 /// The literal directory a glob starts with: its text up to the last `/`
@@ -497,8 +499,10 @@ impl Index {
                 }
             }
         }
-        for (i, pr) in ix.read.iter_mut().chain(ix.write.iter_mut()).enumerate() {
-            pr.finish(i % 3 != slot(Effect::Allow));
+        for e in EFFECTS {
+            let strict = e != Effect::Allow;
+            ix.read[slot(e)].finish(strict);
+            ix.write[slot(e)].finish(strict);
         }
         let mut b = GlobSetBuilder::new();
         for g in ix.tools.glob_list.drain(..) {
@@ -600,14 +604,11 @@ impl Protected {
     /// The built-in globs, then the policy's, compiled together; `None`
     /// when they cannot be.
     fn compile(&self) -> Option<GlobSet> {
-        let mut b = GlobSetBuilder::new();
-        for p in BUILTIN_PROTECTED {
-            b.add(pattern::path_glob_builder(p).ok()?);
-        }
-        for g in &self.globs {
-            b.add(g.clone());
-        }
-        b.build().ok()
+        let builtin = BUILTIN_PROTECTED
+            .iter()
+            .map(|p| pattern::path_glob_builder(p).ok())
+            .collect::<Option<Vec<_>>>()?;
+        compile_set(builtin.iter().chain(&self.globs))
     }
 
     /// The label of the `i`th glob of the compiled set.

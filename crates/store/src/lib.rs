@@ -195,15 +195,22 @@ pub fn is_trusted_in(
     file: &Path,
     digest: &str,
 ) -> Result<bool> {
-    let env = std::env::var(DATABASE_URL_ENV)
-        .ok()
-        .filter(|v| !v.trim().is_empty());
-    if env.is_none() && database.is_none() && !state_dir.as_ref().join(DB_FILE_NAME).exists() {
+    if configured_database(database).is_none() && !state_dir.as_ref().join(DB_FILE_NAME).exists() {
         return Ok(false);
     }
     let store = Store::open_configured(state_dir, database)?;
     let key = file.to_string_lossy();
     Ok(store.trusted(&key)?.as_deref() == Some(digest))
+}
+
+/// The database a host is configured to use instead of the state
+/// directory's SQLite file: `$TOOLGATE_DATABASE_URL` when set, else
+/// `database` (the policy's `[state] database`).
+fn configured_database(database: Option<&str>) -> Option<String> {
+    std::env::var(DATABASE_URL_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| database.map(str::to_owned))
 }
 
 /// An open toolgate store, in a SQLite file or a PostgreSQL database.
@@ -303,10 +310,7 @@ impl Store {
         state_dir: impl AsRef<Path>,
         database: Option<&str>,
     ) -> Result<Store> {
-        let env = std::env::var(DATABASE_URL_ENV)
-            .ok()
-            .filter(|v| !v.trim().is_empty());
-        match env.as_deref().or(database) {
+        match configured_database(database) {
             Some(_) => Store::open_configured(state_dir, database),
             None => Store::open_spooled(state_dir),
         }
@@ -360,10 +364,7 @@ impl Store {
     ///
     /// A database value is a `postgres://` URL or, for SQLite, a file path.
     pub fn open_configured(state_dir: impl AsRef<Path>, database: Option<&str>) -> Result<Store> {
-        let env = std::env::var(DATABASE_URL_ENV)
-            .ok()
-            .filter(|v| !v.trim().is_empty());
-        match env.as_deref().or(database) {
+        match configured_database(database).as_deref() {
             Some(url) if postgres::is_url(url) => Store::open_url(url),
             Some(file) => Store::open(file),
             None => Store::open_in(state_dir),

@@ -37,7 +37,7 @@ enum Client {
 /// The `toolgate` beside this executable.
 fn toolgate() -> std::io::Result<PathBuf> {
     let exe = std::env::current_exe().and_then(std::fs::canonicalize)?;
-    let sibling = exe.with_file_name(format!("toolgate{}", std::env::consts::EXE_SUFFIX));
+    let sibling = toolgate_hook::install::beside(&exe, "toolgate");
     std::fs::canonicalize(&sibling)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", sibling.display())))
 }
