@@ -631,6 +631,57 @@ fn concurrent_calls_proceed_concurrently() {
     assert!(env.ws("slow").exists());
 }
 
+/// A key given twice in a call's arguments: the gate decides on one value
+/// (the last, as JSON parsers read it) and the server must get that value
+/// and no other.
+#[test]
+fn a_repeated_argument_key_reaches_the_server_as_the_gate_decided_it() {
+    let env = Env::new(
+        r#"
+allow = ["mcp__marker__slow"]
+deny = ["Write(denied.txt)"]
+
+[tool.mcp__marker__slow]
+kind = "write"
+field = "path"
+"#,
+    );
+    let mut w = Wire::start(env.gateway("marker", &[], &own_server()));
+    w.initialize();
+    let ok = serde_json::to_string(&env.ws("ok.txt")).expect("path");
+    let denied = serde_json::to_string(&env.ws("denied.txt")).expect("path");
+    let call = |id: i64, first: &str, last: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{"path":{first},"seconds":0,"path":{last}}}}}}}"#
+        )
+    };
+    w.send(&call(2, &ok, &denied));
+    let r = w.response();
+    assert_eq!(r["id"], 2);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        !env.ws("ok.txt").exists() && !env.ws("denied.txt").exists(),
+        "a refused call reached the server"
+    );
+    w.send(&call(3, &denied, &ok));
+    let r = w.response();
+    assert_eq!(r["id"], 3);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(env.ws("ok.txt").exists(), "the allowed call ran");
+    assert!(
+        !env.ws("denied.txt").exists(),
+        "the server got a value the gate did not decide on"
+    );
+    let rows = env.rows();
+    let decided: Vec<(Decision, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.record.decision, r.record.rule.as_deref()))
+        .collect();
+    assert_eq!(decided.len(), 2, "{decided:?}");
+    assert_eq!(decided[0].0, Decision::Deny, "{decided:?}");
+    assert_eq!(decided[1].0, Decision::Allow, "{decided:?}");
+}
+
 #[test]
 fn a_server_that_dies_mid_call_gives_an_error_and_the_gateway_exits_non_zero() {
     let env = Env::new(ASK_POLICY);

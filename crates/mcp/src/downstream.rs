@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::error::Error;
+use crate::fast::ClientTap;
 use crate::framing;
 use crate::listen::HttpRelay;
 use crate::relay::Relay;
@@ -22,11 +23,18 @@ use crate::relay::Relay;
 pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     let relay = Relay::new(config);
     let shared = Arc::clone(relay.shared());
+    let tap: Arc<dyn framing::Tap> = Arc::new(ClientTap::new(relay.clone()));
     let running = match stdio_pipes() {
-        Some((input, output)) => relay.serve(framing::checked(input, output)).await,
+        Some((input, output)) => {
+            let (read, write) = framing::checked(input, output);
+            shared.fast.set_client(&write.lines());
+            relay.serve((read.with_tap(tap), write)).await
+        }
         None => {
             let (input, output) = (tokio::io::stdin(), tokio::io::stdout());
-            relay.serve(framing::checked(input, output)).await
+            let (read, write) = framing::checked(input, output);
+            shared.fast.set_client(&write.lines());
+            relay.serve((read.with_tap(tap), write)).await
         }
     };
     let running = match running {

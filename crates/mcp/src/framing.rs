@@ -11,11 +11,16 @@
 //! of their own in the path of a message: every hop between threads costs
 //! latency). The error replies share the writer with rmcp and are written
 //! only between two of its lines, never inside one.
+//!
+//! A [`Tap`] may look at each line first and take it (the relay's direct
+//! path for `tools/call`, see `fast.rs`); what it takes never reaches rmcp,
+//! and what it writes goes through the same writer as rmcp's lines
+//! ([`Lines`]), between them.
 
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 
 use serde::de::IgnoredAny;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -37,6 +42,7 @@ where
         inner: peer_out,
         at_boundary: true,
         pending: Vec::new(),
+        waiting: Vec::new(),
     }));
     (
         CheckedRead {
@@ -46,29 +52,112 @@ where
             ready_pos: 0,
             eof: false,
             out: Arc::clone(&out),
+            tap: None,
         },
         SharedWrite { out },
     )
+}
+
+/// What a [`Tap`] made of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// The tap took it: rmcp does not see it.
+    Taken,
+    /// JSON, left to rmcp.
+    Json,
+    /// Not looked at (or not understood): checked and left to rmcp.
+    Unknown,
+}
+
+/// Looks at each line a peer sends before rmcp does.
+pub trait Tap: Send + Sync {
+    /// Takes the line, or leaves it to rmcp.
+    fn line(&self, line: &[u8]) -> Seen;
+    /// The peer's input has ended.
+    fn end(&self);
+}
+
+/// Whole lines written to a peer beside rmcp's own, each between two of
+/// rmcp's lines.
+pub trait Lines: Send + Sync {
+    /// Queues one line (without its newline).
+    fn queue(&self, line: &[u8]);
+    /// Writes what is queued, as far as the peer takes it now.
+    fn poll_drain(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+}
+
+/// Writes one line to the peer behind `lines`.
+pub async fn send_line(lines: &dyn Lines, line: &[u8]) -> io::Result<()> {
+    lines.queue(line);
+    std::future::poll_fn(|cx| lines.poll_drain(cx)).await
 }
 
 struct Out<W> {
     inner: W,
     /// The last byte rmcp wrote ended a line (or nothing was written).
     at_boundary: bool,
-    /// Error replies waiting for a line boundary.
+    /// Lines of our own (error replies, the direct path's) waiting for a
+    /// line boundary.
     pending: Vec<u8>,
+    /// Writers that found the peer full. The stream wakes only the last
+    /// task that polled it, so whoever writes next wakes the others.
+    waiting: Vec<Waker>,
 }
 
 impl<W: AsyncWrite + Unpin> Out<W> {
     fn flush_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.at_boundary && !self.pending.is_empty() {
-            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.pending))?;
+            let n = ready!(self.write_inner(cx, None))?;
             if n == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
             self.pending.drain(..n);
         }
         Poll::Ready(Ok(()))
+    }
+
+    /// One write of `buf` (or of the pending lines), keeping track of who
+    /// waits for the peer.
+    fn write_inner(&mut self, cx: &mut Context<'_>, buf: Option<&[u8]>) -> Poll<io::Result<usize>> {
+        let r = match buf {
+            Some(b) => Pin::new(&mut self.inner).poll_write(cx, b),
+            None => Pin::new(&mut self.inner).poll_write(cx, &self.pending),
+        };
+        self.note(cx, r.is_pending());
+        r
+    }
+
+    fn note(&mut self, cx: &mut Context<'_>, pending: bool) {
+        if pending {
+            if !self.waiting.iter().any(|w| w.will_wake(cx.waker())) {
+                self.waiting.push(cx.waker().clone());
+            }
+        } else if !self.waiting.is_empty() {
+            for w in self.waiting.drain(..) {
+                if !w.will_wake(cx.waker()) {
+                    w.wake();
+                }
+            }
+        }
+    }
+
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.flush_pending(cx))?;
+        let r = Pin::new(&mut self.inner).poll_flush(cx);
+        self.note(cx, r.is_pending());
+        r
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send> Lines for Mutex<Out<W>> {
+    fn queue(&self, line: &[u8]) {
+        let mut out = lock(self);
+        out.pending.extend_from_slice(line);
+        out.pending.push(b'\n');
+    }
+
+    fn poll_drain(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        lock(self).drain(cx)
     }
 }
 
@@ -83,6 +172,13 @@ pub struct SharedWrite<W> {
     out: Arc<Mutex<Out<W>>>,
 }
 
+impl<W: AsyncWrite + Unpin + Send + 'static> SharedWrite<W> {
+    /// A handle for writing lines of our own to this peer.
+    pub fn lines(&self) -> Arc<dyn Lines> {
+        Arc::clone(&self.out) as Arc<dyn Lines>
+    }
+}
+
 impl<W: AsyncWrite + Unpin> AsyncWrite for SharedWrite<W> {
     fn poll_write(
         self: Pin<&mut Self>,
@@ -91,7 +187,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for SharedWrite<W> {
     ) -> Poll<io::Result<usize>> {
         let mut out = lock(&self.out);
         ready!(out.flush_pending(cx))?;
-        let n = ready!(Pin::new(&mut out.inner).poll_write(cx, buf))?;
+        let n = ready!(out.write_inner(cx, Some(buf)))?;
         if n > 0 {
             out.at_boundary = buf[n - 1] == b'\n';
         }
@@ -99,9 +195,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for SharedWrite<W> {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let mut out = lock(&self.out);
-        ready!(out.flush_pending(cx))?;
-        Pin::new(&mut out.inner).poll_flush(cx)
+        lock(&self.out).drain(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -121,12 +215,19 @@ pub struct CheckedRead<R, W> {
     ready_pos: usize,
     eof: bool,
     out: Arc<Mutex<Out<W>>>,
+    tap: Option<Arc<dyn Tap>>,
 }
 
 impl<R, W> CheckedRead<R, W>
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    /// Has `tap` look at every line first.
+    pub fn with_tap(mut self, tap: Arc<dyn Tap>) -> Self {
+        self.tap = Some(tap);
+        self
+    }
+
     /// Checks the complete lines in `buf` (and, at the end of input, the
     /// rest), moving the good ones to `ready`.
     fn take_lines(&mut self) {
@@ -156,7 +257,14 @@ where
         if line.is_empty() {
             return;
         }
-        if serde_json::from_slice::<IgnoredAny>(line).is_ok() {
+        let seen = match &self.tap {
+            Some(tap) => tap.line(line),
+            None => Seen::Unknown,
+        };
+        if seen == Seen::Taken {
+            return;
+        }
+        if seen == Seen::Json || serde_json::from_slice::<IgnoredAny>(line).is_ok() {
             self.ready.extend_from_slice(line);
             self.ready.push(b'\n');
         } else {
@@ -170,11 +278,7 @@ where
             .pending
             .extend_from_slice(format!("{PARSE_ERROR}\n").as_bytes());
         let out = Arc::clone(&self.out);
-        tokio::spawn(std::future::poll_fn(move |cx| {
-            let mut out = lock(&out);
-            ready!(out.flush_pending(cx))?;
-            Pin::new(&mut out.inner).poll_flush(cx)
-        }));
+        tokio::spawn(std::future::poll_fn(move |cx| lock(&out).drain(cx)));
     }
 }
 
@@ -212,6 +316,11 @@ where
                 this.buf.extend_from_slice(rb.filled());
             }
             this.take_lines();
+            if this.eof
+                && let Some(tap) = &this.tap
+            {
+                tap.end();
+            }
         }
     }
 }

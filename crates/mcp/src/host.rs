@@ -8,6 +8,9 @@
 //! connection of its own, taken from a small pool (opening a connection per
 //! call costs more than the rest of the gate together): no lock is held
 //! across an approval, only while a connection is taken or given back.
+//! The stores are spooled (`Store::open_spooled`): a call's ledger row is
+//! one locked append to the spool beside the database rather than a
+//! SQLite transaction, folded into the ledger by the next reader.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -62,7 +65,7 @@ impl Host {
                 let pooled = stores.lock().ok().and_then(|mut p| p.pop());
                 let (store, store_error) = match pooled
                     .map(Ok)
-                    .unwrap_or_else(|| Store::open_configured(&dir, policy.database()))
+                    .unwrap_or_else(|| Store::open_configured_spooled(&dir, policy.database()))
                 {
                     Ok(s) => (Some(s), None),
                     Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),

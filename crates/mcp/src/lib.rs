@@ -14,7 +14,9 @@ Three parts, kept apart:
 - **upstream** ([`upstream`]): the server, spawned on stdio or reached over
   streamable HTTP;
 - **the relay** ([`relay`]): requests, notifications, progress and
-  cancellation both ways; the gate on `tools/call` and `tools/list`.
+  cancellation both ways; the gate on `tools/call` and `tools/list`;
+  beside it, the direct path ([`fast`]) that carries a `tools/call` and its
+  result past rmcp when both sides are on stdio (same gate, same verdicts).
 
 Tools are named `mcp__SRV__TOOL` for rules ([`names`]). Each tool's
 definition is pinned on first sight ([`pins`]); a changed definition is not
@@ -26,6 +28,7 @@ pub mod config;
 pub mod downstream;
 pub mod elicit;
 mod error;
+pub mod fast;
 pub mod framing;
 pub mod host;
 pub mod listen;

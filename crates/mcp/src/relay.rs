@@ -67,6 +67,8 @@ pub struct Shared {
     pub ended: CancellationToken,
     /// The exit status the gateway ends with.
     pub exit_code: AtomicI32,
+    /// The direct path for `tools/call` (`fast.rs`).
+    pub fast: crate::fast::Calls,
 }
 
 impl Shared {
@@ -83,6 +85,7 @@ impl Shared {
             dead: AtomicBool::new(false),
             ended: CancellationToken::new(),
             exit_code: AtomicI32::new(0),
+            fast: crate::fast::Calls::default(),
         })
     }
 
@@ -339,46 +342,12 @@ impl Relay {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
         let peer = self.server_for(&ctx.meta).await?;
-        let cfg = Arc::clone(&self.shared.config);
         let tool = req.params.name.to_string();
-        let qualified = names::qualified(&cfg.server, &tool);
         let input = req.params.arguments.clone().unwrap_or_default();
-        let trust = self.trust_of(&peer, &tool).await;
-        let pin_refusal = trust.refusal(&cfg.server, &tool);
-        let call = Call {
-            id: call_id(&qualified, &input),
-            tool: qualified.clone(),
-            input,
-            client: Client::Mcp,
-            cwd: None,
-        };
-        let (approver, blocked, may_wait): (Box<dyn Approver>, Vec<String>, bool) =
-            if pin_refusal.is_some() {
-                (Box::new(NeverApprover), vec![qualified], false)
-            } else if self.can_elicit(&ctx.peer) {
-                (
-                    Box::new(ElicitApprover {
-                        peer: ctx.peer.clone(),
-                        runtime: tokio::runtime::Handle::current(),
-                        cancelled: ctx.ct.clone(),
-                        server: cfg.server.clone(),
-                    }),
-                    Vec::new(),
-                    true,
-                )
-            } else {
-                (Box::new(QueueApprover), Vec::new(), false)
-            };
-        let passage = match cfg.host.pass(call, approver, blocked, may_wait).await {
-            Ok(p) => p,
-            Err(text) => return Ok(refused(text)),
-        };
-        if !matches!(passage.verdict, Verdict::Run) {
-            let mut text = passage.message;
-            if let Some(why) = pin_refusal {
-                text.push('\n');
-                text.push_str(&why);
-            }
+        if let Err(text) = self
+            .admit(&peer, &tool, input, Some(&ctx.peer), &ctx.ct)
+            .await
+        {
             return Ok(refused(text));
         }
         match forward(
@@ -392,17 +361,75 @@ impl Relay {
         {
             Ok(r) => Ok(r),
             Err(ServiceError::McpError(e)) => Err(e),
-            Err(e) => Ok(refused(format!(
-                "the call was allowed and sent to the MCP server `{}`, but no result came back \
-                 ({e}); whether it ran is unknown",
-                cfg.server
-            ))),
+            Err(e) => Ok(refused(self.lost(&e.to_string()))),
         }
+    }
+
+    /// Passes one `tools/call` of `tool` with `input` through the gate
+    /// (pins, decision, approval on ask, ledger row): `Ok` when it is to
+    /// run, else the text the client is told. An approval is asked of
+    /// `client` when it can show a form; `cancelled` withdraws it.
+    pub(crate) async fn admit(
+        &self,
+        server: &Peer<RoleClient>,
+        tool: &str,
+        input: serde_json::Map<String, serde_json::Value>,
+        client: Option<&Peer<RoleServer>>,
+        cancelled: &CancellationToken,
+    ) -> Result<(), String> {
+        let cfg = Arc::clone(&self.shared.config);
+        let qualified = names::qualified(&cfg.server, tool);
+        let trust = self.trust_of(server, tool).await;
+        let pin_refusal = trust.refusal(&cfg.server, tool);
+        let call = Call {
+            id: call_id(&qualified, &input),
+            tool: qualified.clone(),
+            input,
+            client: Client::Mcp,
+            cwd: None,
+        };
+        let elicit = client.filter(|c| self.can_elicit(c));
+        let (approver, blocked, may_wait): (Box<dyn Approver>, Vec<String>, bool) =
+            if pin_refusal.is_some() {
+                (Box::new(NeverApprover), vec![qualified], false)
+            } else if let Some(peer) = elicit {
+                (
+                    Box::new(ElicitApprover {
+                        peer: peer.clone(),
+                        runtime: tokio::runtime::Handle::current(),
+                        cancelled: cancelled.clone(),
+                        server: cfg.server.clone(),
+                    }),
+                    Vec::new(),
+                    true,
+                )
+            } else {
+                (Box::new(QueueApprover), Vec::new(), false)
+            };
+        let passage = cfg.host.pass(call, approver, blocked, may_wait).await?;
+        if matches!(passage.verdict, Verdict::Run) {
+            return Ok(());
+        }
+        let mut text = passage.message;
+        if let Some(why) = pin_refusal {
+            text.push('\n');
+            text.push_str(&why);
+        }
+        Err(text)
+    }
+
+    /// What the client is told of an allowed call whose result never came.
+    pub(crate) fn lost(&self, why: &str) -> String {
+        format!(
+            "the call was allowed and sent to the MCP server `{}`, but no result came back \
+             ({why}); whether it ran is unknown",
+            self.shared.config.server
+        )
     }
 }
 
 /// A `tools/call` result that is an error and not the tool's output.
-fn refused(text: String) -> ServerResult {
+pub(crate) fn refused(text: String) -> ServerResult {
     ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(text)]))
 }
 

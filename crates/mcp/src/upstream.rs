@@ -10,6 +10,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, Service, ServiceExt};
 use tokio::process::{Child, Command};
 
+use crate::fast::ServerTap;
 use crate::framing;
 use crate::relay::{Shared, forward, to_error};
 
@@ -64,7 +65,10 @@ pub async fn connect(
                     "the MCP server `{program}` has no standard streams"
                 ));
             };
-            let transport = framing::checked(stdout, stdin);
+            let (read, write) = framing::checked(stdout, stdin);
+            shared.fast.set_server(&write.lines());
+            let tap = Arc::new(ServerTap::new(Arc::downgrade(&shared)));
+            let transport = (read.with_tap(tap), write);
             let service = handler
                 .serve(transport)
                 .await

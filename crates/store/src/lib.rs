@@ -525,8 +525,14 @@ impl Store {
             let len = locked.append(RowKind::Request, &time::now(), record)?;
             drop(locked);
             if len > spool::FOLD_BYTES {
-                // Opening the database folds the spool into it.
-                self.opened()?;
+                // Opening the database folds the spool into it; a store
+                // that has it open already (a long-lived host) folds now.
+                match self.backend.get() {
+                    Some(Backend::Sqlite(db)) => db.fold_spool()?,
+                    _ => {
+                        self.opened()?;
+                    }
+                }
             }
             return Ok(Appended {
                 seq: 0,

@@ -55,6 +55,8 @@ pub(crate) struct Spooled {
     pub kind: RowKind,
     pub time: String,
     pub record: Record,
+    /// The line's chain hash: where it stands in the spool.
+    pub line_hash: String,
 }
 
 /// The spool file, opened and locked exclusively (the lock ends with it).
@@ -209,7 +211,12 @@ impl Locked {
                 ));
             }
             let (kind, time, record) = parse_line(json).map_err(|e| at(&e))?;
-            rows.push(Spooled { kind, time, record });
+            rows.push(Spooled {
+                kind,
+                time,
+                record,
+                line_hash: hash.to_owned(),
+            });
             prev = hash.to_owned();
         }
         Ok(rows)

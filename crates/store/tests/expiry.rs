@@ -114,8 +114,8 @@ fn a_version_1_database_is_migrated_with_its_approvals() {
         queued(&store, "c")
     };
     // Put the file back to what version 1 wrote: the old CHECK, no pins and
-    // no server columns (version 3), no trust table (version 4),
-    // user_version 1.
+    // no server columns (version 3), no trust table (version 4), no
+    // spool_folded table (version 5), user_version 1.
     {
         let conn = raw(&path);
         conn.execute_batch(
@@ -125,6 +125,7 @@ fn a_version_1_database_is_migrated_with_its_approvals() {
                  answered, claimed, outcome, finished FROM approvals;
              DROP TABLE pins;
              DROP TABLE trust;
+             DROP TABLE spool_folded;
              ALTER TABLE ledger DROP COLUMN server;
              DROP TABLE approvals;
              CREATE TABLE approvals (

@@ -74,12 +74,13 @@ fn a_version_1_database_is_migrated_keeping_its_rows() {
     let (dir, store) = fresh();
     store.append(&executed("s", "c1")).unwrap();
     drop(store);
-    // Take the file back to schema version 1: no pins or trust table, no server
-    // columns.
+    // Take the file back to schema version 1: no pins, trust or spool_folded
+    // table, no server columns.
     {
         let conn = raw(&db_in(&dir));
         conn.execute_batch(
-            "DROP TABLE pins; DROP TABLE trust; ALTER TABLE ledger DROP COLUMN server;
+            "DROP TABLE pins; DROP TABLE trust; DROP TABLE spool_folded;
+             ALTER TABLE ledger DROP COLUMN server;
              ALTER TABLE approvals DROP COLUMN server; PRAGMA user_version = 1;",
         )
         .unwrap();

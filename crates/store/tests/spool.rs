@@ -183,6 +183,26 @@ fn a_spool_past_its_bound_is_folded_by_the_appender() {
     assert_eq!(calls(&Store::open_in(dir.path()).unwrap()).len(), 2);
 }
 
+/// A long-lived host (the MCP gateway) keeps one spooled store open: once
+/// its database is open, every later pass of the bound folds again, so the
+/// spool never grows past it.
+#[test]
+fn a_store_that_stays_open_folds_each_time_the_spool_passes_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_spooled(dir.path()).unwrap();
+    let mut big = executed("s1", "big");
+    big.input = format!(r#"{{"content":"{}"}}"#, "x".repeat(600 * 1024));
+    for round in 1..=3 {
+        store.append(&big).unwrap();
+        store.append(&big).unwrap();
+        let spooled = std::fs::metadata(spool_of(dir.path())).unwrap().len();
+        assert_eq!(spooled, 0, "round {round}: the spool was folded");
+    }
+    let reader = Store::open_in(dir.path()).unwrap();
+    assert_eq!(calls(&reader).len(), 6);
+    assert!(reader.verify().unwrap().is_intact());
+}
+
 #[test]
 fn a_spooled_store_refuses_a_database_path_that_is_not_a_file() {
     let dir = tempfile::tempdir().unwrap();

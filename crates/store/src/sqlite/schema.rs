@@ -6,12 +6,12 @@ pub const APPLICATION_ID: i32 = 0x7467_6462;
 
 /// `PRAGMA user_version` written by this build. A file with a higher
 /// version is refused rather than read with the wrong schema.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
 /// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
 /// sets `user_version`, so a crash leaves the old version intact.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 const V1: &str = r#"
 -- One row per submitted call (kind 'request'), plus one per call that
@@ -152,6 +152,19 @@ CREATE TABLE trust (
     digest  TEXT NOT NULL,
     trusted TEXT NOT NULL
 ) WITHOUT ROWID;
+"#;
+
+/// Version 5: where the last fold of the ledger spool ended.
+const V5: &str = r#"
+-- The chain hash of the last spool line folded into the ledger, written in
+-- the fold's own transaction: a fold that committed and then died before
+-- it emptied the spool is recognised, and its lines are not added twice.
+-- Empty until the first fold.
+CREATE TABLE spool_folded (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    line_hash TEXT    NOT NULL
+);
+INSERT INTO spool_folded (id, line_hash) VALUES (1, '');
 "#;
 
 #[cfg(test)]
