@@ -78,6 +78,21 @@ def measure(command, inputs, env, cwd, check):
     return times
 
 
+def layout_coverage(exe: Path) -> str:
+    """How much of crates/cli/hook-layout.txt the executable still has: a
+    list gone stale (renamed functions, other dependency versions) no
+    longer keeps the hook's code together (scripts/hook-layout.py)."""
+    listed = [l.strip() for l in (ROOT / "crates/cli/hook-layout.txt").read_text().splitlines()
+              if l.strip() and not l.startswith("#")]
+    if not shutil.which("nm"):
+        return "layout: not checked (no nm)"
+    out = subprocess.run(["nm", str(exe)], capture_output=True, text=True).stdout
+    present = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    found = sum(1 for name in listed if name in present)
+    return (f"layout: {found} of the {len(listed)} functions in crates/cli/hook-layout.txt "
+            f"are in toolgate-hook (rewrite the list with scripts/hook-layout.py when few are)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="runs of each hook (default 300)")
@@ -177,6 +192,7 @@ def main():
         else:
             print("cc-toolgate: not found (see --peer); not compared")
         print(f"ratio (toolgate-hook / Python): {lh_median / py_median:.2f}")
+        print(layout_coverage(lean))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -504,11 +504,14 @@ impl Index {
             ix.read[slot(e)].finish(strict);
             ix.write[slot(e)].finish(strict);
         }
-        let mut b = GlobSetBuilder::new();
-        for g in ix.tools.glob_list.drain(..) {
-            b.add(g);
+        // Most policies name tools exactly: no set to build then.
+        if !ix.tools.glob_list.is_empty() {
+            let mut b = GlobSetBuilder::new();
+            for g in ix.tools.glob_list.drain(..) {
+                b.add(g);
+            }
+            ix.tools.glob_set = Some(b.build().map_err(|e| (0, e.to_string()))?);
         }
-        ix.tools.glob_set = Some(b.build().map_err(|e| (0, e.to_string()))?);
         Ok(ix)
     }
 }

@@ -5,9 +5,10 @@
 //! taken for an operand is a check missed, so an option whose arity is not
 //! listed is taken as a flag, and the word after it is checked as an operand.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a file named by an option or operand is touched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +228,7 @@ pub(crate) static SPECS: &[Spec] = &[
 ];
 
 /// What the tables say about one command name, gathered from all of them
-/// so that a command costs one hash lookup rather than a scan of each list.
+/// (once a process has looked up enough names, from one map).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Known {
     /// Its entry in [`SPECS`].
@@ -272,67 +273,90 @@ impl Hasher for Fnv {
 }
 
 type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-type FnvSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
+
+/// Lookups a process answers by scanning the tables before it builds the
+/// map: a hook process (one command line, a handful of lookups) never
+/// builds it; a long-lived host soon has it.
+const SCANNED_LOOKUPS: u32 = 16;
 
 /// Looks a command name (without its directory) up in every table.
 pub(crate) fn known(name: &str) -> Known {
     static MAP: OnceLock<FnvMap<&'static str, Known>> = OnceLock::new();
-    MAP.get_or_init(|| {
-        // Sized once: growing it (rehashing every name) was a visible
-        // share of a hook process's run.
-        let names = SPECS.iter().map(|s| s.names.len()).sum::<usize>()
-            + WRAPPERS.len()
-            + PRIVILEGE.len()
-            + SHELLS.len()
-            + INTERPRETERS.len()
-            + FETCHERS.len()
-            + POWER.len();
-        let mut map: FnvMap<&'static str, Known> =
-            FnvMap::with_capacity_and_hasher(names, BuildHasherDefault::default());
-        for spec in SPECS {
-            for name in spec.names {
-                // The first spec naming a command is the one that applies.
-                let k = map.entry(name).or_default();
-                k.spec = k.spec.or(Some(spec));
-            }
+    static LOOKUPS: AtomicU32 = AtomicU32::new(0);
+    if MAP.get().is_none() && LOOKUPS.fetch_add(1, Ordering::Relaxed) < SCANNED_LOOKUPS {
+        return scan(name);
+    }
+    MAP.get_or_init(build_map)
+        .get(name)
+        .copied()
+        .unwrap_or_default()
+}
+
+/// What the tables say about `name`, read from each in turn: the same
+/// answer as the map's.
+fn scan(name: &str) -> Known {
+    Known {
+        // The first spec naming a command is the one that applies.
+        spec: SPECS.iter().find(|s| s.names.contains(&name)),
+        // A later wrapper entry of the same name replaces an earlier one.
+        wrapper: WRAPPERS.iter().rfind(|w| w.0 == name),
+        privilege: PRIVILEGE.contains(&name),
+        shell: SHELLS.contains(&name),
+        interpreter: INTERPRETERS.contains(&name),
+        fetcher: FETCHERS.contains(&name),
+        power: POWER.contains(&name),
+    }
+}
+
+fn build_map() -> FnvMap<&'static str, Known> {
+    // Sized once: growing it (rehashing every name) was a visible share of
+    // a run.
+    let names = SPECS.iter().map(|s| s.names.len()).sum::<usize>()
+        + WRAPPERS.len()
+        + PRIVILEGE.len()
+        + SHELLS.len()
+        + INTERPRETERS.len()
+        + FETCHERS.len()
+        + POWER.len();
+    let mut map: FnvMap<&'static str, Known> =
+        FnvMap::with_capacity_and_hasher(names, BuildHasherDefault::default());
+    for spec in SPECS {
+        for name in spec.names {
+            // The first spec naming a command is the one that applies.
+            let k = map.entry(name).or_default();
+            k.spec = k.spec.or(Some(spec));
         }
-        for w in WRAPPERS {
-            map.entry(w.0).or_default().wrapper = Some(w);
-        }
-        for name in PRIVILEGE {
-            map.entry(name).or_default().privilege = true;
-        }
-        for name in SHELLS {
-            map.entry(name).or_default().shell = true;
-        }
-        for name in INTERPRETERS {
-            map.entry(name).or_default().interpreter = true;
-        }
-        for name in FETCHERS {
-            map.entry(name).or_default().fetcher = true;
-        }
-        for name in POWER {
-            map.entry(name).or_default().power = true;
-        }
-        map
-    })
-    .get(name)
-    .copied()
-    .unwrap_or_default()
+    }
+    for w in WRAPPERS {
+        map.entry(w.0).or_default().wrapper = Some(w);
+    }
+    for name in PRIVILEGE {
+        map.entry(name).or_default().privilege = true;
+    }
+    for name in SHELLS {
+        map.entry(name).or_default().shell = true;
+    }
+    for name in INTERPRETERS {
+        map.entry(name).or_default().interpreter = true;
+    }
+    for name in FETCHERS {
+        map.entry(name).or_default().fetcher = true;
+    }
+    for name in POWER {
+        map.entry(name).or_default().power = true;
+    }
+    map
 }
 
 /// Whether assigning `var` changes what later commands run ([`EXEC_ENV`]).
 pub(crate) fn changes_what_runs(var: &str) -> bool {
-    static SET: OnceLock<FnvSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| EXEC_ENV.iter().copied().collect())
-        .contains(var)
+    // A few dozen names: a scan costs less than building a set.
+    EXEC_ENV.contains(&var)
 }
 
 /// Whether `git SUB` only reads ([`GIT_READ_ONLY`]).
 pub(crate) fn git_read_only(sub: &str) -> bool {
-    static SET: OnceLock<FnvSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| GIT_READ_ONLY.iter().copied().collect())
-        .contains(sub)
+    GIT_READ_ONLY.contains(&sub)
 }
 
 /// A wrapper: name, short options taking a value, long options taking a
@@ -632,3 +656,52 @@ pub(crate) const HARMLESS_DEVICES: &[&str] =
 
 /// Commands that switch the machine off.
 pub(crate) const POWER: &[&str] = &["shutdown", "reboot", "poweroff", "halt"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(a: Known, b: Known) -> bool {
+        let spec = match (a.spec, b.spec) {
+            (None, None) => true,
+            (Some(x), Some(y)) => std::ptr::eq(x, y),
+            _ => false,
+        };
+        let wrapper = match (a.wrapper, b.wrapper) {
+            (None, None) => true,
+            (Some(x), Some(y)) => std::ptr::eq(x, y),
+            _ => false,
+        };
+        spec && wrapper
+            && (a.privilege, a.shell, a.interpreter, a.fetcher, a.power)
+                == (b.privilege, b.shell, b.interpreter, b.fetcher, b.power)
+    }
+
+    /// Scanning the tables and the map give the same answer for every name
+    /// the tables hold, and for names they do not.
+    #[test]
+    fn the_scan_and_the_map_agree_on_every_name() {
+        let map = build_map();
+        let mut names: Vec<&str> = map.keys().copied().collect();
+        names.extend(["", "gitx", "GIT", "rm ", "./rm", "bash\0"]);
+        assert!(names.len() > 100, "the tables hold {} names", names.len());
+        for name in names {
+            let from_map = map.get(name).copied().unwrap_or_default();
+            assert!(
+                same(scan(name), from_map),
+                "{name:?}: {:?} vs {from_map:?}",
+                scan(name)
+            );
+        }
+    }
+
+    /// Past the scanned lookups, `known` answers from the map, the same.
+    #[test]
+    fn known_answers_alike_before_and_after_the_map() {
+        for _ in 0..(SCANNED_LOOKUPS * 2) {
+            assert!(same(known("git"), scan("git")));
+            assert!(same(known("sudo"), scan("sudo")));
+            assert!(same(known("no-such-command"), Known::default()));
+        }
+    }
+}

@@ -34,6 +34,16 @@ enum Client {
     Codex(RunArgs),
 }
 
+/// `pow` for the one caller this executable links, tokio's multi-thread
+/// scheduler (its statistics), which a hook never starts: defined here,
+/// the dynamic loader does not map libm.so, nine page faults and a library
+/// search on every hook start. `log`, SQLite's other use of libm, is gone
+/// with its full-text search (`.cargo/config.toml`).
+#[unsafe(no_mangle)]
+pub extern "C" fn pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
+
 /// The `toolgate` beside this executable.
 fn toolgate() -> std::io::Result<PathBuf> {
     let exe = std::env::current_exe().and_then(std::fs::canonicalize)?;

@@ -1,4 +1,4 @@
-//! The grammar's node kinds and fields, read once, and the helpers that
+//! The grammar's node kinds and fields, each read once, and the helpers that
 //! walk a node's children by field.
 
 use super::*;
@@ -41,20 +41,25 @@ impl<'t> Iterator for Fields<'t> {
         let field = self
             .cursor
             .field_id()
-            .and_then(|f| grammar().fields.get(usize::from(f.get())).copied());
+            .and_then(|f| grammar().field_name(f.get()));
         Some((self.cursor.node(), field))
     }
 }
 
-/// The grammar's node kinds and field names by id, read once.
+/// The grammar's node kinds and field names by id, each read once.
 ///
 /// tree-sitter's `Node::kind` and `TreeCursor::field_name` measure and
 /// validate a C string on every call, and `child_by_field_name` searches
 /// the field names for each lookup; the conversion asks these for every
 /// node, so it asks this table instead.
 pub(super) struct Grammar {
-    pub(super) kinds: Vec<&'static str>,
-    pub(super) fields: Vec<&'static str>,
+    lang: Language,
+    /// Each kind's name, read from the grammar the first time a node of
+    /// that kind is seen (a command meets a few dozen of the grammar's
+    /// hundreds; reading all of them was a visible share of a hook run).
+    kinds: Box<[OnceLock<&'static str>]>,
+    /// Each field's name, the same way.
+    fields: Box<[OnceLock<&'static str>]>,
     pub(super) body: Option<NonZeroU16>,
     pub(super) condition: Option<NonZeroU16>,
     pub(super) descriptor: Option<NonZeroU16>,
@@ -67,30 +72,29 @@ pub(super) struct Grammar {
     pub(super) variable: Option<NonZeroU16>,
 }
 
+impl Grammar {
+    /// The name of kind `id` (empty for an id without one).
+    fn kind_name(&self, id: u16) -> Option<&'static str> {
+        let slot = self.kinds.get(usize::from(id))?;
+        Some(*slot.get_or_init(|| self.lang.node_kind_for_id(id).unwrap_or("")))
+    }
+
+    /// The name of field `id`.
+    fn field_name(&self, id: u16) -> Option<&'static str> {
+        let slot = self.fields.get(usize::from(id))?;
+        Some(*slot.get_or_init(|| self.lang.field_name_for_id(id).unwrap_or("")))
+    }
+}
+
 pub(super) fn grammar() -> &'static Grammar {
     static GRAMMAR: OnceLock<Grammar> = OnceLock::new();
     GRAMMAR.get_or_init(|| {
         let lang: Language = tree_sitter_bash::LANGUAGE.into();
-        let kinds = (0..lang.node_kind_count())
-            .map(|id| {
-                u16::try_from(id)
-                    .ok()
-                    .and_then(|id| lang.node_kind_for_id(id))
-                    .unwrap_or("")
-            })
-            .collect();
-        let fields = (0..=lang.field_count())
-            .map(|id| {
-                u16::try_from(id)
-                    .ok()
-                    .and_then(|id| lang.field_name_for_id(id))
-                    .unwrap_or("")
-            })
-            .collect();
+        let slots = |n: usize| (0..n).map(|_| OnceLock::new()).collect();
         let id = |name: &str| lang.field_id_for_name(name);
         Grammar {
-            kinds,
-            fields,
+            kinds: slots(lang.node_kind_count()),
+            fields: slots(lang.field_count() + 1),
             body: id("body"),
             condition: id("condition"),
             descriptor: id("descriptor"),
@@ -101,6 +105,7 @@ pub(super) fn grammar() -> &'static Grammar {
             update: id("update"),
             value: id("value"),
             variable: id("variable"),
+            lang,
         }
     })
 }
@@ -108,9 +113,7 @@ pub(super) fn grammar() -> &'static Grammar {
 /// A node's kind (`command`, `word`, `ERROR`, ...).
 pub(super) fn kind(node: TsNode<'_>) -> &'static str {
     grammar()
-        .kinds
-        .get(usize::from(node.kind_id()))
-        .copied()
+        .kind_name(node.kind_id())
         .filter(|k| !k.is_empty())
         // Ids past the table (the error symbols) are asked directly.
         .unwrap_or_else(|| node.kind())
