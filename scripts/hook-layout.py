@@ -12,8 +12,9 @@ whole executable.
 This script finds those functions: it runs the release `toolgate-hook`
 under valgrind's callgrind on realistic inputs of each client (allowed,
 denied and asked calls; shell commands, file tools, an MCP tool), and
-writes every function of the executable that ran, in the order callgrind
-first saw it. Run it again after changes to the hook's path; a stale list
+writes every function of the executable that ran: those of the first
+input (an allowed `git status`, the commonest call), then what each further
+input adds. Run it again after changes to the hook's path; a stale list
 is harmless (names that no longer exist are skipped), only less effective.
 
     scripts/hook-layout.py [--no-build]
@@ -139,9 +140,10 @@ def main():
                 input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=project)
             if not out.exists():
                 sys.exit(f"callgrind wrote nothing for input {n}: {done.stderr.decode()[-2000:]}")
-            for name in executed(out, exe):
-                if name not in order:
-                    order.append(name)
+            # Each input's new functions in name order: the list is the same
+            # from one run of this script to the next.
+            known = set(order)
+            order += sorted({name for name in executed(out, exe) if name not in known})
     if not order:
         sys.exit("no functions of toolgate-hook were seen")
     header = [

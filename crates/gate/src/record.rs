@@ -76,7 +76,7 @@ pub(crate) fn record_of(gate: &Gate, snapshot: &Call, decision: &Decision, row: 
         input: row
             .raw_input
             .clone()
-            .unwrap_or_else(|| serde_json::Value::Object(snapshot.input.clone()).to_string()),
+            .unwrap_or_else(|| serde_json::to_string(&snapshot.input).unwrap_or_default()),
         decision: match decision.decision {
             Effect::Allow => toolgate_store::Decision::Allow,
             Effect::Ask => toolgate_store::Decision::Ask,

@@ -66,19 +66,39 @@ struct CallParams {
     meta: Option<Map<String, Value>>,
 }
 
-impl CallParams {
-    /// The parameters as the server gets them.
-    fn to_json(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::String(self.name.clone()));
-        if let Some(a) = &self.arguments {
-            m.insert("arguments".into(), Value::Object(a.clone()));
-        }
-        if let Some(meta) = &self.meta {
-            m.insert("_meta".into(), Value::Object(meta.clone()));
-        }
-        m
-    }
+/// A call as the server gets it: the parameters written again from what
+/// was parsed.
+#[derive(serde::Serialize)]
+struct ToServer<'a> {
+    jsonrpc: &'static str,
+    id: &'a str,
+    method: &'static str,
+    params: ParamsOut<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct ParamsOut<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a Map<String, Value>>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Map<String, Value>>,
+}
+
+/// The line that carries `params` to the server under the gateway's `id`.
+fn server_request(id: &str, params: &CallParams) -> String {
+    let request = ToServer {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: ParamsOut {
+            name: &params.name,
+            arguments: params.arguments.as_ref(),
+            meta: params.meta.as_ref(),
+        },
+    };
+    // Strings, and maps with string keys: serialising cannot fail.
+    serde_json::to_string(&request).unwrap_or_default()
 }
 
 /// The server's answer to a call on this path.
@@ -337,13 +357,8 @@ async fn call(
             &refused(relay.lost("the server's output has ended")),
         ));
     };
-    let request = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": "tools/call",
-        "params": params.to_json(),
-    });
-    if let Err(e) = send_line(&*to_server, request.to_string().as_bytes()).await {
+    let request = server_request(&id, &params);
+    if let Err(e) = send_line(&*to_server, request.as_bytes()).await {
         forget(shared, &id);
         return Some(result_line(
             client_id,
@@ -409,8 +424,10 @@ mod tests {
             serde_json::from_str(msg.params.expect("params").get()).expect("call params");
         let seen = params.arguments.clone().unwrap_or_default();
         assert_eq!(seen["path"], "b.txt");
-        let sent = serde_json::to_string(&params.to_json()).expect("json");
-        assert_eq!(sent, r#"{"arguments":{"path":"b.txt"},"name":"w"}"#);
+        assert_eq!(
+            server_request("toolgate-1", &params),
+            r#"{"jsonrpc":"2.0","id":"toolgate-1","method":"tools/call","params":{"name":"w","arguments":{"path":"b.txt"}}}"#
+        );
     }
 
     #[test]

@@ -436,10 +436,13 @@ pub(crate) fn refused(text: String) -> ServerResult {
 /// The call id of an MCP call: derived from the tool and its arguments, so
 /// the same call retried after an approval has the same digest.
 fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> String {
-    let mut obj = serde_json::Map::new();
-    obj.insert("tool".into(), tool.into());
-    obj.insert("input".into(), serde_json::Value::Object(input.clone()));
-    let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
+    // The canonical form of {"input": INPUT, "tool": TOOL}, written without
+    // building it.
+    let json = format!(
+        "{{\"input\":{},\"tool\":{}}}",
+        toolgate_policy::canonical_object(input),
+        serde_json::Value::from(tool)
+    );
     let hash = Sha256::digest(json.as_bytes());
     let mut id = String::from("mcp-");
     for b in hash.iter().take(8) {
@@ -604,5 +607,31 @@ impl Service<RoleServer> for Relay {
         info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
         info.server_info = Implementation::new("toolgate-mcp", env!("CARGO_PKG_VERSION"));
         info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id is the digest of the canonical {input, tool}: the same call
+    /// after an approval has the same id, another call another.
+    #[test]
+    fn a_call_id_is_the_digest_of_the_canonical_tool_and_input() {
+        let input = serde_json::json!({"b": "\"x\"", "a": [1, {"d": 2, "c": 3}]});
+        let serde_json::Value::Object(input) = input else {
+            panic!("an object")
+        };
+        let mut obj = serde_json::Map::new();
+        obj.insert("tool".into(), "mcp__s__t".into());
+        obj.insert("input".into(), serde_json::Value::Object(input.clone()));
+        let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
+        let want: String = Sha256::digest(json.as_bytes())
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(call_id("mcp__s__t", &input), format!("mcp-{want}"));
+        assert_ne!(call_id("mcp__s__u", &input), call_id("mcp__s__t", &input));
     }
 }

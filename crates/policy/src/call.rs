@@ -213,15 +213,23 @@ impl Call {
     /// whitespace): what the digest is computed over, so that two calls
     /// with the same meaning have the same digest whatever their key order.
     pub fn canonical_json(&self) -> String {
-        let mut obj = Map::new();
-        obj.insert("client".into(), Value::String(self.client.as_str().into()));
+        // The object {client, cwd, id, input, tool}, keys in order, written
+        // without building it.
+        let mut out = Vec::with_capacity(128 + self.input.len() * 32);
+        out.extend_from_slice(b"{\"client\":");
+        push_str(&mut out, self.client.as_str());
         if let Some(cwd) = &self.cwd {
-            obj.insert("cwd".into(), Value::String(cwd.to_string_lossy().into()));
+            out.extend_from_slice(b",\"cwd\":");
+            push_str(&mut out, &cwd.to_string_lossy());
         }
-        obj.insert("id".into(), Value::String(self.id.clone()));
-        obj.insert("input".into(), Value::Object(self.input.clone()));
-        obj.insert("tool".into(), Value::String(self.tool.clone()));
-        canonical_json(&Value::Object(obj))
+        out.extend_from_slice(b",\"id\":");
+        push_str(&mut out, &self.id);
+        out.extend_from_slice(b",\"input\":");
+        push_object(&mut out, &self.input);
+        out.extend_from_slice(b",\"tool\":");
+        push_str(&mut out, &self.tool);
+        out.push(b'}');
+        into_string(out)
     }
 
     /// The hex SHA-256 of [`Call::canonical_json`]. An approval is bound to
@@ -235,41 +243,62 @@ impl Call {
 /// Serialises a JSON value with object keys sorted at every level and no
 /// insignificant whitespace.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
+    let mut out = Vec::new();
+    push_canonical(&mut out, value);
+    into_string(out)
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// [`canonical_json`] of an object.
+pub fn canonical_object(map: &Map<String, Value>) -> String {
+    let mut out = Vec::new();
+    push_object(&mut out, map);
+    into_string(out)
+}
+
+fn push_canonical(out: &mut Vec<u8>, value: &Value) {
     match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String((*k).clone()).to_string());
-                out.push(':');
-                if let Some(v) = map.get(*k) {
-                    write_canonical(v, out);
-                }
-            }
-            out.push('}');
-        }
+        Value::Object(map) => push_object(out, map),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, v) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                write_canonical(v, out);
+                push_canonical(out, v);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        // Scalars as serde_json writes them.
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
+}
+
+fn push_object(out: &mut Vec<u8>, map: &Map<String, Value>) {
+    // Sorted here whatever order the map keeps.
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        push_str(out, k);
+        out.push(b':');
+        push_canonical(out, v);
+    }
+    out.push(b'}');
+}
+
+fn push_str(out: &mut Vec<u8>, s: &str) {
+    // Writing a string to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// serde_json writes UTF-8 only.
+fn into_string(out: Vec<u8>) -> String {
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// A fresh id, `PREFIX-TIME-PID-N`: unique across the processes of a
@@ -293,6 +322,65 @@ fn fresh_id() -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What the canonical form was first defined as: the value built, then
+    /// written with keys sorted. Digests bind approvals, so the faster
+    /// writer must give the same bytes.
+    fn reference(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let parts: Vec<String> = keys
+                    .iter()
+                    .map(|k| format!("{}:{}", Value::String((*k).clone()), reference(&map[*k])))
+                    .collect();
+                format!("{{{}}}", parts.join(","))
+            }
+            Value::Array(items) => {
+                let parts: Vec<String> = items.iter().map(reference).collect();
+                format!("[{}]", parts.join(","))
+            }
+            other => other.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_canonical_form_is_the_sorted_compact_json_of_the_call() {
+        let input = json!({
+            "z": [1, -2.5, 1e300, true, null, {"b": "\u{1}\"\\\n", "a": []}],
+            "path": "ü/✓ \t x",
+            "": {},
+            "A": 0
+        });
+        let Value::Object(input) = input else {
+            panic!("an object")
+        };
+        for cwd in [None, Some(PathBuf::from("/w d/ü"))] {
+            let call = Call {
+                id: "c\"1".into(),
+                tool: "mcp__s__t".into(),
+                input: input.clone(),
+                client: Client::Mcp,
+                cwd: cwd.clone(),
+            };
+            let mut obj = Map::new();
+            obj.insert("client".into(), Value::String(call.client.as_str().into()));
+            if let Some(cwd) = &cwd {
+                obj.insert("cwd".into(), Value::String(cwd.to_string_lossy().into()));
+            }
+            obj.insert("id".into(), Value::String(call.id.clone()));
+            obj.insert("input".into(), Value::Object(input.clone()));
+            obj.insert("tool".into(), Value::String(call.tool.clone()));
+            let want = reference(&Value::Object(obj));
+            assert_eq!(call.canonical_json(), want);
+        }
+        assert_eq!(
+            canonical_object(&input),
+            reference(&Value::Object(input.clone()))
+        );
+        assert_eq!(canonical_json(&json!([3, "x"])), "[3,\"x\"]");
+    }
 
     #[test]
     fn toolgate_shape() {

@@ -71,7 +71,7 @@ mod testing;
 mod urls;
 mod validate;
 
-pub use call::{Call, CallError, Client, canonical_json, new_id};
+pub use call::{Call, CallError, Client, canonical_json, canonical_object, new_id};
 pub use catalog::{Kind, ToolSpec, lookup as lookup_tool};
 pub use decision::{Action, ActionDecision, Decision, Matched};
 pub use effect::{Effect, Mode};

@@ -29,7 +29,7 @@ use std::io::Read;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
@@ -238,35 +238,54 @@ fn line_hash(prev: &str, json: &str) -> String {
     hex::encode(h.finalize())
 }
 
+/// One row as it is written in a line: every field, keys in alphabetical
+/// order (the order the lines have always had).
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    approval: Option<&'a str>,
+    approval_id: Option<&'a str>,
+    call_id: &'a str,
+    client: Option<&'a str>,
+    decision: &'a str,
+    digest: &'a str,
+    duration_us: u64,
+    hard: bool,
+    input: &'a str,
+    kind: &'a str,
+    note: Option<&'a str>,
+    outcome: &'a str,
+    reason: &'a str,
+    rule: Option<&'a str>,
+    server: Option<&'a str>,
+    session: &'a str,
+    time: &'a str,
+    tool: &'a str,
+}
+
 /// One row as a line of JSON (compact: no tab or newline in it).
 fn line_json(kind: RowKind, time: &str, r: &Record) -> String {
-    let mut m = Map::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_owned(), v);
+    let line = Line {
+        approval: r.approval.map(|a| a.as_str()),
+        approval_id: r.approval_id.as_deref(),
+        call_id: &r.call_id,
+        client: r.client.as_deref(),
+        decision: r.decision.as_str(),
+        digest: &r.digest,
+        duration_us: r.duration_us,
+        hard: r.hard,
+        input: &r.input,
+        kind: kind.as_str(),
+        note: r.note.as_deref(),
+        outcome: r.outcome.as_str(),
+        reason: &r.reason,
+        rule: r.rule.as_deref(),
+        server: r.server.as_deref(),
+        session: &r.session,
+        time,
+        tool: &r.tool,
     };
-    let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
-    put("kind", kind.as_str().into());
-    put("time", time.into());
-    put("session", r.session.clone().into());
-    put("client", opt(&r.client));
-    put("server", opt(&r.server));
-    put("call_id", r.call_id.clone().into());
-    put("tool", r.tool.clone().into());
-    put("digest", r.digest.clone().into());
-    put("input", r.input.clone().into());
-    put("decision", r.decision.as_str().into());
-    put("rule", opt(&r.rule));
-    put("hard", r.hard.into());
-    put("reason", r.reason.clone().into());
-    put(
-        "approval",
-        r.approval.map_or(Value::Null, |a| a.as_str().into()),
-    );
-    put("note", opt(&r.note));
-    put("outcome", r.outcome.as_str().into());
-    put("duration_us", r.duration_us.into());
-    put("approval_id", opt(&r.approval_id));
-    Value::Object(m).to_string()
+    // Only strings, numbers and booleans: serialising cannot fail.
+    serde_json::to_string(&line).unwrap_or_default()
 }
 
 fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), String> {
@@ -320,4 +339,62 @@ fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), Stri
         .parse()
         .map_err(|e: crate::error::UnknownValue| parse("kind", e.to_string()))?;
     Ok((kind, text("time")?, record))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{ApprovalAnswer, Decision, Outcome};
+
+    /// Lines are written as they always were (a map of every field, keys
+    /// sorted), so that spools written by an older build still verify.
+    #[test]
+    fn a_line_is_the_sorted_map_of_every_field() {
+        let r = Record {
+            session: "s\"1".into(),
+            client: Some("claude".into()),
+            server: None,
+            call_id: "c\t1".into(),
+            tool: "Bash".into(),
+            digest: "d".into(),
+            input: r#"{"command":"ls\n"}"#.into(),
+            decision: Decision::Ask,
+            rule: Some("r".into()),
+            hard: false,
+            reason: "why ü".into(),
+            approval: Some(ApprovalAnswer::Approve),
+            note: None,
+            outcome: Outcome::Executed,
+            duration_us: 42,
+            approval_id: Some("a1".into()),
+        };
+        let mut m = serde_json::Map::new();
+        let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
+        m.insert("kind".into(), RowKind::Request.as_str().into());
+        m.insert("time".into(), "t".into());
+        m.insert("session".into(), r.session.clone().into());
+        m.insert("client".into(), opt(&r.client));
+        m.insert("server".into(), opt(&r.server));
+        m.insert("call_id".into(), r.call_id.clone().into());
+        m.insert("tool".into(), r.tool.clone().into());
+        m.insert("digest".into(), r.digest.clone().into());
+        m.insert("input".into(), r.input.clone().into());
+        m.insert("decision".into(), r.decision.as_str().into());
+        m.insert("rule".into(), opt(&r.rule));
+        m.insert("hard".into(), r.hard.into());
+        m.insert("reason".into(), r.reason.clone().into());
+        m.insert(
+            "approval".into(),
+            r.approval.map_or(Value::Null, |a| a.as_str().into()),
+        );
+        m.insert("note".into(), opt(&r.note));
+        m.insert("outcome".into(), r.outcome.as_str().into());
+        m.insert("duration_us".into(), r.duration_us.into());
+        m.insert("approval_id".into(), opt(&r.approval_id));
+        let line = line_json(RowKind::Request, "t", &r);
+        assert_eq!(line, Value::Object(m).to_string());
+        let (kind, time, back) = parse_line(&line).expect("parses");
+        assert_eq!((kind, time.as_str()), (RowKind::Request, "t"));
+        assert_eq!(back, r);
+    }
 }
