@@ -112,3 +112,54 @@ fn gemini_cli_runs_an_allowed_command_inside_the_sandbox() {
         }
     }
 }
+
+/// A command the policy asks about, under `--sandbox`: Claude Code gets
+/// `ask` with the rewritten input (so that a person approving it runs it
+/// sandboxed) and takes it as the same valid answer as a plain `ask`: in
+/// `-p` mode, with nobody to prompt, the call is refused with the reason
+/// alone, in both runs alike. The command does not run, and the ledger
+/// notes the rewrite it was shown as.
+#[test]
+fn claude_code_takes_an_asked_command_with_its_sandboxed_rewrite() {
+    let mut told = Vec::new();
+    for sandboxed in [true, false] {
+        let (sandbox, _) = project();
+        std::fs::write(
+            sandbox.path("toolgate.toml"),
+            "allow = [\"Read\"]\nask = [\"Bash(python3 *)\"]\n",
+        )
+        .expect("write the policy");
+        let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
+        install(&sandbox, "claude", args);
+        let api = FakeAnthropic::start(vec![Turn::tool(
+            "Bash",
+            json!({"command": COPY, "description": "Copy"}),
+        )]);
+        let run = run_claude(&sandbox, &api, "Copy the file.", &[]);
+        assert!(run.status.success(), "claude failed: {}", run.stderr);
+        assert!(
+            !sandbox.path("copy.txt").exists(),
+            "an asked command ran with nobody to approve it"
+        );
+        let results = api.tool_results();
+        assert_eq!(results.len(), 1, "{results:?}");
+        assert!(results[0].is_error, "{:?}", results[0]);
+        assert!(
+            results[0].content.contains("ask[0]"),
+            "{}",
+            results[0].content
+        );
+        told.push(results[0].content.clone());
+        let note = ran_as(&sandbox);
+        if sandboxed {
+            let note = note.expect("the ledger records the rewrite");
+            assert!(note.contains("sandbox") && note.contains("bash"), "{note}");
+        } else {
+            assert_eq!(note, None);
+        }
+    }
+    assert_eq!(
+        told[0], told[1],
+        "Claude Code took the two answers differently"
+    );
+}

@@ -405,7 +405,10 @@ impl Gate {
                 }
             }
             Approval::Host => {
-                let row = Row::request(Outcome::Passed, start);
+                // The host asks its person about the rewritten call: if they
+                // approve, that is what runs.
+                let row = Row::request(Outcome::Passed, start)
+                    .note(rewritten.map(|r| format!("runs as: {r}")));
                 match self.write(&snapshot, &decision, row) {
                     Ok(()) => (
                         Verdict::AskHost,

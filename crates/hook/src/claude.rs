@@ -156,9 +156,10 @@ pub fn reply(permission: Permission, reason: &str) -> HookReply {
     reply_with_input(permission, reason, None)
 }
 
-/// [`reply`], and for an `Allow`, the input Claude Code is to run instead
-/// of the model's (`updatedInput`: the whole input, as Claude Code
-/// replaces it, not merges it). Ignored for other answers.
+/// [`reply`], and for an `Allow` or an `Ask`, the input Claude Code is to
+/// run instead of the model's (`updatedInput`: the whole input, as Claude
+/// Code replaces it, not merges it; with `ask` the person is shown, and
+/// approves, the replaced input). Ignored for a `Deny`.
 pub fn reply_with_input(
     permission: Permission,
     reason: &str,
@@ -169,7 +170,8 @@ pub fn reply_with_input(
             hook_event_name: EVENT,
             permission_decision: permission.as_str(),
             permission_decision_reason: reason,
-            updated_input: updated_input.filter(|_| permission == Permission::Allow),
+            updated_input: updated_input
+                .filter(|_| matches!(permission, Permission::Allow | Permission::Ask)),
         },
     };
     HookReply {

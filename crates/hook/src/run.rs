@@ -363,8 +363,10 @@ impl Job {
             GateVerdict::AskHost => Permission::Ask,
             GateVerdict::Refuse | GateVerdict::Wait => Permission::Deny,
         };
+        // A call the client asks its person about is shown, and runs, as
+        // rewritten: an approval there must not run it outside the sandbox.
         let updated_input = match (passage.verdict, rewritten) {
-            (GateVerdict::Run, Some((_, input))) => Some(input),
+            (GateVerdict::Run | GateVerdict::AskHost, Some((_, input))) => Some(input),
             _ => None,
         };
         Ok(Verdict {

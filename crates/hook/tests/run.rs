@@ -953,7 +953,7 @@ proptest! {
 }
 
 #[test]
-fn sandbox_rewrites_only_allowed_shell_commands_and_records_the_rewrite() {
+fn sandbox_rewrites_allowed_and_asked_shell_commands_and_records_the_rewrite() {
     let p = Project::new(POLICY);
     let opts = HookOptions {
         sandbox: Some(PathBuf::from("/opt/toolgate")),
@@ -989,6 +989,30 @@ fn sandbox_rewrites_only_allowed_shell_commands_and_records_the_rewrite() {
             reply.stdout
         );
     }
+    // An asked command is shown to the person, and runs if approved, as
+    // rewritten: approving in Claude Code must not run it unsandboxed.
+    let asked = p.claude_with(&opts, "s1", "default", "Bash", bash("git push origin main"));
+    let out: Value = serde_json::from_str(&asked.stdout).unwrap();
+    let spec = &out["hookSpecificOutput"];
+    assert_eq!(spec["permissionDecision"], "ask");
+    let command = spec["updatedInput"]["command"].as_str().unwrap();
+    assert!(
+        command.starts_with("'/opt/toolgate' 'sandbox' '--policy' ")
+            && command.ends_with("'--' 'bash' '-c' 'git push origin main'"),
+        "{command}"
+    );
+    let rows = p.rows();
+    let row = &rows.last().unwrap().record;
+    assert_eq!(row.decision, toolgate_store::Decision::Ask);
+    assert_eq!(
+        serde_json::from_str::<Value>(&row.input).unwrap(),
+        bash("git push origin main")
+    );
+    assert!(
+        row.note.as_deref().unwrap_or("").contains(command),
+        "{row:?}"
+    );
+
     let gemini = p.gemini_with(&opts, "run_shell_command", bash("git status"));
     let out: Value = serde_json::from_str(&gemini.stdout).unwrap();
     assert_eq!(out["decision"], "allow");
