@@ -60,18 +60,26 @@ fn ran_as(sandbox: &Sandbox) -> Option<String> {
         .find_map(|r| r.record.note)
 }
 
+/// Installs the Claude Code hook, with `--sandbox` or without, and has
+/// Claude Code run the copy once; returns the fake API with what it was
+/// sent.
+fn claude_runs_the_copy(sandbox: &Sandbox, sandboxed: bool) -> FakeAnthropic {
+    let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
+    install(sandbox, "claude", args);
+    let api = FakeAnthropic::start(vec![Turn::tool(
+        "Bash",
+        json!({"command": COPY, "description": "Copy"}),
+    )]);
+    let run = run_claude(sandbox, &api, "Copy the file.", &[]);
+    assert!(run.status.success(), "claude failed: {}", run.stderr);
+    api
+}
+
 #[test]
 fn claude_code_runs_an_allowed_command_inside_the_sandbox() {
     for sandboxed in [true, false] {
         let (sandbox, secret) = project();
-        let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
-        install(&sandbox, "claude", args);
-        let api = FakeAnthropic::start(vec![Turn::tool(
-            "Bash",
-            json!({"command": COPY, "description": "Copy"}),
-        )]);
-        let run = run_claude(&sandbox, &api, "Copy the file.", &[]);
-        assert!(run.status.success(), "claude failed: {}", run.stderr);
+        claude_runs_the_copy(&sandbox, sandboxed);
         let copied = copy(&sandbox);
         if sandboxed {
             assert_eq!(copied, "|ran", "the sandboxed copy holds {copied:?}");
@@ -129,14 +137,7 @@ fn claude_code_takes_an_asked_command_with_its_sandboxed_rewrite() {
             "allow = [\"Read\"]\nask = [\"Bash(python3 *)\"]\n",
         )
         .expect("write the policy");
-        let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
-        install(&sandbox, "claude", args);
-        let api = FakeAnthropic::start(vec![Turn::tool(
-            "Bash",
-            json!({"command": COPY, "description": "Copy"}),
-        )]);
-        let run = run_claude(&sandbox, &api, "Copy the file.", &[]);
-        assert!(run.status.success(), "claude failed: {}", run.stderr);
+        let api = claude_runs_the_copy(&sandbox, sandboxed);
         assert!(
             !sandbox.path("copy.txt").exists(),
             "an asked command ran with nobody to approve it"
