@@ -959,23 +959,36 @@ fn sandbox_rewrites_allowed_and_asked_shell_commands_and_records_the_rewrite() {
         sandbox: Some(PathBuf::from("/opt/toolgate")),
         ..p.opts()
     };
-    let allowed = p.claude_with(&opts, "s1", "default", "Bash", bash("git status"));
-    let out: Value = serde_json::from_str(&allowed.stdout).unwrap();
-    let spec = &out["hookSpecificOutput"];
-    assert_eq!(spec["permissionDecision"], "allow");
-    let command = spec["updatedInput"]["command"].as_str().unwrap();
-    assert!(
-        command.starts_with("'/opt/toolgate' 'sandbox' '--policy' ")
-            && command.ends_with("'--' 'bash' '-c' 'git status'"),
-        "{command}"
-    );
-    let row = &p.rows()[0].record;
-    // The decision is bound to the original input; the rewrite is noted.
+    // Claude Code's answer to a shell command: `decision`, with the command
+    // rewritten to run sandboxed. The ledger row is bound to the original
+    // input and notes the rewrite. Returns the row's decision.
+    let rewritten = |command: &str, decision: &str| {
+        let reply = p.claude_with(&opts, "s1", "default", "Bash", bash(command));
+        let out: Value = serde_json::from_str(&reply.stdout).unwrap();
+        let spec = &out["hookSpecificOutput"];
+        assert_eq!(spec["permissionDecision"], decision);
+        let wrapped = spec["updatedInput"]["command"].as_str().unwrap();
+        assert!(
+            wrapped.starts_with("'/opt/toolgate' 'sandbox' '--policy' ")
+                && wrapped.ends_with(&format!("'--' 'bash' '-c' '{command}'")),
+            "{wrapped}"
+        );
+        let rows = p.rows();
+        let row = &rows.last().unwrap().record;
+        assert_eq!(
+            serde_json::from_str::<Value>(&row.input).unwrap(),
+            bash(command)
+        );
+        assert!(
+            row.note.as_deref().unwrap_or("").contains(wrapped),
+            "{row:?}"
+        );
+        row.decision
+    };
     assert_eq!(
-        serde_json::from_str::<Value>(&row.input).unwrap(),
-        bash("git status")
+        rewritten("git status", "allow"),
+        toolgate_store::Decision::Allow
     );
-    assert!(row.note.as_deref().unwrap_or("").contains(command));
 
     for (tool, input) in [
         ("Bash", bash("rm -rf build")),
@@ -991,26 +1004,9 @@ fn sandbox_rewrites_allowed_and_asked_shell_commands_and_records_the_rewrite() {
     }
     // An asked command is shown to the person, and runs if approved, as
     // rewritten: approving in Claude Code must not run it unsandboxed.
-    let asked = p.claude_with(&opts, "s1", "default", "Bash", bash("git push origin main"));
-    let out: Value = serde_json::from_str(&asked.stdout).unwrap();
-    let spec = &out["hookSpecificOutput"];
-    assert_eq!(spec["permissionDecision"], "ask");
-    let command = spec["updatedInput"]["command"].as_str().unwrap();
-    assert!(
-        command.starts_with("'/opt/toolgate' 'sandbox' '--policy' ")
-            && command.ends_with("'--' 'bash' '-c' 'git push origin main'"),
-        "{command}"
-    );
-    let rows = p.rows();
-    let row = &rows.last().unwrap().record;
-    assert_eq!(row.decision, toolgate_store::Decision::Ask);
     assert_eq!(
-        serde_json::from_str::<Value>(&row.input).unwrap(),
-        bash("git push origin main")
-    );
-    assert!(
-        row.note.as_deref().unwrap_or("").contains(command),
-        "{row:?}"
+        rewritten("git push origin main", "ask"),
+        toolgate_store::Decision::Ask
     );
 
     let gemini = p.gemini_with(&opts, "run_shell_command", bash("git status"));

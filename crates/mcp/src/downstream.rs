@@ -5,9 +5,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use rmcp::ServiceExt;
+use rmcp::service::{RunningService, ServerInitializeError};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{RoleServer, ServiceExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -23,19 +25,9 @@ use crate::relay::Relay;
 pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     let relay = Relay::new(config);
     let shared = Arc::clone(relay.shared());
-    let tap: Arc<dyn framing::Tap> = Arc::new(ClientTap::new(relay.clone()));
     let running = match stdio_pipes() {
-        Some((input, output)) => {
-            let (read, write) = framing::checked(input, output);
-            shared.fast.set_client(&write.lines());
-            relay.serve((read.with_tap(tap), write)).await
-        }
-        None => {
-            let (input, output) = (tokio::io::stdin(), tokio::io::stdout());
-            let (read, write) = framing::checked(input, output);
-            shared.fast.set_client(&write.lines());
-            relay.serve((read.with_tap(tap), write)).await
-        }
+        Some((input, output)) => serve_on(relay, input, output).await,
+        None => serve_on(relay, tokio::io::stdin(), tokio::io::stdout()).await,
     };
     let running = match running {
         Ok(r) => r,
@@ -52,6 +44,24 @@ pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
     }
     shared.end_server().await;
     Ok(shared.exit_code.load(Ordering::SeqCst))
+}
+
+/// Serves `relay` on the client's byte streams: behind the line check,
+/// with the direct path taking its calls from the input and writing its
+/// answers to the output.
+async fn serve_on<R, W>(
+    relay: Relay,
+    input: R,
+    output: W,
+) -> Result<RunningService<RoleServer, Relay>, ServerInitializeError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (read, write) = framing::checked(input, output);
+    relay.shared().fast.set_client(&write.lines());
+    let tap = Arc::new(ClientTap::new(relay.clone()));
+    relay.serve((read.with_tap(tap), write)).await
 }
 
 /// Standard input and output as non-blocking pipes, when they are pipes

@@ -25,7 +25,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{Peer, RoleClient};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -34,7 +33,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::{Lines, Seen, Tap, send_line};
-use crate::relay::{Relay, Shared};
+use crate::relay::{Relay, Shared, refusal};
 
 /// The ids the gateway gives the calls it writes to the server itself
 /// (rmcp's own are numbers).
@@ -258,8 +257,6 @@ impl Tap for ClientTap {
             _ => Seen::Json,
         }
     }
-
-    fn end(&self) {}
 }
 
 /// Takes the server's answers to the calls of the direct path.
@@ -338,7 +335,7 @@ async fn call(
         return None;
     }
     if let Err(text) = admitted {
-        return Some(result_line(client_id, &refused(text)));
+        return Some(refusal_line(client_id, text));
     }
     let id = format!(
         "{ID_PREFIX}{}",
@@ -352,17 +349,17 @@ async fn call(
         !w.closed
     });
     let Some(to_server) = shared.fast.server().filter(|_| open) else {
-        return Some(result_line(
+        return Some(refusal_line(
             client_id,
-            &refused(relay.lost("the server's output has ended")),
+            relay.lost("the server's output has ended"),
         ));
     };
     let request = server_request(&id, &params);
     if let Err(e) = send_line(&*to_server, request.as_bytes()).await {
         forget(shared, &id);
-        return Some(result_line(
+        return Some(refusal_line(
             client_id,
-            &refused(relay.lost(&format!("the call could not be written: {e}"))),
+            relay.lost(&format!("the call could not be written: {e}")),
         ));
     }
     drop(to_server);
@@ -370,8 +367,8 @@ async fn call(
         reply = rx => Some(match reply {
             Ok(Reply { result: Some(r), .. }) => answer_line(client_id, "result", r.get()),
             Ok(Reply { error: Some(e), .. }) => answer_line(client_id, "error", e.get()),
-            Ok(_) => result_line(client_id, &refused(relay.lost("the server's answer held neither a result nor an error"))),
-            Err(_) => result_line(client_id, &refused(relay.lost("the server's output has ended"))),
+            Ok(_) => refusal_line(client_id, relay.lost("the server's answer held neither a result nor an error")),
+            Err(_) => refusal_line(client_id, relay.lost("the server's output has ended")),
         }),
         _ = cancelled.cancelled() => {
             forget(shared, &id);
@@ -394,13 +391,9 @@ fn forget(shared: &Shared, id: &str) {
     }
 }
 
-/// A refusal as the tool result the client gets.
-fn refused(text: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-fn result_line(client_id: &str, result: &CallToolResult) -> String {
-    let json = serde_json::to_string(result).unwrap_or_else(|_| {
+/// A refusal as the tool result the client gets, under its id.
+fn refusal_line(client_id: &str, text: String) -> String {
+    let json = serde_json::to_string(&refusal(text)).unwrap_or_else(|_| {
         r#"{"content":[{"type":"text","text":"the call was not executed"}],"isError":true}"#
             .to_owned()
     });
@@ -444,8 +437,7 @@ mod tests {
             answer_line(r#""a-1""#, "result", r#"{"content":[]}"#),
             r#"{"jsonrpc":"2.0","id":"a-1","result":{"content":[]}}"#
         );
-        let refusal: Value =
-            serde_json::from_str(&result_line("7", &refused("no".into()))).expect("json");
+        let refusal: Value = serde_json::from_str(&refusal_line("7", "no".into())).expect("json");
         assert_eq!(refusal["id"], 7);
         assert_eq!(refusal["result"]["isError"], true);
         assert_eq!(refusal["result"]["content"][0]["text"], "no");

@@ -74,7 +74,7 @@ pub trait Tap: Send + Sync {
     /// Takes the line, or leaves it to rmcp.
     fn line(&self, line: &[u8]) -> Seen;
     /// The peer's input has ended.
-    fn end(&self);
+    fn end(&self) {}
 }
 
 /// Whole lines written to a peer beside rmcp's own, each between two of

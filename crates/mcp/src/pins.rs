@@ -70,11 +70,7 @@ pub fn definition(tool: &Tool) -> (String, String) {
         serde_json::Value::Object((*tool.input_schema).clone()),
     );
     let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
-    let hash = Sha256::digest(json.as_bytes());
-    let mut hex = String::with_capacity(64);
-    for b in hash.iter() {
-        hex.push_str(&format!("{b:02x}"));
-    }
+    let hex = hex::encode(Sha256::digest(json.as_bytes()));
     (json, hex)
 }
 

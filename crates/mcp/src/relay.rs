@@ -429,8 +429,12 @@ impl Relay {
 }
 
 /// A `tools/call` result that is an error and not the tool's output.
-pub(crate) fn refused(text: String) -> ServerResult {
-    ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(text)]))
+pub(crate) fn refusal(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+fn refused(text: String) -> ServerResult {
+    ServerResult::CallToolResult(refusal(text))
 }
 
 /// The call id of an MCP call: derived from the tool and its arguments, so
@@ -444,11 +448,7 @@ fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> St
         serde_json::Value::from(tool)
     );
     let hash = Sha256::digest(json.as_bytes());
-    let mut id = String::from("mcp-");
-    for b in hash.iter().take(8) {
-        id.push_str(&format!("{b:02x}"));
-    }
-    id
+    format!("mcp-{}", hex::encode(&hash[..8]))
 }
 
 /// Marks the session's server dead when its service ends.

@@ -524,15 +524,12 @@ impl Store {
             let locked = spool::Locked::open(spool)?;
             let len = locked.append(RowKind::Request, &time::now(), record)?;
             drop(locked);
-            if len > spool::FOLD_BYTES {
-                // Opening the database folds the spool into it; a store
-                // that has it open already (a long-lived host) folds now.
-                match self.backend.get() {
-                    Some(Backend::Sqlite(db)) => db.fold_spool()?,
-                    _ => {
-                        self.opened()?;
-                    }
-                }
+            // Past the bound, fold now (opening the database folds too; a
+            // store already open, a long-lived host's, folds again).
+            if len > spool::FOLD_BYTES
+                && let Backend::Sqlite(db) = self.opened()?
+            {
+                db.fold_spool()?;
             }
             return Ok(Appended {
                 seq: 0,

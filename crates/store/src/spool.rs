@@ -15,12 +15,13 @@
 //! place in its hash chain) when any process opens the database, and when
 //! a process reads the ledger, in spool order, in one transaction; the
 //! spool is then emptied. A fold that a crash interrupts after its commit
-//! leaves rows the ledger already holds: they are recognised by their
-//! content (session, call id, time, digest, outcome) and not added twice.
+//! leaves rows the ledger already holds: the fold's transaction also notes
+//! the hash of the last line it folded (table `spool_folded`), and the next
+//! fold starts after that line, so they are not added twice.
 //!
 //! A row's `time` is when it was spooled; its seq is given when it is
-//! folded, so rows written directly to the database meanwhile (by a
-//! gateway, say) can come before spooled rows that are older.
+//! folded, so rows written directly to the database meanwhile (an
+//! approval's resolution, say) can come before spooled rows that are older.
 //!
 //! [`Store::open_spooled`]: crate::Store::open_spooled
 

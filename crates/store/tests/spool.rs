@@ -4,12 +4,28 @@
 
 use std::path::Path;
 
-use toolgate_store::{Error, RowFilter, Store};
+use toolgate_store::{Appended, Error, Record, RowFilter, Store};
 
 use crate::support::{executed, spawn_child};
 
 fn spool_of(dir: &Path) -> std::path::PathBuf {
     dir.join("toolgate.db-spool")
+}
+
+/// One row appended as a hook process appends it: from a spooled store
+/// of its own.
+fn spool_one(dir: &Path, call_id: &str) -> Appended {
+    Store::open_spooled(dir)
+        .unwrap()
+        .append(&executed("s1", call_id))
+        .unwrap()
+}
+
+/// A row of some 600 KiB: two of them take a spool past its bound.
+fn big() -> Record {
+    let mut big = executed("s1", "big");
+    big.input = format!(r#"{{"content":"{}"}}"#, "x".repeat(600 * 1024));
+    big
 }
 
 fn calls(store: &Store) -> Vec<String> {
@@ -25,8 +41,7 @@ fn calls(store: &Store) -> Vec<String> {
 fn spooled_rows_reach_the_ledger_in_order_when_the_database_opens() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..5 {
-        let store = Store::open_spooled(dir.path()).unwrap();
-        let appended = store.append(&executed("s1", &format!("c{i}"))).unwrap();
+        let appended = spool_one(dir.path(), &format!("c{i}"));
         assert_eq!(appended.seq, 0, "a spooled row has no seq yet");
     }
     // Nothing opened the database: no file, five lines in the spool.
@@ -53,10 +68,7 @@ fn a_long_lived_store_sees_rows_spooled_after_it_opened() {
     let dir = tempfile::tempdir().unwrap();
     let reader = Store::open_in(dir.path()).unwrap();
     reader.append(&executed("s1", "direct")).unwrap();
-    Store::open_spooled(dir.path())
-        .unwrap()
-        .append(&executed("s1", "spooled"))
-        .unwrap();
+    spool_one(dir.path(), "spooled");
     assert_eq!(calls(&reader), ["direct", "spooled"]);
     assert_eq!(reader.totals().unwrap().executions, 2);
     assert_eq!(reader.head().unwrap().seq, 2);
@@ -77,10 +89,7 @@ fn a_spooled_store_opens_the_database_for_anything_but_an_append() {
 fn an_edited_spool_line_is_refused_naming_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..3 {
-        Store::open_spooled(dir.path())
-            .unwrap()
-            .append(&executed("s1", &format!("c{i}")))
-            .unwrap();
+        spool_one(dir.path(), &format!("c{i}"));
     }
     let path = spool_of(dir.path());
     let text = std::fs::read_to_string(&path).unwrap();
@@ -119,20 +128,14 @@ fn an_unfinished_last_line_is_cut_and_never_folded() {
 fn a_fold_interrupted_before_the_spool_was_emptied_adds_nothing_twice() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..3 {
-        Store::open_spooled(dir.path())
-            .unwrap()
-            .append(&executed("s1", &format!("c{i}")))
-            .unwrap();
+        spool_one(dir.path(), &format!("c{i}"));
     }
     let path = spool_of(dir.path());
     let before = std::fs::read(&path).unwrap();
     drop(Store::open_in(dir.path()).unwrap());
     // As if the process had died between its commit and emptying the spool.
     std::fs::write(&path, &before).unwrap();
-    Store::open_spooled(dir.path())
-        .unwrap()
-        .append(&executed("s1", "c3"))
-        .unwrap();
+    spool_one(dir.path(), "c3");
     let store = Store::open_in(dir.path()).unwrap();
     assert_eq!(calls(&store), ["c0", "c1", "c2", "c3"]);
     assert!(store.verify().unwrap().is_intact());
@@ -172,8 +175,7 @@ fn concurrent_processes_spool_without_losing_a_row() {
 fn a_spool_past_its_bound_is_folded_by_the_appender() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_spooled(dir.path()).unwrap();
-    let mut big = executed("s1", "big");
-    big.input = format!(r#"{{"content":"{}"}}"#, "x".repeat(600 * 1024));
+    let big = big();
     store.append(&big).unwrap();
     assert!(!dir.path().join("toolgate.db").exists());
     store.append(&big).unwrap();
@@ -190,8 +192,7 @@ fn a_spool_past_its_bound_is_folded_by_the_appender() {
 fn a_store_that_stays_open_folds_each_time_the_spool_passes_its_bound() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_spooled(dir.path()).unwrap();
-    let mut big = executed("s1", "big");
-    big.input = format!(r#"{{"content":"{}"}}"#, "x".repeat(600 * 1024));
+    let big = big();
     for round in 1..=3 {
         store.append(&big).unwrap();
         store.append(&big).unwrap();
