@@ -18,6 +18,8 @@ if ! command -v chromium >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq chromium >/dev/null
+    # The downloaded packages are installed now; their archives only take disk.
+    apt-get clean
 fi
 
 dir="${TOOLGATE_BROWSER_DIR:-$HOME/.cache/toolgate-browser}"
@@ -29,8 +31,9 @@ if [[ ! -f $manifest ]]; then
     rm -rf "$prefix"
     mkdir -p "$prefix"
     printf '{"private":true}\n' >"$prefix/package.json"
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$prefix" --no-audit --no-fund \
-        --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$prefix" --cache "$prefix/.npm-cache" \
+        --no-audit --no-fund --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION"
+    rm -rf "$prefix/.npm-cache"
 fi
 # A stable path for the tests, whatever the pinned version.
 ln -sfn "$prefix/node_modules/playwright-core" "$dir/playwright-core"

@@ -38,8 +38,11 @@ install() {
         mkdir -p "$prefix"
         # A package.json of its own keeps npm from walking up to a parent project.
         printf '{"private":true}\n' >"$prefix/package.json"
-        npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
-            "$package@$version" >&2
+        # npm's download cache goes with the install: the packages are kept
+        # unpacked here, and a second copy of their tarballs would only take disk.
+        npm install --prefix "$prefix" --cache "$prefix/.npm-cache" --no-audit --no-fund \
+            --loglevel=error "$package@$version" >&2
+        rm -rf "$prefix/.npm-cache"
         # The version check must pass now, or the install is broken.
         have=$(node -p 'require(process.argv[1]).version' "$manifest")
         [[ $have == "$version" && -x $exe ]] || {

@@ -32,7 +32,10 @@ npm_pkg() {
         echo "install-mcp: installing $package@$version" >&2
         mkdir -p "$dir/npm"
         [[ -f $dir/npm/package.json ]] || printf '{"private":true}\n' >"$dir/npm/package.json"
-        npm install --prefix "$dir/npm" --no-audit --no-fund --loglevel=error "$package@$version" >&2
+        # No download cache left behind: the packages stay unpacked here.
+        npm install --prefix "$dir/npm" --cache "$dir/npm/.npm-cache" --no-audit --no-fund \
+            --loglevel=error "$package@$version" >&2
+        rm -rf "$dir/npm/.npm-cache"
         have=$(node -p 'require(process.argv[1]).version' "$manifest")
         [[ $have == "$version" ]] || { echo "install-mcp: $package@$version did not install" >&2; exit 1; }
     fi
@@ -48,7 +51,7 @@ if [[ $have != "$PY_MCP_VERSION" ]]; then
     echo "install-mcp: installing the Python mcp SDK $PY_MCP_VERSION" >&2
     rm -rf "$dir/venv"
     python3 -m venv "$dir/venv"
-    "$dir/venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" >&2
+    "$dir/venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir "mcp==$PY_MCP_VERSION" >&2
     "$py" -c 'import mcp' || { echo "install-mcp: the mcp SDK does not import" >&2; exit 1; }
 fi
 echo "$dir"

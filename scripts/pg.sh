@@ -15,6 +15,7 @@ pg_start() {
         echo "pg.sh: installing PostgreSQL (Debian's postgresql package)" >&2
         DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+        apt-get clean
         bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
     fi
     # initdb refuses to run as root: the cluster belongs to `postgres`.
