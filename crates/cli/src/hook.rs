@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
+use toolgate_hook::codex_trust;
 use toolgate_hook::install::{self, HookClient, Installed, Scope};
 use toolgate_hook::process::{self, ApproverArg, RunArgs};
 use toolgate_hook::{DEFAULT_WAIT, import};
@@ -98,6 +99,18 @@ pub struct InstallArgs {
     /// inside the policy's OS boundary (`toolgate sandbox`).
     #[arg(long, conflicts_with = "command")]
     pub sandbox: bool,
+    /// With `codex`: also mark the installed hooks trusted in Codex, as
+    /// accepting them with `/hooks` in codex would. Codex is asked for
+    /// its hash of each hook (`codex app-server`), records it in the user's
+    /// `config.toml` itself, and must then report every toolgate hook
+    /// trusted, or the command fails. A project's hooks can be trusted only
+    /// in a project Codex trusts.
+    #[arg(long)]
+    pub trust: bool,
+    /// With `--trust`: the codex executable to ask (default: `codex` on
+    /// PATH).
+    #[arg(long, value_name = "PATH", requires = "trust")]
+    pub codex: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -196,6 +209,9 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Scope::Project
     };
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if args.trust && client != HookClient::Codex {
+        bail!("`--trust` marks hooks trusted in Codex; use it with `codex`");
+    }
     if let Some(server) = &args.mcp {
         return route_mcp(client, &cwd, server, &args.server, args.undo);
     }
@@ -253,11 +269,29 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if client == HookClient::Codex {
-        println!(
-            "Codex runs a new hook only once it is trusted: review and trust it with `/hooks` in \
-             codex (or run `codex exec --dangerously-bypass-hook-trust` where the hook source is \
-             vetted by other means)"
-        );
+        if args.trust {
+            let codex = args.codex.unwrap_or_else(|| PathBuf::from("codex"));
+            let trusted =
+                codex_trust::trust(&codex, &cwd, &path, &command, scope == Scope::Project)
+                    .with_context(|| {
+                        format!(
+                            "the hooks are in {shown}, but they could not be marked trusted; \
+                         trust them with `/hooks` in codex"
+                        )
+                    })?;
+            for key in &trusted.recorded {
+                println!("Codex now trusts the hook `{key}`");
+            }
+            for key in &trusted.already {
+                println!("Codex already trusts the hook `{key}`");
+            }
+        } else {
+            println!(
+                "Codex runs a new hook only once it is trusted: review and trust it with `/hooks` \
+                 in codex, or run this again with --trust (or run `codex exec \
+                 --dangerously-bypass-hook-trust` where the hook source is vetted by other means)"
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

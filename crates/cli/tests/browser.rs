@@ -13,9 +13,8 @@
 //! a fake model API: approved on the page, the command runs (a marker file
 //! appears); declined with a note, the model's tool result carries it.
 
-mod serve_support;
-#[path = "../../hook/tests/support/mod.rs"]
-mod support;
+use crate::serve_support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

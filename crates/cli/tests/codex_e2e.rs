@@ -7,14 +7,13 @@
 //! (marker files), from what the model was told, and from the ledger. They
 //! need `scripts/install-clients.sh` to have run.
 
-#[path = "../../hook/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::process::Command;
 
 use serde_json::json;
 use support::codex::FakeResponses;
-use support::{Sandbox, Turn, run_codex};
+use support::{Sandbox, Turn, codex_bin, run_codex, run_codex_trusting_config, write_codex_config};
 use toolgate_store::{Decision, Outcome, RowFilter, Store};
 
 const POLICY: &str = r#"
@@ -23,6 +22,30 @@ deny  = ["Bash(rm *)"]
 "#;
 
 fn project(policy: &str) -> Sandbox {
+    let sandbox = bare_project(policy);
+    let out = install(&sandbox, &[]);
+    assert!(
+        out.status.success(),
+        "hook install failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sandbox
+}
+
+/// `toolgate hook install codex --user EXTRA..` in the sandbox's project.
+fn install(sandbox: &Sandbox, extra: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["hook", "install", "codex", "--user"])
+        .args(extra)
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .env("CODEX_HOME", sandbox.home.join(".codex"))
+        .output()
+        .expect("run toolgate hook install codex")
+}
+
+/// A git project with the policy and `keep.txt`, the hook not installed.
+fn bare_project(policy: &str) -> Sandbox {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.path("toolgate.toml"), policy).expect("write the policy");
     std::fs::write(sandbox.path("keep.txt"), "still here\n").expect("write keep.txt");
@@ -33,18 +56,6 @@ fn project(policy: &str) -> Sandbox {
         .status()
         .expect("run git init");
     assert!(git.success(), "git init failed");
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["hook", "install", "codex", "--user"])
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .env("CODEX_HOME", sandbox.home.join(".codex"))
-        .output()
-        .expect("run toolgate hook install codex");
-    assert!(
-        out.status.success(),
-        "hook install failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     sandbox
 }
 
@@ -132,4 +143,199 @@ fn a_call_the_hook_cannot_decide_is_blocked() {
         "{}",
         outputs[0].output
     );
+}
+
+#[test]
+fn install_with_trust_makes_codex_run_the_hook_without_a_bypass() {
+    let ledger = |sandbox: &Sandbox| match Store::open(sandbox.state.join("toolgate.db")) {
+        Ok(store) => store.rows(&RowFilter::default()).expect("ledger rows"),
+        Err(_) => Vec::new(),
+    };
+
+    // `touch` rather than `rm`: Codex refuses `rm -f` on its own.
+    const POLICY: &str = r#"
+allow = ["Bash(git status)"]
+deny  = ["Bash(touch *)"]
+"#;
+    // Installed but not trusted: Codex does not run the hook, so the
+    // denied `touch` runs and nothing is recorded. This is what `--trust`
+    // is for.
+    let untrusted = bare_project(POLICY);
+    let api = FakeResponses::start(vec![exec("touch marker")]);
+    write_codex_config(&untrusted, &api);
+    let out = install(&untrusted, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = run_codex_trusting_config(&untrusted, "tidy up");
+    assert!(run.status.success(), "codex failed: {}", run.stderr);
+    assert!(
+        untrusted.path("marker").exists(),
+        "the untrusted hook ran: {:?} {}",
+        api.outputs(),
+        run.stderr
+    );
+    assert!(ledger(&untrusted).is_empty());
+
+    // With --trust, Codex itself records its hash of both hooks.
+    let sandbox = bare_project(POLICY);
+    let api = FakeResponses::start(vec![exec("touch marker"), exec("git status")]);
+    write_codex_config(&sandbox, &api);
+    let codex = codex_bin();
+    let out = install(
+        &sandbox,
+        &["--trust".as_ref(), "--codex".as_ref(), codex.as_os_str()],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.matches("Codex now trusts the hook").count(),
+        2,
+        "{stdout}"
+    );
+    let config = std::fs::read_to_string(sandbox.home.join(".codex/config.toml")).unwrap();
+    let config: toml::Table = toml::from_str(&config).expect("Codex's config still parses");
+    let state = config["hooks"]["state"].as_table().expect("[hooks.state]");
+    let hooks_json = sandbox.home.join(".codex/hooks.json");
+    for event in ["pre_tool_use", "permission_request"] {
+        let key = format!("{}:{event}:0:0", hooks_json.display());
+        let hash = state[&key]["trusted_hash"]
+            .as_str()
+            .expect("a trusted hash");
+        assert!(hash.starts_with("sha256:"), "{hash}");
+    }
+    // The model's provider settings are as they were.
+    assert_eq!(config["model_provider"].as_str(), Some("fake"));
+
+    let run = run_codex_trusting_config(&sandbox, "tidy up");
+    assert!(run.status.success(), "codex failed: {}", run.stderr);
+    assert!(!sandbox.path("marker").exists(), "`touch marker` ran");
+    let got: Vec<(Decision, Option<String>)> = ledger(&sandbox)
+        .iter()
+        .map(|r| (r.record.decision, r.record.rule.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Decision::Deny, Some("deny[0]".into())),
+            (Decision::Allow, Some("allow[0]".into())),
+        ]
+    );
+
+    // Again: nothing left to record.
+    let out = install(
+        &sandbox,
+        &["--trust".as_ref(), "--codex".as_ref(), codex.as_os_str()],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.matches("Codex already trusts the hook").count(),
+        2,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn install_with_trust_fails_when_codex_does_not_load_the_hooks() {
+    // A project install in a project Codex does not trust: Codex does not
+    // read its `.codex/hooks.json`, so nothing can be trusted, and the
+    // command says so rather than claiming success.
+    let sandbox = bare_project(POLICY);
+    let api = FakeResponses::start(vec![]);
+    write_codex_config(&sandbox, &api);
+    let codex = codex_bin();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "hook",
+            "install",
+            "codex",
+            "--project",
+            "--trust",
+            "--codex",
+        ])
+        .arg(&codex)
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .env("CODEX_HOME", sandbox.home.join(".codex"))
+        .output()
+        .expect("run toolgate hook install codex");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("only in a project it trusts"), "{stderr}");
+    assert!(
+        sandbox.path(".codex/hooks.json").is_file(),
+        "the hooks file was written"
+    );
+    let config = std::fs::read_to_string(sandbox.home.join(".codex/config.toml")).unwrap();
+    assert!(!config.contains("trusted_hash"), "{config}");
+
+    // Once Codex trusts the project, its hooks can be trusted too.
+    let trusted_project = format!(
+        "{config}\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        sandbox.project.display()
+    );
+    std::fs::write(sandbox.home.join(".codex/config.toml"), trusted_project).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "hook",
+            "install",
+            "codex",
+            "--project",
+            "--trust",
+            "--codex",
+        ])
+        .arg(&codex)
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .env("CODEX_HOME", sandbox.home.join(".codex"))
+        .output()
+        .expect("run toolgate hook install codex");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.matches("Codex now trusts the hook").count(),
+        2,
+        "{stdout}"
+    );
+    let config = std::fs::read_to_string(sandbox.home.join(".codex/config.toml")).unwrap();
+    let project_hooks = sandbox.path(".codex/hooks.json");
+    assert!(
+        config.contains(&format!("{}:pre_tool_use:0:0", project_hooks.display())),
+        "{config}"
+    );
+
+    // A codex that cannot be run is an error too, naming it.
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "hook",
+            "install",
+            "codex",
+            "--user",
+            "--trust",
+            "--codex",
+            "/nonexistent/codex",
+        ])
+        .current_dir(&sandbox.project)
+        .env("HOME", &sandbox.home)
+        .env("CODEX_HOME", sandbox.home.join(".codex"))
+        .output()
+        .expect("run toolgate hook install codex");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/nonexistent/codex"), "{stderr}");
 }

@@ -8,8 +8,7 @@
 //! model was told (the fake API's recorded requests), and what the ledger
 //! holds. They need `scripts/install-clients.sh` to have run.
 
-#[path = "../../hook/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

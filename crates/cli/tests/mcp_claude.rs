@@ -5,8 +5,7 @@
 //! write is refused and the file on disk stays as it was. Needs
 //! `scripts/install-clients.sh` and `scripts/install-mcp.sh`.
 
-#[path = "../../hook/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

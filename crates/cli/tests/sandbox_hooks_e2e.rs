@@ -4,8 +4,7 @@
 //! sandbox`, so the copy never holds the secret. Without `--sandbox` the
 //! same run copies it, which proves the test can tell the two apart.
 
-#[path = "../../hook/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! `TOOLGATE_SERVER_URL` is set, waiting calls expire, and a remote listen
 //! address needs `--allow-remote`.
 
-mod serve_support;
+use crate::serve_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;

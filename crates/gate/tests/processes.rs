@@ -87,7 +87,13 @@ fn child() {
 
 fn spawn(dir: &Path, role: &str) -> Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "processes::child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(ROLE, role)
         .env(DIR, dir)
         .stdout(Stdio::null())

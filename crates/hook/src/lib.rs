@@ -94,6 +94,7 @@ answer; it is reported on standard error.
 
 pub mod claude;
 pub mod codex;
+pub mod codex_trust;
 mod error;
 mod fields;
 pub mod gemini;

@@ -8,7 +8,7 @@
 //!
 //! They need `scripts/install-clients.sh` to have run, and fail otherwise.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -4,8 +4,7 @@
 //! All failing cases are reported together, each with its line, what was
 //! expected and why, and what the engine decided and why.
 
-#[path = "corpus/support.rs"]
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;

@@ -3,8 +3,7 @@
 //! with a catastrophic part is always a hard deny, wherever that part hides;
 //! and a command with a part that cannot be analysed is never allowed.
 
-#[path = "corpus/support.rs"]
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

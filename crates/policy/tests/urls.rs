@@ -3,8 +3,7 @@
 //!
 //! All failing cases are reported together, each with its line.
 
-#[path = "corpus/support.rs"]
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;

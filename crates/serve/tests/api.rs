@@ -1,6 +1,6 @@
 //! The JSON API over real HTTP on 127.0.0.1, against a real SQLite store.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;

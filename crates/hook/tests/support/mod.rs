@@ -111,6 +111,19 @@ pub fn codex_bin() -> PathBuf {
 /// run without Codex's trust prompt (`--dangerously-bypass-hook-trust`):
 /// there is no one to answer it.
 pub fn run_codex(sandbox: &Sandbox, api: &codex::FakeResponses, prompt: &str) -> Run {
+    write_codex_config(sandbox, api);
+    codex_exec(sandbox, prompt, &["--dangerously-bypass-hook-trust"])
+}
+
+/// Like [`run_codex`], but Codex runs only the hooks its `config.toml`
+/// trusts, as for a person: the config written by [`write_codex_config`],
+/// with whatever was added to it since.
+pub fn run_codex_trusting_config(sandbox: &Sandbox, prompt: &str) -> Run {
+    codex_exec(sandbox, prompt, &[])
+}
+
+/// Writes `home/.codex/config.toml` naming `api` as the model provider.
+pub fn write_codex_config(sandbox: &Sandbox, api: &codex::FakeResponses) {
     let codex_home = sandbox.home.join(".codex");
     fs::create_dir_all(&codex_home).expect("create CODEX_HOME");
     let config = format!(
@@ -120,16 +133,15 @@ pub fn run_codex(sandbox: &Sandbox, api: &codex::FakeResponses, prompt: &str) ->
         api.base_url()
     );
     fs::write(codex_home.join("config.toml"), config).expect("write the Codex config");
+}
+
+fn codex_exec(sandbox: &Sandbox, prompt: &str, flags: &[&str]) -> Run {
     let mut command = Command::new(codex_bin());
     command
-        .args([
-            "exec",
-            "--dangerously-bypass-hook-trust",
-            "--skip-git-repo-check",
-            "--json",
-            prompt,
-        ])
-        .env("CODEX_HOME", &codex_home)
+        .arg("exec")
+        .args(flags)
+        .args(["--skip-git-repo-check", "--json", prompt])
+        .env("CODEX_HOME", sandbox.home.join(".codex"))
         .env("FAKE_OPENAI_KEY", "offline-test-key");
     finish(run_lines(command, sandbox, RUN_TIMEOUT))
 }

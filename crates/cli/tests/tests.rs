@@ -1,0 +1,22 @@
+//! Integration tests of the `toolgate` binary: one test executable, one module per
+//! area (a separate executable per file would link the whole CLI again for each).
+
+mod serve_support;
+#[path = "../../hook/tests/support/mod.rs"]
+mod support;
+
+mod agent;
+mod browser;
+mod cli;
+mod codex_e2e;
+mod explain_shell;
+mod hook_commands;
+mod hooks_e2e;
+mod layers;
+mod mcp;
+mod mcp_claude;
+mod sandbox;
+mod sandbox_hooks_e2e;
+mod serve;
+mod shared_store;
+mod state;

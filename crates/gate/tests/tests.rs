@@ -1,0 +1,4 @@
+//! Integration tests of the gate: one test executable, one module per area.
+
+mod processes;
+mod scenarios;

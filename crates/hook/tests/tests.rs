@@ -1,0 +1,7 @@
+//! Integration tests of the hook protocols: one test executable, one module per area.
+
+mod support;
+
+mod clients;
+mod fixtures;
+mod run;

@@ -1,0 +1,15 @@
+//! Integration tests of the policy engine: one test executable, one module per area.
+
+#[path = "corpus/support.rs"]
+mod support;
+
+mod conformance;
+mod connect;
+mod corpus;
+mod corpus_props;
+mod fuzz_regressions;
+mod layers;
+mod properties;
+mod state_database;
+mod urls;
+mod walk;

@@ -1,0 +1,6 @@
+//! Integration tests of the approval server: one test executable, one module per area.
+
+mod support;
+
+mod api;
+mod router;

@@ -1,0 +1,6 @@
+//! Integration tests of the shell analysis: one test executable, one module per area.
+
+mod analyze;
+mod fuzz_regressions;
+mod hardening;
+mod props;
