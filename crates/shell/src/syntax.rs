@@ -128,6 +128,9 @@ pub(crate) struct Redirect {
     /// The operator as written, without the descriptor (`>`, `>>`, `&>`, `<<`).
     pub op: String,
     pub target: RedirTarget,
+    /// The descriptor written before the operator (`3` in `3>&1`), when
+    /// one is.
+    pub fd: Option<u32>,
 }
 
 /// What a redirect points at.

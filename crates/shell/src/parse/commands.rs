@@ -64,6 +64,7 @@ impl<'s> Conv<'s> {
                 redirects.push(Redirect {
                     op: String::new(),
                     target: RedirTarget::Word(merge_subs(extra_words)),
+                    fd: None,
                 });
             }
             body = Node::Redirected(Box::new(body), redirects);
@@ -154,6 +155,7 @@ impl<'s> Conv<'s> {
                 dynamic: dynamic && !quoted_delim,
                 subs,
             },
+            fd: None,
         });
     }
 
@@ -161,8 +163,9 @@ impl<'s> Conv<'s> {
         match kind(node) {
             "file_redirect" => {
                 let dest = field(node, grammar().destination);
-                let start =
-                    field(node, grammar().descriptor).map_or(node.start_byte(), |d| d.end_byte());
+                let descriptor = field(node, grammar().descriptor);
+                let fd = descriptor.and_then(|d| self.text(d).parse().ok());
+                let start = descriptor.map_or(node.start_byte(), |d| d.end_byte());
                 let end = dest.map_or(node.end_byte(), |d| d.start_byte());
                 let op: String = self
                     .src
@@ -183,6 +186,7 @@ impl<'s> Conv<'s> {
                 Some(Redirect {
                     op,
                     target: RedirTarget::Word(target),
+                    fd,
                 })
             }
             "herestring_redirect" => {
@@ -195,6 +199,7 @@ impl<'s> Conv<'s> {
                 Some(Redirect {
                     op: "<<<".into(),
                     target: RedirTarget::HereString(word),
+                    fd: None,
                 })
             }
             "heredoc_redirect" => {
@@ -208,6 +213,7 @@ impl<'s> Conv<'s> {
                 Some(Redirect {
                     op: String::new(),
                     target: RedirTarget::Word(word),
+                    fd: None,
                 })
             }
         }

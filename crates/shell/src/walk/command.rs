@@ -44,9 +44,7 @@ impl<'o> Walker<'o> {
         self.assignments(s, &args, scope);
         let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
         if args.is_empty() {
-            for r in &s.redirects {
-                self.redirect(r, scope, None);
-            }
+            self.redirects(&s.redirects, scope, None);
             return;
         }
         self.run_argv(args, Vec::new(), s, scope, sub_fetched, None);
@@ -371,10 +369,8 @@ impl<'o> Walker<'o> {
                 }
             }
         }
-        for r in &s.redirects {
-            if self.redirect(r, scope, Some(idx)) {
-                writes = true;
-            }
+        if self.redirects(&s.redirects, scope, Some(idx)) {
+            writes = true;
         }
         if let Some(c) = self.out.commands.get_mut(idx) {
             c.read_only = literal_name && system && d.read_only && !writes;

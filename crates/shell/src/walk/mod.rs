@@ -352,9 +352,7 @@ impl<'o> Walker<'o> {
             Node::Redirected(inner, redirects) => {
                 let start = self.out.commands.len();
                 self.node(inner, scope);
-                for r in redirects {
-                    self.redirect(r, scope, None);
-                }
+                self.redirects(redirects, scope, None);
                 // Input redirected into a loop or group that runs a shell
                 // is a script it reads.
                 let _ = start;
@@ -411,9 +409,7 @@ impl<'o> Walker<'o> {
             inner.stdin = Stdin::Inherit;
             inner.concurrent = sub.kind != SubKind::Command;
             self.list(&sub.list, &mut inner);
-            for r in &sub.redirects {
-                self.redirect(r, scope, None);
-            }
+            self.redirects(&sub.redirects, scope, None);
         }
     }
 

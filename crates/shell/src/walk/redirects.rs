@@ -89,6 +89,54 @@ impl<'o> Walker<'o> {
         }
     }
 
+    /// The effects of one list of redirects, in order; true when one writes
+    /// a file. Output duplicated onto a descriptor above 2 (`>&3`,
+    /// `> /dev/fd/3`) goes to whatever that descriptor was opened on: known
+    /// when an earlier redirect of the same list opened it (`3>&1 1>&2
+    /// 2>&3`), otherwise not. When the output so sent is the program's own
+    /// (its stdout or stderr), the command cannot be analysed.
+    pub(super) fn redirects(
+        &mut self,
+        list: &[Redirect],
+        scope: &Scope,
+        command: Option<usize>,
+    ) -> bool {
+        // Descriptors above 2 that an earlier redirect of the list pointed
+        // at a known place.
+        let mut known: Vec<u32> = Vec::new();
+        let mut writes = false;
+        for r in list {
+            let target = output_descriptor(r);
+            let unknown_target = target.is_some_and(|t| t > 2 && !known.contains(&t));
+            let sources: &[u32] = match (r.fd, r.op.as_str()) {
+                (Some(fd), _) => &[fd][..],
+                (None, "&>" | "&>>") => &[1, 2],
+                (None, op) if op.starts_with('>') => &[1],
+                _ => &[],
+            };
+            if unknown_target && sources.iter().any(|s| *s == 1 || *s == 2) {
+                let fd = target.unwrap_or_default();
+                self.unknown(
+                    format!(
+                        "output goes to file descriptor {fd}, which the command does not open, \
+                         so the file it writes is not known"
+                    ),
+                    command,
+                );
+            }
+            for &src in sources.iter().filter(|s| **s > 2) {
+                known.retain(|k| *k != src);
+                if !unknown_target {
+                    known.push(src);
+                }
+            }
+            if self.redirect(r, scope, command) {
+                writes = true;
+            }
+        }
+        writes
+    }
+
     /// The effect of a redirect; true when it writes a file.
     pub(super) fn redirect(&mut self, r: &Redirect, scope: &Scope, command: Option<usize>) -> bool {
         if command.is_none() {
@@ -169,5 +217,23 @@ impl<'o> Walker<'o> {
         }
         self.effect(kind, arg, Origin::Redirect, false, false, command, &cwd);
         kind == EffectKind::Write
+    }
+}
+
+/// The descriptor a redirect sends output to, when it is one: `>&N`, or an
+/// output redirect to `/dev/fd/N`.
+fn output_descriptor(r: &Redirect) -> Option<u32> {
+    let RedirTarget::Word(w) = &r.target else {
+        return None;
+    };
+    let digits = |t: &str| {
+        (!t.is_empty() && t.chars().all(|c| c.is_ascii_digit()))
+            .then(|| t.parse().ok())
+            .flatten()
+    };
+    match r.op.as_str() {
+        ">&" => digits(&w.text),
+        ">" | ">>" | ">|" | "&>" | "&>>" | "<>" => w.text.strip_prefix("/dev/fd/").and_then(digits),
+        _ => None,
     }
 }

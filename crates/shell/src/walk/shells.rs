@@ -140,9 +140,7 @@ impl<'o> Walker<'o> {
                     );
                 }
                 self.nested(&text, wrappers, scope);
-                for r in &s.redirects {
-                    self.redirect(r, scope, None);
-                }
+                self.redirects(&s.redirects, scope, None);
                 true
             }
             Script::File(file) => {
@@ -183,9 +181,7 @@ impl<'o> Walker<'o> {
                             );
                         }
                         self.nested(&text, wrappers, scope);
-                        for r in &s.redirects {
-                            self.redirect(r, scope, None);
-                        }
+                        self.redirects(&s.redirects, scope, None);
                         true
                     }
                     Some((None, _)) => false,
