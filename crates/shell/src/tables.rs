@@ -189,6 +189,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "", ..spec(&["readlink", "realpath", "test", "[", "[["], Operands::None, true) },
     Spec { short_args: "", ..spec(&["source", "."], Custom, false) },
     Spec { short_args: "HLPDO", ..spec(&["find"], Custom, true) },
+    Spec { short_args: "", ..spec(&["perl", "ruby"], Custom, false) },
     Spec { short_args: "", ..spec(&["fd", "fdfind"], Custom, true) },
     // Writers.
     Spec { recursive: &["-r", "-R", "--recursive"], ..spec(&["rm"], All(Delete), false) },

@@ -10,12 +10,14 @@ mod find;
 mod git;
 mod net;
 mod programs;
+mod scripts;
 
 use archives::*;
 use find::*;
 use git::*;
 use net::*;
 use programs::*;
+use scripts::*;
 
 /// One file or URL touched by a command's operand or option.
 #[derive(Debug, Clone)]
@@ -393,6 +395,7 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             }
         }
         "find" => find(args, d),
+        "perl" | "ruby" => perl_like(name, args, d),
         "fd" | "fdfind" => fd(args, d),
         "jq" | "gojq" | "jaq" => jq(args, d),
         "yq" => yq(spec, args, d),
