@@ -109,6 +109,10 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             }
         }
         "watch" => watch(argv),
+        "flock" => flock(argv),
+        "script" => script(argv),
+        "parallel" => parallel(argv),
+        "at" | "batch" => at(argv),
         _ if known.shell => shell(argv),
         _ => Step::None,
     }
@@ -126,6 +130,15 @@ fn joined(args: &[Arg]) -> Script {
 }
 
 fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading: usize) -> Step {
+    // For a wrapper whose every option is known, one that is not makes
+    // the command unknown: it might take the next word as its value.
+    let flags = tables::wrapper_flags(name);
+    let mut unknown = None;
+    let mut not_known = |opt: &str| {
+        unknown.get_or_insert_with(|| {
+            format!("`{name}` option `{opt}` is not known, so the command it runs is not either")
+        });
+    };
     let mut i = 1;
     while let Some(a) = argv.get(i) {
         let t = a.text.as_str();
@@ -141,15 +154,30 @@ fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading:
             return Step::None;
         }
         if let Some(l) = t.strip_prefix("--") {
-            if !l.contains('=') && long.contains(&l) {
-                i += 1;
+            let (opt, attached) = match l.split_once('=') {
+                Some((opt, _)) => (opt, true),
+                None => (l, false),
+            };
+            if long.contains(&opt) {
+                if !attached {
+                    i += 1;
+                }
+            } else if flags.is_some_and(|f| !f.2.contains(&opt)) {
+                not_known(t);
             }
             continue;
         }
         let cluster: Vec<char> = t.chars().skip(1).collect();
-        if let Some(pos) = cluster.iter().position(|c| short.contains(*c)) {
-            if pos + 1 == cluster.len() {
-                i += 1;
+        for (pos, c) in cluster.iter().enumerate() {
+            if short.contains(*c) {
+                if pos + 1 == cluster.len() {
+                    i += 1;
+                }
+                break;
+            }
+            if flags.is_some_and(|f| !f.1.contains(*c)) {
+                not_known(t);
+                break;
             }
         }
     }
@@ -163,7 +191,7 @@ fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading:
         rest: argv[end..].to_vec(),
         cwd: None,
         env: Vec::new(),
-        unknown: None,
+        unknown,
         xargs: None,
     }
 }
@@ -474,5 +502,315 @@ fn watch(argv: &[Arg]) -> Step {
     Step::Shell {
         wrapper: texts(&argv[..i]),
         script: joined(rest),
+    }
+}
+
+/// The options of `argv` from index 1, parsed as getopt would with `short`
+/// and `long` options taking a value: the index of the first operand, each
+/// option seen (as written, without a value), and the values by option.
+/// Parsing stops at the first operand or `--`.
+struct Parsed<'a> {
+    next: usize,
+    options: Vec<&'a str>,
+    values: Vec<(&'a str, &'a Arg)>,
+}
+
+fn parse_leading<'a>(argv: &'a [Arg], short: &str, long: &[&str]) -> Parsed<'a> {
+    let mut p = Parsed {
+        next: 1,
+        options: Vec::new(),
+        values: Vec::new(),
+    };
+    while let Some(a) = argv.get(p.next) {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        p.next += 1;
+        if t == "--" {
+            break;
+        }
+        if let Some(l) = t.strip_prefix("--") {
+            match l.split_once('=') {
+                Some((opt, _)) => p.options.push(opt),
+                None => {
+                    p.options.push(l);
+                    if long.contains(&l) {
+                        if let Some(v) = argv.get(p.next) {
+                            p.values.push((l, v));
+                        }
+                        p.next += 1;
+                    }
+                }
+            }
+            continue;
+        }
+        let cluster = &t[1..];
+        for (pos, c) in cluster.char_indices() {
+            p.options.push(&cluster[pos..pos + c.len_utf8()]);
+            if short.contains(c) {
+                if pos + c.len_utf8() == cluster.len() {
+                    if let Some(v) = argv.get(p.next) {
+                        p.values.push((&cluster[pos..pos + c.len_utf8()], v));
+                    }
+                    p.next += 1;
+                }
+                break;
+            }
+        }
+    }
+    p
+}
+
+/// `flock [OPTS] FILE CMD ARGS..` and `flock [OPTS] FILE -c CMD`; with a
+/// descriptor or nothing after the file, it runs nothing.
+fn flock(argv: &[Arg]) -> Step {
+    let p = parse_leading(argv, "wE", &["wait", "timeout", "conflict-exit-code"]);
+    let Some(cmd) = argv.get(p.next + 1) else {
+        return Step::None;
+    };
+    if cmd.literal && matches!(cmd.text.as_str(), "-c" | "--command") {
+        return match argv.get(p.next + 2) {
+            Some(script) => Step::Shell {
+                wrapper: texts(&argv[..p.next + 2]),
+                script: Script::Text {
+                    text: script.text.clone(),
+                    literal: script.literal,
+                },
+            },
+            None => Step::None,
+        };
+    }
+    Step::Wrapper {
+        wrapper: texts(&argv[..p.next + 1]),
+        rest: argv[p.next + 1..].to_vec(),
+        cwd: None,
+        env: Vec::new(),
+        unknown: None,
+        xargs: None,
+    }
+}
+
+/// `script [OPTS] [FILE]` runs `-c CMD` in a shell, or else a shell that
+/// reads its commands from standard input, and logs the session to FILE.
+fn script(argv: &[Arg]) -> Step {
+    let value_long = [
+        "command",
+        "echo",
+        "log-in",
+        "log-out",
+        "log-io",
+        "log-timing",
+        "logging-format",
+        "output-limit",
+    ];
+    let p = parse_leading(argv, "cEIOBTmo", &value_long);
+    // The session log is a file written; where it goes is not an operand
+    // toolgate follows through a wrapper, so anywhere but /dev/null makes
+    // the command unknown.
+    let log_opts = [
+        "I",
+        "O",
+        "B",
+        "T",
+        "log-in",
+        "log-out",
+        "log-io",
+        "log-timing",
+    ];
+    let logs_elsewhere = argv
+        .get(p.next)
+        .is_some_and(|f| !(f.literal && f.text == "/dev/null"))
+        || p.values.iter().any(|(o, _)| log_opts.contains(o))
+        || p.options.iter().any(|o| o.starts_with("log-"));
+    if logs_elsewhere {
+        return Step::Wrapper {
+            wrapper: texts(argv),
+            rest: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            unknown: Some("`script` writes its session log to a file".to_owned()),
+            xargs: None,
+        };
+    }
+    let command = p
+        .values
+        .iter()
+        .find(|(o, _)| matches!(*o, "c" | "command"))
+        .map(|(_, v)| *v);
+    Step::Shell {
+        wrapper: texts(argv),
+        script: match command {
+            Some(c) => Script::Text {
+                text: c.text.clone(),
+                literal: c.literal,
+            },
+            None => Script::Stdin,
+        },
+    }
+}
+
+/// GNU `parallel [OPTS] [CMD ARGS..] ::: VALUES..`: CMD runs once per value
+/// (the values become its operands); without CMD, each value or input line
+/// is itself a command.
+fn parallel(argv: &[Arg]) -> Step {
+    const VALUE_SHORT: &str = "jSadEInNLlCX";
+    const VALUE_LONG: &[&str] = &[
+        "jobs",
+        "sshlogin",
+        "arg-file",
+        "delimiter",
+        "max-args",
+        "max-replace-args",
+        "max-lines",
+        "colsep",
+        "joblog",
+        "results",
+        "res",
+        "tmpdir",
+        "workdir",
+        "wd",
+        "timeout",
+        "delay",
+        "tagstring",
+        "tag-string",
+        "env",
+        "halt",
+        "retries",
+        "nice",
+        "memfree",
+        "load",
+        "block",
+        "replace",
+        "eof",
+        "basefile",
+        "transferfile",
+        "return",
+        "sshloginfile",
+        "slf",
+        "shebang-wrap",
+    ];
+    const FLAGS: &[&str] = &[
+        "0",
+        "k",
+        "q",
+        "v",
+        "t",
+        "u",
+        "g",
+        "m",
+        "r",
+        "p",
+        "h",
+        "V",
+        "null",
+        "keep-order",
+        "quote",
+        "verbose",
+        "dry-run",
+        "ungroup",
+        "group",
+        "line-buffer",
+        "lb",
+        "xargs",
+        "bar",
+        "eta",
+        "progress",
+        "interactive",
+        "tag",
+        "pipe",
+        "pipepart",
+        "no-run-if-empty",
+        "shuf",
+        "will-cite",
+        "citation",
+        "version",
+        "help",
+        "gnu",
+        "trim",
+        "plus",
+        "keep",
+        "cleanup",
+        "transfer",
+        "nonall",
+        "onall",
+        "silent",
+    ];
+    let p = parse_leading(argv, VALUE_SHORT, VALUE_LONG);
+    let known = |o: &&str| {
+        FLAGS.contains(o)
+            || VALUE_LONG.contains(o)
+            || (o.len() == 1 && VALUE_SHORT.contains(*o))
+            || VALUE_LONG
+                .iter()
+                .chain(FLAGS)
+                .any(|k| o.split_once('=').is_some_and(|(n, _)| n == *k))
+    };
+    let unknown = p.options.iter().find(|o| !known(o)).map(|o| {
+        format!("`parallel` option `{o}` is not known, so the command it runs is not either")
+    });
+    let rest = argv.get(p.next..).unwrap_or_default();
+    let separator =
+        |a: &Arg| a.literal && matches!(a.text.as_str(), ":::" | "::::" | ":::+" | "::::+");
+    let split = rest.iter().position(separator).unwrap_or(rest.len());
+    let (command, values) = rest.split_at(split);
+    if command.is_empty() {
+        // The values (or the input lines) are the commands.
+        let literal =
+            values.iter().all(|a| a.literal) && values.first().is_some_and(|s| s.text == ":::");
+        if !literal || values.iter().skip(1).any(separator) {
+            return Step::Wrapper {
+                wrapper: texts(argv),
+                rest: Vec::new(),
+                cwd: None,
+                env: Vec::new(),
+                unknown: Some("`parallel` runs commands read from its input or a file".to_owned()),
+                xargs: None,
+            };
+        }
+        return Step::Shell {
+            wrapper: texts(&argv[..p.next]),
+            script: Script::Text {
+                text: values
+                    .iter()
+                    .skip(1)
+                    .map(|a| a.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                literal: true,
+            },
+        };
+    }
+    let marker = command
+        .iter()
+        .any(|a| a.text.contains("{}"))
+        .then(|| "{}".to_owned());
+    Step::Wrapper {
+        wrapper: texts(&argv[..p.next]),
+        rest: command.to_vec(),
+        cwd: None,
+        env: Vec::new(),
+        unknown,
+        xargs: Some(marker),
+    }
+}
+
+/// `at TIME` and `batch` run, later, the commands read from standard input
+/// or from `-f FILE`; listing, showing and removing jobs runs nothing.
+fn at(argv: &[Arg]) -> Step {
+    let p = parse_leading(argv, "qftu", &[]);
+    if p.options
+        .iter()
+        .any(|o| matches!(*o, "l" | "d" | "r" | "c" | "V" | "h" | "help" | "version"))
+    {
+        return Step::None;
+    }
+    let script = match p.values.iter().find(|(o, _)| *o == "f") {
+        Some((_, file)) => Script::File((*file).clone()),
+        None => Script::Stdin,
+    };
+    Step::Shell {
+        wrapper: texts(argv),
+        script,
     }
 }
