@@ -113,6 +113,8 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
         "script" => script(argv),
         "parallel" => parallel(argv),
         "at" | "batch" => at(argv),
+        "tmux" => tmux(argv),
+        "screen" => screen(argv),
         _ if known.shell => shell(argv),
         _ => Step::None,
     }
@@ -813,4 +815,97 @@ fn at(argv: &[Arg]) -> Step {
         wrapper: texts(argv),
         script,
     }
+}
+
+/// A command toolgate does not follow into what it starts: `unknown`.
+fn opaque(argv: &[Arg], unknown: String) -> Step {
+    Step::Wrapper {
+        wrapper: texts(argv),
+        rest: Vec::new(),
+        cwd: None,
+        env: Vec::new(),
+        unknown: Some(unknown),
+        xargs: None,
+    }
+}
+
+/// tmux commands that start a shell command or type into a pane; the
+/// others (`ls`, `kill-session`, `capture-pane`, ...) run nothing. tmux
+/// takes several commands separated by `;`, so every word is looked at.
+fn tmux(argv: &[Arg]) -> Step {
+    const RUNS: &[&str] = &[
+        "new-session",
+        "new",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "run-shell",
+        "run",
+        "if-shell",
+        "if",
+        "pipe-pane",
+        "pipep",
+        "send-keys",
+        "send",
+        "display-popup",
+        "popup",
+        "source-file",
+        "source",
+        "command-prompt",
+        "confirm-before",
+        "confirm",
+        "bind-key",
+        "bind",
+        "set-hook",
+    ];
+    let global_command = argv
+        .get(1..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|a| a.literal && a.text.starts_with('-'))
+        .any(|a| a.text.starts_with("-c") || a.text.starts_with("-f"));
+    let runs = argv
+        .iter()
+        .skip(1)
+        .find(|a| !a.literal || RUNS.contains(&a.text.as_str()));
+    match runs {
+        Some(a) if a.literal => opaque(
+            argv,
+            format!(
+                "`tmux {}` runs a command in a shell that is not analysed",
+                a.text
+            ),
+        ),
+        Some(_) => opaque(argv, "`tmux` with a command that is not literal".to_owned()),
+        None if global_command => opaque(
+            argv,
+            "`tmux -c`/`-f` runs a command or a configuration".to_owned(),
+        ),
+        None => Step::None,
+    }
+}
+
+/// `screen` runs the command it is given (or a shell) in a new window,
+/// and `-X` sends a command to a running session; listing runs nothing.
+fn screen(argv: &[Arg]) -> Step {
+    let args = argv.get(1..).unwrap_or_default();
+    let lists = args.iter().all(|a| {
+        a.literal
+            && matches!(
+                a.text.as_str(),
+                "-ls" | "-list" | "-q" | "-v" | "--version" | "-h" | "--help"
+            )
+    });
+    if lists && !args.is_empty() {
+        return Step::None;
+    }
+    opaque(
+        argv,
+        "`screen` runs a command or a shell that is not analysed".to_owned(),
+    )
 }
