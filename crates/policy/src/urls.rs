@@ -82,6 +82,17 @@ impl Host {
 
     fn domain(d: &str) -> Option<Host> {
         let d = d.trim_end_matches('.').to_ascii_lowercase();
+        // `0..` or `127.0.0.1..` is a domain to a URL parser (it takes one
+        // trailing dot off an address, not two), but without its dots it is
+        // an address, and a resolver that drops them connects there: the
+        // address's rules apply, and the spelling is the same once read
+        // again.
+        if d.bytes()
+            .all(|b| b.is_ascii_hexdigit() || b == b'x' || b == b'.')
+            && let Ok(url::Host::Ipv4(a)) = url::Host::parse(&d)
+        {
+            return Some(Host::Ip(IpAddr::V4(a)));
+        }
         let dns = !d.is_empty()
             && d.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
@@ -343,7 +354,10 @@ fn hex(c: u8) -> Option<u8> {
 }
 
 /// RFC 3986 §6.2.2: an escaped unreserved character (`%41`, `%7e`) is that
-/// character, and the hex digits of other escapes are uppercase.
+/// character, and the hex digits of other escapes are uppercase. A `%`
+/// that starts no escape is itself escaped (`%25`), so that a decoded
+/// character never completes a new escape (`%%330` is `%25` `3` `0`, not
+/// `%30`, which a second reading would take for `0`).
 fn normalize_escapes(s: &str) -> String {
     if !s.contains('%') {
         return s.to_string();
@@ -367,8 +381,12 @@ fn normalize_escapes(s: &str) -> String {
             i += 3;
             continue;
         }
-        // `s` is ASCII after the URL parser (it escapes the rest).
-        out.push(b[i] as char);
+        if b[i] == b'%' {
+            out.push_str("%25");
+        } else {
+            // `s` is ASCII after the URL parser (it escapes the rest).
+            out.push(b[i] as char);
+        }
         i += 1;
     }
     out
@@ -640,6 +658,8 @@ mod tests {
             "http://0x7f.1/",
             "http://017700000001/",
             "http://127.0.0.1./",
+            "http://127.0.0.1../",
+            "http://0x7f000001.../",
             "http://[::ffff:127.0.0.1]/",
             "http://[::ffff:7f00:1]/",
             "http://[0:0:0:0:0:ffff:127.0.0.1]/",
@@ -649,8 +669,13 @@ mod tests {
             assert_eq!(host(u), "127.0.0.1", "{u}");
         }
         assert!(normalize("http://1.2.3.4.5/").is_err());
+        // A lone `%` stays one, so a decoded `3` does not make `%30`.
+        let t = normalize("http://a/%%330").unwrap();
+        assert_eq!(t.url, "http://a/%2530");
+        assert_eq!(normalize(&t.url).unwrap().url, t.url);
         for u in [
             "http://0/",
+            "http://0../",
             "http://0.0.0.0:8080/",
             "http://0x0/",
             "tcp://0:80",
