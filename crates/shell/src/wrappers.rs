@@ -114,6 +114,9 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
         "parallel" => parallel(argv),
         "at" | "batch" => at(argv),
         "tmux" => tmux(argv),
+        "gdb" | "lldb" | "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "emacs" => {
+            debugger_or_editor(name, argv)
+        }
         "screen" => screen(argv),
         _ if known.shell => shell(argv),
         _ => Step::None,
@@ -908,4 +911,75 @@ fn screen(argv: &[Arg]) -> Step {
         argv,
         "`screen` runs a command or a shell that is not analysed".to_owned(),
     )
+}
+
+/// Debuggers and editors run commands given as options (`gdb -ex 'shell
+/// CMD'`, `vim -c ':!CMD'`, `emacs --eval`), script files (`gdb -x`, `vim
+/// -S`) or a program (`gdb --args PROG`, `lldb -- PROG`); vim in ex mode
+/// (`-e`, `-es`) reads its commands from standard input.
+fn debugger_or_editor(name: &str, argv: &[Arg]) -> Step {
+    let args = argv.get(1..).unwrap_or_default();
+    let runs = |t: &str| match name {
+        "gdb" => {
+            matches!(t, "-x" | "-ex" | "-ix" | "-iex" | "--args" | "-p" | "--pid")
+                || [
+                    "--command",
+                    "--eval-command",
+                    "--init-command",
+                    "--init-eval-command",
+                    "-batch",
+                ]
+                .iter()
+                .any(|o| t.starts_with(o))
+        }
+        "lldb" => {
+            matches!(
+                t,
+                "-o" | "-O" | "-k" | "-K" | "-s" | "-S" | "--" | "-p" | "-n" | "-b"
+            ) || ["--one-line", "--source", "--batch", "--attach", "--file"]
+                .iter()
+                .any(|o| t.starts_with(o))
+        }
+        "emacs" => [
+            "--eval",
+            "-l",
+            "--load",
+            "-f",
+            "--funcall",
+            "--batch",
+            "-batch",
+            "--script",
+            "-x",
+        ]
+        .iter()
+        .any(|o| t == *o || t.starts_with(&format!("{o}="))),
+        // vim and its names: commands to run, scripts to source, ex mode.
+        _ => {
+            t.starts_with('+')
+                || matches!(
+                    t,
+                    "-c" | "-S"
+                        | "-u"
+                        | "-U"
+                        | "-s"
+                        | "-W"
+                        | "-w"
+                        | "--cmd"
+                        | "-e"
+                        | "-E"
+                        | "-es"
+                        | "-Es"
+                        | "-y"
+                )
+                || t.starts_with("--cmd")
+                || t.starts_with("--startuptime")
+        }
+    };
+    match args.iter().find(|a| !a.literal || runs(&a.text)) {
+        Some(a) => opaque(
+            argv,
+            format!("`{name} {}` runs commands that are not analysed", a.text),
+        ),
+        None => Step::None,
+    }
 }
