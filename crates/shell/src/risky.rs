@@ -32,6 +32,12 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
         "ag" if o.has(&["--pager"]) => {
             runs(d, "--pager");
         }
+        "bat" | "batcat" if o.has(&["--pager"]) => {
+            runs(d, "--pager");
+        }
+        "split" if o.has(&["--filter"]) => {
+            runs(d, "--filter");
+        }
         "sort" => {
             if o.has(&["--compress-program"]) {
                 runs(d, "--compress-program");

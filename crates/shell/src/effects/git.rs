@@ -191,9 +191,18 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 for f in &o.operands {
                     d.add(Access::Read, f, true);
                 }
+            } else {
+                shown_paths(rest, d);
             }
             d.read_only = !matches!(sub, "format-patch" | "archive");
         }
+        "blame" | "annotate" | "cat-file" => {
+            shown_paths(rest, d);
+            d.read_only = true;
+        }
+        // What is staged is read into the repository, and goes out with
+        // the next push: `git add .env` meets the rules on reading `.env`.
+        "add" | "stage" => shown_paths(rest, d),
         "submodule" if texts.first() == Some(&"foreach") => {
             let cmd: Vec<&Arg> = rest[1..]
                 .iter()
@@ -312,6 +321,73 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
 /// edits something: configuration can make git run programs (`core.pager`,
 /// `core.hooksPath`, `alias.x = !cmd`), so the write meets the rules for
 /// that file (`.git/config` is protected). `None` when it only reads.
+/// The files whose content a `git diff`, `log`, `show`, `blame`,
+/// `cat-file`, `archive`, ... prints: each path operand (after `--`, or
+/// any operand that is not an option, since git takes a name that is not
+/// a revision for a path), and the path of a `REV:PATH` blob (`HEAD:.env`,
+/// `origin/main:.env`, `:.env`, `:0:.env`). They are reads, so that a deny
+/// rule on `.env` meets `git show HEAD:.env` as it meets `cat .env`. A
+/// directory is not walked: what git shows beneath it is only what it
+/// tracks, which ignored secrets are not. A revision read as a path
+/// (`HEAD`, `main`) is a harmless read of a file that rules rarely name.
+fn shown_paths(rest: &[Arg], d: &mut Derived) {
+    let mut after_dashes = false;
+    let mut skip_value = false;
+    for a in rest {
+        let t = a.text.as_str();
+        if skip_value {
+            skip_value = false;
+            continue;
+        }
+        if !after_dashes && a.literal && t == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && a.literal && t.starts_with('-') {
+            // Options of these subcommands that take their value apart.
+            skip_value = matches!(
+                t,
+                "-o" | "-S"
+                    | "-G"
+                    | "-L"
+                    | "-n"
+                    | "-U"
+                    | "--output"
+                    | "--author"
+                    | "--committer"
+                    | "--grep"
+                    | "--since"
+                    | "--until"
+                    | "--format"
+                    | "--pretty"
+                    | "--prefix"
+                    | "--remote"
+                    | "--contents"
+                    | "--ignore-revs-file"
+            );
+            continue;
+        }
+        if !after_dashes {
+            if let Some((rev, path)) = t.split_once(':') {
+                let path = match (rev, path.split_once(':')) {
+                    ("", Some(("0" | "1" | "2" | "3", p))) => p,
+                    _ => path,
+                };
+                let path = path.strip_prefix("./").unwrap_or(path);
+                if !path.is_empty() {
+                    d.add(Access::Read, &a.with_text(path), false);
+                }
+                continue;
+            }
+            if t.contains("..") && !t.contains('/') {
+                // A range (`HEAD~3..HEAD`).
+                continue;
+            }
+        }
+        d.add(Access::Read, a, false);
+    }
+}
+
 pub(super) fn git_config_written(args: &[Arg]) -> Option<Arg> {
     let mut file = Arg::lit(".git/config");
     let mut writes = false;

@@ -396,6 +396,67 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         }
         "find" => find(args, d),
         "perl" | "ruby" => perl_like(name, args, d),
+        "csplit" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            if let Some(file) = o.operands.first() {
+                d.add(Access::Read, file, false);
+            }
+        }
+        "openssl" => {
+            // `openssl dgst FILE..` and its digest names hash their operands.
+            let digest = args.first().is_some_and(|s| {
+                matches!(
+                    s.text.as_str(),
+                    "dgst" | "md5" | "sha1" | "sha224" | "sha256" | "sha384" | "sha512"
+                )
+            });
+            if digest {
+                let valued = [
+                    "-sign",
+                    "-verify",
+                    "-prverify",
+                    "-signature",
+                    "-hmac",
+                    "-mac",
+                    "-macopt",
+                    "-keyform",
+                    "-passin",
+                    "-out",
+                    "-sigopt",
+                    "-engine",
+                    "-rand",
+                ];
+                let mut prev = "";
+                for a in args.iter().skip(1) {
+                    if !a.text.starts_with('-') && !valued.contains(&prev) {
+                        d.add(Access::Read, a, false);
+                    }
+                    prev = a.text.as_str();
+                }
+            }
+            // Single-dash long options: `-in FILE`, `-out FILE`, ...
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                let access = match a.text.as_str() {
+                    "-in" | "-inkey" | "-key" | "-CAfile" | "-cert" | "-signkey" | "-kfile"
+                    | "-certfile" | "-config" | "-extfile" | "-rand" | "-infiles" => Access::Read,
+                    "-out" | "-keyout" | "-signature" => Access::Write,
+                    "-passin" | "-passout" | "-pass" => {
+                        if let Some(v) = it.next()
+                            && let Some(file) = v.text.strip_prefix("file:")
+                        {
+                            d.add(Access::Read, &v.with_text(file), false);
+                        }
+                        continue;
+                    }
+                    _ => continue,
+                };
+                if let Some(v) = it.next() {
+                    d.add(access, v, false);
+                }
+            }
+        }
         "fd" | "fdfind" => fd(args, d),
         "jq" | "gojq" | "jaq" => jq(args, d),
         "yq" => yq(spec, args, d),
