@@ -25,6 +25,10 @@ pub enum Via {
     /// An operand of the command at this item index: with no rule
     /// matching, that command's decision.
     Operand(usize),
+    /// An existing file named by an argument of the command at this item
+    /// index, a program with no operand table: it may read the file or not,
+    /// so only deny and ask rules count, and they make it ask.
+    Argument(usize),
 }
 
 /// One action, before deciding.
@@ -327,6 +331,9 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
     for e in a.effects {
         let via = match (e.origin, e.command) {
             (shell::Origin::Operand, Some(ci)) if ci < commands => Via::Operand(base + ci),
+            (shell::Origin::Argument, Some(ci)) if ci < commands => Via::Argument(base + ci),
+            // An argument belongs to a command; without one it says nothing.
+            (shell::Origin::Argument, _) => continue,
             (shell::Origin::Redirect, Some(ci)) if ci < commands => Via::Redirect(Some(base + ci)),
             _ => Via::Redirect(None),
         };
@@ -336,6 +343,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
                 match e.origin {
                     shell::Origin::Redirect => "redirect target",
                     shell::Origin::Operand => "operand",
+                    shell::Origin::Argument => "argument",
                 },
                 e.target,
                 name_of(items, e.command)

@@ -150,6 +150,12 @@ pub enum Origin {
     /// An operand of a known reader, writer or fetcher: with no rule matching
     /// it, it takes the decision of its command.
     Operand,
+    /// An argument of a program toolgate has no operand table for (a
+    /// script, a tool of the project, an interpreter's script) that names a
+    /// file which exists: the program may read it or not. Only deny and ask
+    /// rules on reading it count, and they make the call ask; no rule, allow
+    /// or hard limit is needed for it.
+    Argument,
 }
 
 /// A file read or written, or a URL fetched.

@@ -32,6 +32,8 @@ impl Eval<'_, '_> {
             (Via::Redirect(_), None) => Some("redirect".to_string()),
             (Via::Operand(_), Some(name)) => Some(format!("operand of `{name}`")),
             (Via::Operand(_), None) => Some("operand".to_string()),
+            (Via::Argument(_), Some(name)) => Some(format!("argument of `{name}`")),
+            (Via::Argument(_), None) => Some("argument".to_string()),
         };
         let inherited = match item.via {
             Via::Operand(_) => owner,
@@ -47,6 +49,28 @@ impl Eval<'_, '_> {
             matched: Vec::new(),
             sticky: false,
         };
+
+        // An argument that names a file: the program may read it or not.
+        // Only the deny and ask rules on reading it count, as an ask.
+        if matches!(item.via, Via::Argument(_)) {
+            let mut hits = Hits::new(self.ctx.trace);
+            self.match_rules(&item.what, &mut hits);
+            self.fill_from_hits(&mut ad, &hits, &what);
+            let program = owner_name.unwrap_or("the command");
+            if hits.effect().is_some_and(|e| e >= Effect::Ask) {
+                ad.reason = format!(
+                    "{}; `{program}` is given it, and what it does with it is not known",
+                    ad.reason
+                );
+                ad.decision = Effect::Ask;
+            } else {
+                ad.decision = Effect::Allow;
+                ad.rule = None;
+                ad.reason =
+                    format!("{what}: `{program}` is given it; no rule denies or asks for it");
+            }
+            return ad;
+        }
 
         // 1. Hard limits.
         if let Some((rule, why)) = self.hard_limit(&item.what) {

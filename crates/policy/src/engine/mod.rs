@@ -105,7 +105,7 @@ impl Policy {
         // Commands first: their operands may take their decision.
         for pass in 0..2 {
             for (i, item) in items.iter().enumerate() {
-                let is_operand = matches!(item.via, Via::Operand(_));
+                let is_operand = matches!(item.via, Via::Operand(_) | Via::Argument(_));
                 if (pass == 0) == is_operand {
                     continue;
                 }
@@ -114,7 +114,7 @@ impl Policy {
                 // borrowed from the decided part rather than cloned.
                 let (decided, _) = out.split_at(i);
                 let owner = match item.via {
-                    Via::Operand(j) | Via::Redirect(Some(j)) => {
+                    Via::Operand(j) | Via::Argument(j) | Via::Redirect(Some(j)) => {
                         decided.get(j).and_then(Option::as_ref)
                     }
                     _ => None,

@@ -338,6 +338,9 @@ impl<'o> Walker<'o> {
                 &effect_cwd,
             );
         }
+        if literal_name && known.spec.is_none() && !known.shell && known.wrapper.is_none() {
+            self.argument_files(&argv, scope, idx, &effect_cwd);
+        }
         for n in std::mem::take(&mut d.nested) {
             match n {
                 Nested::Argv {

@@ -89,6 +89,55 @@ impl<'o> Walker<'o> {
         }
     }
 
+    /// The arguments of a program with no operand table that name an
+    /// existing file or directory (`python3 tool.py .env`, `./build
+    /// --config=.env`): [`Origin::Argument`] reads, which only the deny and
+    /// ask rules on those files judge. Options are skipped, but the value of
+    /// `--name=VALUE` is looked at.
+    pub(super) fn argument_files(
+        &mut self,
+        argv: &[Arg],
+        scope: &Scope,
+        idx: usize,
+        cwd: &Option<Option<PathBuf>>,
+    ) {
+        let dir = Self::work_dir(self.opts, scope);
+        for a in argv.iter().skip(1) {
+            if !a.literal {
+                continue;
+            }
+            let t = a.text.as_str();
+            let candidate = match t.strip_prefix("--") {
+                Some(long) => match long.split_once('=') {
+                    Some((_, v)) => v,
+                    None => continue,
+                },
+                None if t.starts_with('-') => continue,
+                None => t,
+            };
+            if candidate.is_empty() || candidate.contains('\0') {
+                continue;
+            }
+            let relative = !(candidate.starts_with('/') || candidate.starts_with('~'));
+            if relative && cwd.is_none() {
+                continue;
+            }
+            let path = self.dir_path(candidate, dir.as_deref());
+            if std::fs::symlink_metadata(&path).is_err() {
+                continue;
+            }
+            self.effect(
+                EffectKind::Read,
+                &a.with_text(candidate),
+                Origin::Argument,
+                false,
+                false,
+                Some(idx),
+                cwd,
+            );
+        }
+    }
+
     /// The effects of one list of redirects, in order; true when one writes
     /// a file. Output duplicated onto a descriptor above 2 (`>&3`,
     /// `> /dev/fd/3`) goes to whatever that descriptor was opened on: known
