@@ -184,7 +184,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "bfn", long_args: &["suffix-format", "prefix", "digits"], file_opts: &[("-f", Write), ("--prefix", Write)], ..spec(&["csplit"], Custom, false) },
     Spec { short_args: "ruoz", long_args: &["recipient", "local-user", "output", "passphrase", "passphrase-file", "homedir", "default-key", "cipher-algo", "digest-algo", "compress-algo", "trust-model", "keyring", "secret-keyring", "import-options", "export-options", "keyserver", "hidden-recipient", "encrypt-to"], file_opts: &[("-o", Write), ("--output", Write), ("--passphrase-file", Read)], ..spec(&["gpg", "gpg2"], All(Read), false) },
     Spec { short_args: "", ..spec(&["openssl"], Custom, false) },
-    Spec { short_args: "", ..spec(&["vim", "vi", "nvim", "view", "vimdiff", "nano", "pico", "emacs", "micro", "ed", "ex"], All(Read), false) },
+    Spec { short_args: "", ..spec(&["vim", "vi", "nvim", "view", "vimdiff", "nano", "pico", "emacs", "micro", "ed", "ex"], Custom, false) },
     Spec { short_args: "fmFeP", long_args: &["files-from", "magic-file", "separator", "exclude", "parameter"], file_opts: &[("-f", Read), ("--files-from", Read), ("-m", Read), ("--magic-file", Read)], ..spec(&["file"], All(Read), true) },
     Spec { short_args: "c", long_args: &["format", "printf"], ..spec(&["stat"], All(Read), true) },
     Spec { short_args: "", long_args: &["tag"], ..spec(&["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum"], All(Read), true) },

@@ -76,7 +76,14 @@ fn check_with(
 ) -> Analysis {
     let a = analyze(cmd, o);
     let got_cmds: Vec<String> = a.commands.iter().map(|c| c.argv.join(" ")).collect();
-    let got_effects: Vec<String> = a.effects.iter().map(effect_line).collect();
+    // Argument reads and writes (guesses about programs with no operand
+    // table) have a test of their own.
+    let got_effects: Vec<String> = a
+        .effects
+        .iter()
+        .filter(|e| e.origin != Origin::Argument)
+        .map(effect_line)
+        .collect();
     let got_hazards: Vec<&str> = a.hazards.iter().map(|h| h.kind).collect();
     let ok_unknowns = unknowns.len() == a.unknowns.len()
         && unknowns
@@ -2026,4 +2033,44 @@ fn emptying_a_directory_names_the_directory() {
     // fd with no placeholder appends each path it finds.
     check("fd -e rs -x rm", &["fd -e rs -x rm", "rm ."], &["R .", "Wr ."], &[], &[]);
     check("fd x src -X wc -l {}", &["fd x src -X wc -l {}", "wc -l src"], &["R src", "Rr src"], &[], &[]);
+}
+
+#[test]
+fn arguments_of_programs_without_a_table_name_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().canonicalize().unwrap();
+    std::fs::write(w.join("a.txt"), "x").unwrap();
+    std::fs::create_dir(w.join("out")).unwrap();
+    let o = Options {
+        cwd: Some(w.clone()),
+        home: Some(PathBuf::from("/home/u")),
+        ..Options::default()
+    };
+    let a = analyze("mytool a.txt out/new.bin nodir/x --config=a.txt -o -x", &o);
+    let got: Vec<(String, &str)> = a
+        .effects
+        .iter()
+        .filter(|e| e.origin == Origin::Argument)
+        .map(|e| (effect_line(e), e.target.as_str()))
+        .collect();
+    let lines: Vec<&str> = got.iter().map(|(l, _)| l.as_str()).collect();
+    // What exists is read and may be written; what its directory could
+    // hold may be created; options and a path in no directory are not files.
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with('R')).count(),
+        2,
+        "{lines:?}"
+    );
+    let targets: Vec<&str> = got.iter().map(|(_, t)| *t).collect();
+    assert_eq!(
+        targets,
+        ["a.txt", "a.txt", "out/new.bin", "a.txt", "a.txt"],
+        "{lines:?}"
+    );
+    // A program with an operand table gets none: its operands are known.
+    let a = analyze("cat a.txt out/new.bin", &o);
+    assert!(a.effects.iter().all(|e| e.origin != Origin::Argument));
+    // Nor does a shell, whose script is walked instead.
+    let a = analyze("bash a.txt", &o);
+    assert!(a.effects.iter().all(|e| e.origin != Origin::Argument));
 }

@@ -53,8 +53,21 @@ impl Eval<'_, '_> {
         // An argument that names a file: the program may read it or not.
         // Only the deny and ask rules on reading it count, as an ask.
         if matches!(item.via, Via::Argument(_)) {
+            // Only rules that name files count (`Read(.env)`,
+            // `Edit(secrets/**)`), not a rule on every read or write
+            // (`ask = ["Edit"]`), which says nothing about this file.
+            let mut all = Hits::new(true);
+            self.match_rules(&item.what, &mut all);
             let mut hits = Hits::new(self.ctx.trace);
-            self.match_rules(&item.what, &mut hits);
+            for &(r, sel) in &all.all {
+                let names_files = self.policy.rules[r]
+                    .sources
+                    .get(sel)
+                    .is_some_and(|s| s.contains('('));
+                if names_files {
+                    hits.add(self.policy, r, sel);
+                }
+            }
             self.fill_from_hits(&mut ad, &hits, &what);
             let program = owner_name.unwrap_or("the command");
             if hits.effect().is_some_and(|e| e >= Effect::Ask) {

@@ -228,6 +228,10 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 let _ = first;
             }
         }
+        // Subcommands that write the files of the work tree they name.
+        "checkout" | "restore" | "rm" | "mv" | "clean" | "apply" | "worktree" => {
+            worktree_writes(sub, rest, d);
+        }
         "rebase" => {
             let o = parse_opts(rest, "xs", &["exec", "strategy", "onto"], &[]);
             for c in o.values(&["-x", "--exec"]) {
@@ -385,6 +389,107 @@ fn shown_paths(rest: &[Arg], d: &mut Derived) {
             }
         }
         d.add(Access::Read, a, false);
+    }
+}
+
+/// The work-tree files `git checkout`, `restore`, `rm`, `mv`, `clean`,
+/// `apply` and `worktree add` write or remove. Paths are recursive: these
+/// overwrite or remove what git tracks (or, for `clean`, what it does not)
+/// beneath a directory, so a deny rule on a file there meets them. Without
+/// paths, `clean -f` and `apply` work on the whole tree; `checkout` and
+/// `restore` without paths switch branches or do nothing, and are left.
+fn worktree_writes(sub: &str, rest: &[Arg], d: &mut Derived) {
+    let flag = |f: &str| rest.iter().any(|a| a.literal && a.text == f);
+    let valued: &[&str] = match sub {
+        "checkout" => &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"],
+        "restore" => &["-s", "--source", "--conflict", "--pathspec-from-file"],
+        "clean" => &["-e", "--exclude"],
+        "apply" => &[
+            "-p",
+            "-C",
+            "--directory",
+            "--exclude",
+            "--include",
+            "--whitespace",
+        ],
+        "worktree" => &["-b", "-B", "--reason"],
+        _ => &[],
+    };
+    let mut paths: Vec<&Arg> = Vec::new();
+    let mut after_dashes = false;
+    let mut skip = false;
+    for a in rest {
+        if skip {
+            skip = false;
+            continue;
+        }
+        let t = a.text.as_str();
+        if !after_dashes && a.literal && t == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && a.literal && t.starts_with('-') {
+            skip = valued.contains(&t);
+            continue;
+        }
+        paths.push(a);
+    }
+    match sub {
+        "rm" if !flag("--cached") => {
+            for p in paths {
+                d.add(Access::Delete, p, true);
+            }
+        }
+        "mv" => {
+            for p in paths {
+                d.add(Access::Write, p, true);
+            }
+        }
+        "checkout" | "restore" => {
+            // A path is overwritten from the index or a commit. `checkout
+            // BRANCH` is read as a path too: a write of `./BRANCH`, which
+            // rules seldom name.
+            for p in paths {
+                d.add(Access::Write, p, true);
+            }
+        }
+        "clean"
+            if (flag("-f")
+                || flag("--force")
+                || rest.iter().any(|a| {
+                    a.literal
+                        && a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains('f')
+                }))
+                && !(flag("-n") || flag("--dry-run")) =>
+        {
+            // What is untracked beneath the paths goes, not the paths
+            // themselves: a recursive write, which meets every deny and ask
+            // rule beneath (the removal of a root would be a hard limit).
+            if paths.is_empty() {
+                d.add(Access::Write, &Arg::lit("."), true);
+            }
+            for p in paths {
+                d.add(Access::Write, p, true);
+            }
+        }
+        "apply"
+            if !["--check", "--stat", "--numstat", "--summary", "--cached"]
+                .iter()
+                .any(|f| flag(f)) =>
+        {
+            for p in &paths {
+                d.add(Access::Read, p, false);
+            }
+            d.add(Access::WriteDir, &Arg::lit("."), true);
+        }
+        "worktree" if paths.first().is_some_and(|a| a.text == "add") => {
+            if let Some(dir) = paths.get(1) {
+                d.add(Access::WriteDir, dir, true);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -396,6 +396,17 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         }
         "find" => find(args, d),
         "perl" | "ruby" => perl_like(name, args, d),
+        // An editor shows the files it opens and can save them.
+        "vim" | "vi" | "nvim" | "view" | "vimdiff" | "nano" | "pico" | "emacs" | "micro" | "ed"
+        | "ex" => {
+            for a in args
+                .iter()
+                .filter(|a| !(a.literal && a.text.starts_with(['-', '+'])))
+            {
+                d.add(Access::Read, a, false);
+                d.add(Access::Write, a, false);
+            }
+        }
         "csplit" => {
             let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
             file_opts(spec, &o, d);

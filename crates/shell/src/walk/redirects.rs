@@ -59,7 +59,8 @@ impl<'o> Walker<'o> {
         let relative = !(arg.text.starts_with('/') || arg.text.starts_with('~'));
         let cwd_known = cwd.is_some();
         let literal = arg.literal && (kind == EffectKind::Fetch || !relative || cwd_known);
-        if kind == EffectKind::Write {
+        // An argument may not be written at all: no hazard on a guess.
+        if kind == EffectKind::Write && origin != Origin::Argument {
             if let Some((k, reason)) = hazards::device_write(&arg.text) {
                 self.hazard(k, reason, command);
             }
@@ -91,9 +92,11 @@ impl<'o> Walker<'o> {
 
     /// The arguments of a program with no operand table that name an
     /// existing file or directory (`python3 tool.py .env`, `./build
-    /// --config=.env`): [`Origin::Argument`] reads, which only the deny and
-    /// ask rules on those files judge. Options are skipped, but the value of
-    /// `--name=VALUE` is looked at.
+    /// --config=.env`), or one that could be created in an existing
+    /// directory (`gcc -o out/a.out`): [`Origin::Argument`] reads (of what
+    /// exists) and writes, which only the deny and ask rules naming those
+    /// files judge. Options are skipped, but the value of `--name=VALUE` is
+    /// looked at.
     pub(super) fn argument_files(
         &mut self,
         argv: &[Arg],
@@ -123,18 +126,36 @@ impl<'o> Walker<'o> {
                 continue;
             }
             let path = self.dir_path(candidate, dir.as_deref());
-            if std::fs::symlink_metadata(&path).is_err() {
-                continue;
+            let exists = std::fs::symlink_metadata(&path).is_ok();
+            // A file that does not exist yet may be created, when its
+            // directory does (`gcc -o out/a.out`, `ssh-keygen -f keys/k`).
+            let creatable = !exists
+                && path
+                    .parent()
+                    .is_some_and(|p| p.as_os_str().is_empty() || p.is_dir());
+            let arg = a.with_text(candidate);
+            if exists {
+                self.effect(
+                    EffectKind::Read,
+                    &arg,
+                    Origin::Argument,
+                    false,
+                    false,
+                    Some(idx),
+                    cwd,
+                );
             }
-            self.effect(
-                EffectKind::Read,
-                &a.with_text(candidate),
-                Origin::Argument,
-                false,
-                false,
-                Some(idx),
-                cwd,
-            );
+            if exists || creatable {
+                self.effect(
+                    EffectKind::Write,
+                    &arg,
+                    Origin::Argument,
+                    false,
+                    false,
+                    Some(idx),
+                    cwd,
+                );
+            }
         }
     }
 
