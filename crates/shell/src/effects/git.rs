@@ -125,6 +125,18 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 d.add(Access::Write, &dest, true);
             }
         }
+        // A remote's URL is where every later fetch and push of it goes.
+        "remote"
+            if operands
+                .first()
+                .is_some_and(|a| matches!(a.text.as_str(), "add" | "set-url")) =>
+        {
+            for url in operands.iter().skip(2) {
+                if is_remote_url(&url.text) || !url.literal {
+                    d.add(Access::Fetch, url, false);
+                }
+            }
+        }
         "fetch" | "pull" | "push" | "ls-remote" => {
             if texts.iter().any(|t| {
                 t.starts_with("--upload-pack")

@@ -8,7 +8,7 @@ use crate::words::Arg;
 mod archives;
 mod find;
 mod git;
-mod net;
+pub(crate) mod net;
 mod programs;
 mod scripts;
 
@@ -213,6 +213,14 @@ pub(crate) fn parse_opts(
 
 /// Derives the effects of `name` (the command's base name) run with `args`.
 pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
+    if matches!(
+        name,
+        "nc" | "ncat" | "netcat" | "telnet" | "socat" | "sftp" | "ftp" | "tftp"
+    ) {
+        let mut d = Derived::default();
+        connection(name, args, &mut d);
+        return d;
+    }
     let Some(spec) = tables::known(name).spec else {
         return Derived::default();
     };
@@ -552,8 +560,13 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
             file_opts(spec, &o, d);
             ssh_options(name, &o, d);
+            let operands: Vec<Arg> = o.operands.clone();
+            connection(name, &operands, d);
         }
         _ => {}
+    }
+    if name == "openssl" {
+        connection(name, args, d);
     }
 }
 

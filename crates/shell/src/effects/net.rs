@@ -40,6 +40,43 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
                 .push("`curl` reads more options from a file".into());
         }
     }
+    // Where curl connects besides the URL's host: a proxy, or a host that
+    // `--connect-to` or `--resolve` puts in the URL host's place.
+    for (n, v) in &o.opts {
+        let Some(v) = v else { continue };
+        let target = match n.as_str() {
+            "-x" | "--proxy" | "--preproxy" | "--socks4" | "--socks4a" | "--socks5"
+            | "--socks5-hostname" => Some(if v.text.contains("://") {
+                v.text.clone()
+            } else {
+                format!("http://{}", v.text)
+            }),
+            // HOST1:PORT1:HOST2:PORT2
+            "--connect-to" => {
+                let parts: Vec<&str> = v.text.splitn(4, ':').collect();
+                match parts.as_slice() {
+                    [_, _, host, port] if !host.is_empty() => Some(format!("tcp://{host}:{port}")),
+                    _ => None,
+                }
+            }
+            // [+]HOST:PORT:ADDR[,ADDR]..
+            "--resolve" => {
+                let parts: Vec<&str> = v.text.splitn(3, ':').collect();
+                match parts.as_slice() {
+                    [_, port, addrs] => addrs
+                        .split(',')
+                        .next()
+                        .filter(|a| !a.is_empty())
+                        .map(|a| format!("tcp://{a}:{port}")),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(t) = target {
+            d.add(Access::Fetch, &v.with_text(t), false);
+        }
+    }
     let remote_name = o.has(&["-O", "--remote-name", "--remote-name-all"]);
     let mut urls: Vec<&Arg> = o.operands.iter().collect();
     urls.extend(o.values(&["--url"]));
@@ -240,4 +277,127 @@ pub(super) fn is_remote_url(text: &str) -> bool {
         }
         None => false,
     }
+}
+
+/// The host a connection tool opens (`nc HOST PORT`, `telnet HOST`,
+/// `socat - TCP:HOST:PORT`, `openssl s_client -connect HOST:PORT`, `ssh
+/// USER@HOST`, `sftp HOST`, `ftp HOST`), as a `tcp://` fetch, so that host
+/// rules meet it. Listening (`nc -l`) connects nowhere.
+pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
+    let operands: Vec<&Arg> = args
+        .iter()
+        .filter(|a| !(a.literal && a.text.starts_with('-')))
+        .collect();
+    let tcp = |host: &str, port: Option<&str>| match port {
+        Some(p) if !p.is_empty() => format!("tcp://{host}:{p}"),
+        _ => format!("tcp://{host}"),
+    };
+    match name {
+        "nc" | "ncat" | "netcat" | "telnet" => {
+            if args
+                .iter()
+                .any(|a| a.literal && (a.text == "-l" || a.text == "--listen"))
+            {
+                return;
+            }
+            // The first operand that is not a number (an option's value
+            // such as `-w 5` or a port) is the host.
+            if let Some(host) = operands
+                .iter()
+                .find(|a| !a.text.chars().all(|c| c.is_ascii_digit()))
+            {
+                let port = operands
+                    .iter()
+                    .skip_while(|a| a.text != host.text)
+                    .nth(1)
+                    .map(|a| a.text.as_str());
+                d.add(Access::Fetch, &host.with_text(tcp(&host.text, port)), false);
+            }
+        }
+        "socat" => {
+            for a in &operands {
+                let mut parts = a.text.splitn(3, ':');
+                let kind = parts.next().unwrap_or("").to_ascii_uppercase();
+                if matches!(
+                    kind.as_str(),
+                    "TCP"
+                        | "TCP4"
+                        | "TCP6"
+                        | "TCP-CONNECT"
+                        | "UDP"
+                        | "UDP4"
+                        | "UDP6"
+                        | "OPENSSL"
+                        | "SSL"
+                        | "PROXY"
+                        | "SOCKS4"
+                        | "SOCKS4A"
+                        | "SOCKS5"
+                ) && let Some(host) = parts.next()
+                {
+                    let port = parts.next().map(|p| p.split(',').next().unwrap_or(p));
+                    d.add(Access::Fetch, &a.with_text(tcp(host, port)), false);
+                }
+            }
+        }
+        "openssl" => {
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                if matches!(a.text.as_str(), "-connect" | "-proxy")
+                    && let Some(v) = it.next()
+                {
+                    d.add(
+                        Access::Fetch,
+                        &v.with_text(format!("tcp://{}", v.text)),
+                        false,
+                    );
+                }
+            }
+        }
+        "ssh" | "sftp" | "ftp" | "tftp" => {
+            if let Some(dest) = operands.first() {
+                let host = dest
+                    .text
+                    .strip_prefix("ssh://")
+                    .or_else(|| dest.text.strip_prefix("sftp://"))
+                    .unwrap_or(&dest.text);
+                let host = host.rsplit('@').next().unwrap_or(host);
+                let host = host.split([':', '/']).next().unwrap_or(host);
+                if !host.is_empty() {
+                    d.add(Access::Fetch, &dest.with_text(tcp(host, None)), false);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The URLs written in one word (`git+https://h/r.git`,
+/// `--registry=https://h`, a program's text): each `scheme://..` run of a
+/// network scheme, with a `git+` prefix dropped.
+pub(crate) fn urls_in_word(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = text[at..].find("://") {
+        let sep = at + i;
+        let start = text[..sep]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+            .last()
+            .map_or(sep, |(j, _)| j);
+        let scheme = text[start..sep].to_ascii_lowercase();
+        let scheme = scheme.strip_prefix("git+").unwrap_or(&scheme);
+        let end = text[sep..]
+            .find(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')' | ']' | '}' | ',')
+            })
+            .map_or(text.len(), |j| sep + j);
+        if matches!(scheme, "http" | "https" | "ftp" | "ws" | "wss") && end > sep + 3 {
+            out.push(format!("{scheme}{}", &text[sep..end]));
+        }
+        at = end.max(sep + 3);
+    }
+    out
 }

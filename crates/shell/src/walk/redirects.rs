@@ -109,6 +109,22 @@ impl<'o> Walker<'o> {
             if !a.literal {
                 continue;
             }
+            // URLs anywhere in the word: `pip install git+https://h/r`,
+            // `--registry=https://h`, a program's text.
+            if a.text.contains("://") {
+                for url in crate::effects::net::urls_in_word(&a.text) {
+                    self.effect(
+                        EffectKind::Fetch,
+                        &a.with_text(url),
+                        Origin::Argument,
+                        false,
+                        false,
+                        Some(idx),
+                        cwd,
+                    );
+                }
+                continue;
+            }
             let t = a.text.as_str();
             let candidate = match t.strip_prefix("--") {
                 Some(long) => match long.split_once('=') {
