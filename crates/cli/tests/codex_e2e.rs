@@ -34,8 +34,13 @@ fn project(policy: &str) -> Sandbox {
 
 /// `toolgate hook install codex --user EXTRA..` in the sandbox's project.
 fn install(sandbox: &Sandbox, extra: &[&std::ffi::OsStr]) -> std::process::Output {
+    install_as(sandbox, "--user", extra)
+}
+
+/// `toolgate hook install codex SCOPE EXTRA..` in the sandbox's project.
+fn install_as(sandbox: &Sandbox, scope: &str, extra: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["hook", "install", "codex", "--user"])
+        .args(["hook", "install", "codex", scope])
         .args(extra)
         .current_dir(&sandbox.project)
         .env("HOME", &sandbox.home)
@@ -255,21 +260,8 @@ fn install_with_trust_fails_when_codex_does_not_load_the_hooks() {
     let api = FakeResponses::start(vec![]);
     write_codex_config(&sandbox, &api);
     let codex = codex_bin();
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args([
-            "hook",
-            "install",
-            "codex",
-            "--project",
-            "--trust",
-            "--codex",
-        ])
-        .arg(&codex)
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .env("CODEX_HOME", sandbox.home.join(".codex"))
-        .output()
-        .expect("run toolgate hook install codex");
+    let trust = ["--trust".as_ref(), "--codex".as_ref(), codex.as_os_str()];
+    let out = install_as(&sandbox, "--project", &trust);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("only in a project it trusts"), "{stderr}");
@@ -286,21 +278,7 @@ fn install_with_trust_fails_when_codex_does_not_load_the_hooks() {
         sandbox.project.display()
     );
     std::fs::write(sandbox.home.join(".codex/config.toml"), trusted_project).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args([
-            "hook",
-            "install",
-            "codex",
-            "--project",
-            "--trust",
-            "--codex",
-        ])
-        .arg(&codex)
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .env("CODEX_HOME", sandbox.home.join(".codex"))
-        .output()
-        .expect("run toolgate hook install codex");
+    let out = install_as(&sandbox, "--project", &trust);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -320,21 +298,12 @@ fn install_with_trust_fails_when_codex_does_not_load_the_hooks() {
     );
 
     // A codex that cannot be run is an error too, naming it.
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args([
-            "hook",
-            "install",
-            "codex",
-            "--user",
-            "--trust",
-            "--codex",
-            "/nonexistent/codex",
-        ])
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .env("CODEX_HOME", sandbox.home.join(".codex"))
-        .output()
-        .expect("run toolgate hook install codex");
+    let missing = [
+        "--trust".as_ref(),
+        "--codex".as_ref(),
+        std::ffi::OsStr::new("/nonexistent/codex"),
+    ];
+    let out = install(&sandbox, &missing);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("/nonexistent/codex"), "{stderr}");
