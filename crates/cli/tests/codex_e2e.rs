@@ -49,6 +49,24 @@ fn install_as(sandbox: &Sandbox, scope: &str, extra: &[&std::ffi::OsStr]) -> std
         .expect("run toolgate hook install codex")
 }
 
+/// `hook install codex SCOPE --trust` with the pinned codex: it must
+/// succeed and say `said` of both hooks.
+fn trust_both(sandbox: &Sandbox, scope: &str, said: &str) {
+    let codex = codex_bin();
+    let out = install_as(
+        sandbox,
+        scope,
+        &["--trust".as_ref(), "--codex".as_ref(), codex.as_os_str()],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches(said).count(), 2, "{stdout}");
+}
+
 /// A git project with the policy and `keep.txt`, the hook not installed.
 fn bare_project(policy: &str) -> Sandbox {
     let sandbox = Sandbox::new();
@@ -188,22 +206,7 @@ deny  = ["Bash(touch *)"]
     let sandbox = bare_project(POLICY);
     let api = FakeResponses::start(vec![exec("touch marker"), exec("git status")]);
     write_codex_config(&sandbox, &api);
-    let codex = codex_bin();
-    let out = install(
-        &sandbox,
-        &["--trust".as_ref(), "--codex".as_ref(), codex.as_os_str()],
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        stdout.matches("Codex now trusts the hook").count(),
-        2,
-        "{stdout}"
-    );
+    trust_both(&sandbox, "--user", "Codex now trusts the hook");
     let config = std::fs::read_to_string(sandbox.home.join(".codex/config.toml")).unwrap();
     let config: toml::Table = toml::from_str(&config).expect("Codex's config still parses");
     let state = config["hooks"]["state"].as_table().expect("[hooks.state]");
@@ -234,21 +237,7 @@ deny  = ["Bash(touch *)"]
     );
 
     // Again: nothing left to record.
-    let out = install(
-        &sandbox,
-        &["--trust".as_ref(), "--codex".as_ref(), codex.as_os_str()],
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        stdout.matches("Codex already trusts the hook").count(),
-        2,
-        "{stdout}"
-    );
+    trust_both(&sandbox, "--user", "Codex already trusts the hook");
 }
 
 #[test]
@@ -278,18 +267,7 @@ fn install_with_trust_fails_when_codex_does_not_load_the_hooks() {
         sandbox.project.display()
     );
     std::fs::write(sandbox.home.join(".codex/config.toml"), trusted_project).unwrap();
-    let out = install_as(&sandbox, "--project", &trust);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        stdout.matches("Codex now trusts the hook").count(),
-        2,
-        "{stdout}"
-    );
+    trust_both(&sandbox, "--project", "Codex now trusts the hook");
     let config = std::fs::read_to_string(sandbox.home.join(".codex/config.toml")).unwrap();
     let project_hooks = sandbox.path(".codex/hooks.json");
     assert!(
