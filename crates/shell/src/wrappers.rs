@@ -135,59 +135,13 @@ fn joined(args: &[Arg]) -> Script {
 }
 
 fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading: usize) -> Step {
-    // For a wrapper whose every option is known, one that is not makes
-    // the command unknown: it might take the next word as its value.
-    let flags = tables::wrapper_flags(name);
-    let mut unknown = None;
-    let mut not_known = |opt: &str| {
-        unknown.get_or_insert_with(|| {
-            format!("`{name}` option `{opt}` is not known, so the command it runs is not either")
-        });
-    };
-    let mut i = 1;
-    while let Some(a) = argv.get(i) {
-        let t = a.text.as_str();
-        if !a.literal || !t.starts_with('-') || t == "-" {
-            break;
-        }
-        i += 1;
-        if t == "--" {
-            break;
-        }
-        if name == "command" && (t.contains('v') || t.contains('V')) {
-            // `command -v x` looks a name up; it runs nothing.
-            return Step::None;
-        }
-        if let Some(l) = t.strip_prefix("--") {
-            let (opt, attached) = match l.split_once('=') {
-                Some((opt, _)) => (opt, true),
-                None => (l, false),
-            };
-            if long.contains(&opt) {
-                if !attached {
-                    i += 1;
-                }
-            } else if flags.is_some_and(|f| !f.2.contains(&opt)) {
-                not_known(t);
-            }
-            continue;
-        }
-        let cluster: Vec<char> = t.chars().skip(1).collect();
-        for (pos, c) in cluster.iter().enumerate() {
-            if short.contains(*c) {
-                if pos + 1 == cluster.len() {
-                    i += 1;
-                }
-                break;
-            }
-            if flags.is_some_and(|f| !f.1.contains(*c)) {
-                not_known(t);
-                break;
-            }
-        }
+    let p = parse_leading(argv, short, long);
+    if name == "command" && p.options.iter().any(|o| o.contains(['v', 'V'])) {
+        // `command -v x` looks a name up; it runs nothing.
+        return Step::None;
     }
     // `nice -5 cmd` and `chrt 10 cmd`-style leading operands.
-    let end = (i + leading).min(argv.len());
+    let end = (p.next + leading).min(argv.len());
     if end >= argv.len() {
         return Step::None;
     }
@@ -196,9 +150,26 @@ fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading:
         rest: argv[end..].to_vec(),
         cwd: None,
         env: Vec::new(),
-        unknown,
+        unknown: unknown_option(name, &p, short, long),
         xargs: None,
     }
+}
+
+/// For a wrapper whose every option is known ([`tables::wrapper_flags`]),
+/// the first option that is not: it might take the next word as its
+/// value, and then the word taken for the command is not the one that
+/// runs, so the command is unknown.
+fn unknown_option(name: &str, p: &Parsed<'_>, short: &str, long: &[&str]) -> Option<String> {
+    let (_, short_flags, long_flags) = tables::wrapper_flags(name)?;
+    let known = |o: &&str| match o.len() {
+        1 => short.contains(*o) || short_flags.contains(*o),
+        _ => long.contains(o) || long_flags.contains(o),
+    };
+    let o = p.options.iter().find(|o| !known(o))?;
+    let dashes = if o.len() == 1 { "-" } else { "--" };
+    Some(format!(
+        "`{name}` option `{dashes}{o}` is not known, so the command it runs is not either"
+    ))
 }
 
 fn env(argv: &[Arg]) -> Step {
@@ -629,14 +600,7 @@ fn script(argv: &[Arg]) -> Step {
         || p.values.iter().any(|(o, _)| log_opts.contains(o))
         || p.options.iter().any(|o| o.starts_with("log-"));
     if logs_elsewhere {
-        return Step::Wrapper {
-            wrapper: texts(argv),
-            rest: Vec::new(),
-            cwd: None,
-            env: Vec::new(),
-            unknown: Some("`script` writes its session log to a file".to_owned()),
-            xargs: None,
-        };
+        return opaque(argv, "`script` writes its session log to a file".to_owned());
     }
     let command = p
         .values
@@ -695,65 +659,8 @@ fn parallel(argv: &[Arg]) -> Step {
         "slf",
         "shebang-wrap",
     ];
-    const FLAGS: &[&str] = &[
-        "0",
-        "k",
-        "q",
-        "v",
-        "t",
-        "u",
-        "g",
-        "m",
-        "r",
-        "p",
-        "h",
-        "V",
-        "null",
-        "keep-order",
-        "quote",
-        "verbose",
-        "dry-run",
-        "ungroup",
-        "group",
-        "line-buffer",
-        "lb",
-        "xargs",
-        "bar",
-        "eta",
-        "progress",
-        "interactive",
-        "tag",
-        "pipe",
-        "pipepart",
-        "no-run-if-empty",
-        "shuf",
-        "will-cite",
-        "citation",
-        "version",
-        "help",
-        "gnu",
-        "trim",
-        "plus",
-        "keep",
-        "cleanup",
-        "transfer",
-        "nonall",
-        "onall",
-        "silent",
-    ];
     let p = parse_leading(argv, VALUE_SHORT, VALUE_LONG);
-    let known = |o: &&str| {
-        FLAGS.contains(o)
-            || VALUE_LONG.contains(o)
-            || (o.len() == 1 && VALUE_SHORT.contains(*o))
-            || VALUE_LONG
-                .iter()
-                .chain(FLAGS)
-                .any(|k| o.split_once('=').is_some_and(|(n, _)| n == *k))
-    };
-    let unknown = p.options.iter().find(|o| !known(o)).map(|o| {
-        format!("`parallel` option `{o}` is not known, so the command it runs is not either")
-    });
+    let unknown = unknown_option("parallel", &p, VALUE_SHORT, VALUE_LONG);
     let rest = argv.get(p.next..).unwrap_or_default();
     let separator =
         |a: &Arg| a.literal && matches!(a.text.as_str(), ":::" | "::::" | ":::+" | "::::+");
@@ -764,14 +671,10 @@ fn parallel(argv: &[Arg]) -> Step {
         let literal =
             values.iter().all(|a| a.literal) && values.first().is_some_and(|s| s.text == ":::");
         if !literal || values.iter().skip(1).any(separator) {
-            return Step::Wrapper {
-                wrapper: texts(argv),
-                rest: Vec::new(),
-                cwd: None,
-                env: Vec::new(),
-                unknown: Some("`parallel` runs commands read from its input or a file".to_owned()),
-                xargs: None,
-            };
+            return opaque(
+                argv,
+                "`parallel` runs commands read from its input or a file".to_owned(),
+            );
         }
         return Step::Shell {
             wrapper: texts(&argv[..p.next]),
