@@ -347,42 +347,29 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
 /// tracks, which ignored secrets are not. A revision read as a path
 /// (`HEAD`, `main`) is a harmless read of a file that rules rarely name.
 fn shown_paths(rest: &[Arg], d: &mut Derived) {
-    let mut after_dashes = false;
-    let mut skip_value = false;
-    for a in rest {
+    // Options of these subcommands that take their value apart.
+    const VALUED: &[&str] = &[
+        "-o",
+        "-S",
+        "-G",
+        "-L",
+        "-n",
+        "-U",
+        "--output",
+        "--author",
+        "--committer",
+        "--grep",
+        "--since",
+        "--until",
+        "--format",
+        "--pretty",
+        "--prefix",
+        "--remote",
+        "--contents",
+        "--ignore-revs-file",
+    ];
+    for (a, after_dashes) in path_operands(rest, VALUED) {
         let t = a.text.as_str();
-        if skip_value {
-            skip_value = false;
-            continue;
-        }
-        if !after_dashes && a.literal && t == "--" {
-            after_dashes = true;
-            continue;
-        }
-        if !after_dashes && a.literal && t.starts_with('-') {
-            // Options of these subcommands that take their value apart.
-            skip_value = matches!(
-                t,
-                "-o" | "-S"
-                    | "-G"
-                    | "-L"
-                    | "-n"
-                    | "-U"
-                    | "--output"
-                    | "--author"
-                    | "--committer"
-                    | "--grep"
-                    | "--since"
-                    | "--until"
-                    | "--format"
-                    | "--pretty"
-                    | "--prefix"
-                    | "--remote"
-                    | "--contents"
-                    | "--ignore-revs-file"
-            );
-            continue;
-        }
         if !after_dashes {
             if let Some((rev, path)) = t.split_once(':') {
                 let path = match (rev, path.split_once(':')) {
@@ -402,6 +389,32 @@ fn shown_paths(rest: &[Arg], d: &mut Derived) {
         }
         d.add(Access::Read, a, false);
     }
+}
+
+/// The operands of a git subcommand's arguments, each with whether it
+/// came after `--`: options are skipped, and the value of one in `valued`
+/// (which takes it as the next word) with it.
+fn path_operands<'a>(rest: &'a [Arg], valued: &[&str]) -> Vec<(&'a Arg, bool)> {
+    let mut out = Vec::new();
+    let mut after_dashes = false;
+    let mut skip = false;
+    for a in rest {
+        if skip {
+            skip = false;
+            continue;
+        }
+        let t = a.text.as_str();
+        if !after_dashes && a.literal && t == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && a.literal && t.starts_with('-') {
+            skip = valued.contains(&t);
+            continue;
+        }
+        out.push((a, after_dashes));
+    }
+    out
 }
 
 /// The work-tree files `git checkout`, `restore`, `rm`, `mv`, `clean`,
@@ -427,47 +440,26 @@ fn worktree_writes(sub: &str, rest: &[Arg], d: &mut Derived) {
         "worktree" => &["-b", "-B", "--reason"],
         _ => &[],
     };
-    let mut paths: Vec<&Arg> = Vec::new();
-    let mut after_dashes = false;
-    let mut skip = false;
-    for a in rest {
-        if skip {
-            skip = false;
-            continue;
-        }
-        let t = a.text.as_str();
-        if !after_dashes && a.literal && t == "--" {
-            after_dashes = true;
-            continue;
-        }
-        if !after_dashes && a.literal && t.starts_with('-') {
-            skip = valued.contains(&t);
-            continue;
-        }
-        paths.push(a);
-    }
+    let paths: Vec<&Arg> = path_operands(rest, valued)
+        .into_iter()
+        .map(|(a, _)| a)
+        .collect();
     match sub {
         "rm" if !flag("--cached") => {
             for p in paths {
                 d.add(Access::Delete, p, true);
             }
         }
-        "mv" => {
-            for p in paths {
-                d.add(Access::Write, p, true);
-            }
-        }
-        "checkout" | "restore" => {
-            // A path is overwritten from the index or a commit. `checkout
-            // BRANCH` is read as a path too: a write of `./BRANCH`, which
-            // rules seldom name.
+        // `mv` writes where a path goes; `checkout` and `restore` overwrite
+        // a path from the index or a commit (`checkout BRANCH` is read as a
+        // path too: a write of `./BRANCH`, which rules seldom name).
+        "mv" | "checkout" | "restore" => {
             for p in paths {
                 d.add(Access::Write, p, true);
             }
         }
         "clean"
-            if (flag("-f")
-                || flag("--force")
+            if (flag("--force")
                 || rest.iter().any(|a| {
                     a.literal
                         && a.text.starts_with('-')
