@@ -213,6 +213,8 @@ pub(crate) fn parse_opts(
 
 /// Derives the effects of `name` (the command's base name) run with `args`.
 pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
+    // Connection tools have no operand table (their arguments are still
+    // looked at as a program's arguments); the host they open is a fetch.
     if matches!(
         name,
         "nc" | "ncat" | "netcat" | "telnet" | "socat" | "sftp" | "ftp" | "tftp"
@@ -461,6 +463,17 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
                     "-in" | "-inkey" | "-key" | "-CAfile" | "-cert" | "-signkey" | "-kfile"
                     | "-certfile" | "-config" | "-extfile" | "-rand" | "-infiles" => Access::Read,
                     "-out" | "-keyout" | "-signature" => Access::Write,
+                    // `s_client -connect HOST:PORT` and its proxy.
+                    "-connect" | "-proxy" => {
+                        if let Some(v) = it.next() {
+                            d.add(
+                                Access::Fetch,
+                                &v.with_text(format!("tcp://{}", v.text)),
+                                false,
+                            );
+                        }
+                        continue;
+                    }
                     "-passin" | "-passout" | "-pass" => {
                         if let Some(v) = it.next()
                             && let Some(file) = v.text.strip_prefix("file:")
@@ -560,13 +573,9 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
             file_opts(spec, &o, d);
             ssh_options(name, &o, d);
-            let operands: Vec<Arg> = o.operands.clone();
-            connection(name, &operands, d);
+            connection(name, &o.operands, d);
         }
         _ => {}
-    }
-    if name == "openssl" {
-        connection(name, args, d);
     }
 }
 

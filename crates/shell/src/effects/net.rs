@@ -280,9 +280,10 @@ pub(super) fn is_remote_url(text: &str) -> bool {
 }
 
 /// The host a connection tool opens (`nc HOST PORT`, `telnet HOST`,
-/// `socat - TCP:HOST:PORT`, `openssl s_client -connect HOST:PORT`, `ssh
-/// USER@HOST`, `sftp HOST`, `ftp HOST`), as a `tcp://` fetch, so that host
-/// rules meet it. Listening (`nc -l`) connects nowhere.
+/// `socat - TCP:HOST:PORT`, `ssh USER@HOST`, `sftp HOST`, `ftp HOST`), as a
+/// `tcp://` fetch, so that host rules meet it. Listening (`nc -l`) connects
+/// nowhere. (`openssl s_client -connect` is read with openssl's other
+/// options.)
 pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
     let operands: Vec<&Arg> = args
         .iter()
@@ -301,16 +302,13 @@ pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
                 return;
             }
             // The first operand that is not a number (an option's value
-            // such as `-w 5` or a port) is the host.
-            if let Some(host) = operands
+            // such as `-w 5` or a port) is the host, and the next its port.
+            if let Some(i) = operands
                 .iter()
-                .find(|a| !a.text.chars().all(|c| c.is_ascii_digit()))
+                .position(|a| !a.text.chars().all(|c| c.is_ascii_digit()))
             {
-                let port = operands
-                    .iter()
-                    .skip_while(|a| a.text != host.text)
-                    .nth(1)
-                    .map(|a| a.text.as_str());
+                let host = operands[i];
+                let port = operands.get(i + 1).map(|a| a.text.as_str());
                 d.add(Access::Fetch, &host.with_text(tcp(&host.text, port)), false);
             }
         }
@@ -337,20 +335,6 @@ pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
                 {
                     let port = parts.next().map(|p| p.split(',').next().unwrap_or(p));
                     d.add(Access::Fetch, &a.with_text(tcp(host, port)), false);
-                }
-            }
-        }
-        "openssl" => {
-            let mut it = args.iter();
-            while let Some(a) = it.next() {
-                if matches!(a.text.as_str(), "-connect" | "-proxy")
-                    && let Some(v) = it.next()
-                {
-                    d.add(
-                        Access::Fetch,
-                        &v.with_text(format!("tcp://{}", v.text)),
-                        false,
-                    );
                 }
             }
         }
