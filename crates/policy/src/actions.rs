@@ -25,9 +25,9 @@ pub enum Via {
     /// An operand of the command at this item index: with no rule
     /// matching, that command's decision.
     Operand(usize),
-    /// An existing file named by an argument of the command at this item
-    /// index, a program with no operand table: it may read the file or not,
-    /// so only deny and ask rules count, and they make it ask.
+    /// A file or URL named by an argument of the command at this item
+    /// index, a program with no operand table: it may read, write or fetch
+    /// it, or not, so only deny and ask rules count, and they make it ask.
     Argument(usize),
 }
 

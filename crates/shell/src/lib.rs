@@ -152,9 +152,10 @@ pub enum Origin {
     Operand,
     /// An argument of a program toolgate has no operand table for (a
     /// script, a tool of the project, an interpreter's script) that names a
-    /// file which exists: the program may read it or not. Only deny and ask
-    /// rules on reading it count, and they make the call ask; no rule, allow
-    /// or hard limit is needed for it.
+    /// file which exists or could be created, or holds a URL: the program
+    /// may read, write or fetch it, or not. Only deny and ask rules count,
+    /// and they make the call ask; no rule, allow or hard limit is needed
+    /// for it.
     Argument,
 }
 

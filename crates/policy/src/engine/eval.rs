@@ -50,13 +50,13 @@ impl Eval<'_, '_> {
             sticky: false,
         };
 
-        // An argument that names a file: the program may read it or not.
-        // Only the deny and ask rules on reading it count, as an ask.
+        // An argument that names a file or URL: the program may read,
+        // write or fetch it, or not. Only deny and ask rules count, as an
+        // ask. For a file, only rules that name files (`Read(.env)`,
+        // `Edit(secrets/**)`), not a rule on every read or write (`ask =
+        // ["Edit"]`), which says nothing about this file; for a URL, every
+        // rule on fetching: any fetch is the network.
         if matches!(item.via, Via::Argument(_)) {
-            // For a file, only rules that name files count (`Read(.env)`,
-            // `Edit(secrets/**)`), not a rule on every read or write
-            // (`ask = ["Edit"]`), which says nothing about this file. For a
-            // URL, every rule on fetching does: any fetch is the network.
             let is_fetch = matches!(item.what, What::Fetch { .. });
             let mut all = Hits::new(true);
             self.match_rules(&item.what, &mut all);

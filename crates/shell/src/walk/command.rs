@@ -339,7 +339,7 @@ impl<'o> Walker<'o> {
             );
         }
         if literal_name && known.spec.is_none() && !known.shell && known.wrapper.is_none() {
-            self.argument_files(&argv, scope, idx, &effect_cwd);
+            self.argument_files(&argv, idx, &effect_cwd);
         }
         for n in std::mem::take(&mut d.nested) {
             match n {

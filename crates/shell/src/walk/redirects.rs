@@ -100,11 +100,14 @@ impl<'o> Walker<'o> {
     pub(super) fn argument_files(
         &mut self,
         argv: &[Arg],
-        scope: &Scope,
         idx: usize,
         cwd: &Option<Option<PathBuf>>,
     ) {
-        let dir = Self::work_dir(self.opts, scope);
+        // Where the command runs, as the effects' paths are resolved.
+        let dir = cwd.clone().flatten();
+        let guess = |w: &mut Self, kind: EffectKind, arg: &Arg| {
+            w.effect(kind, arg, Origin::Argument, false, false, Some(idx), cwd);
+        };
         for a in argv.iter().skip(1) {
             if !a.literal {
                 continue;
@@ -113,15 +116,7 @@ impl<'o> Walker<'o> {
             // `--registry=https://h`, a program's text.
             if a.text.contains("://") {
                 for url in crate::effects::net::urls_in_word(&a.text) {
-                    self.effect(
-                        EffectKind::Fetch,
-                        &a.with_text(url),
-                        Origin::Argument,
-                        false,
-                        false,
-                        Some(idx),
-                        cwd,
-                    );
+                    guess(self, EffectKind::Fetch, &a.with_text(url));
                 }
                 continue;
             }
@@ -151,26 +146,10 @@ impl<'o> Walker<'o> {
                     .is_some_and(|p| p.as_os_str().is_empty() || p.is_dir());
             let arg = a.with_text(candidate);
             if exists {
-                self.effect(
-                    EffectKind::Read,
-                    &arg,
-                    Origin::Argument,
-                    false,
-                    false,
-                    Some(idx),
-                    cwd,
-                );
+                guess(self, EffectKind::Read, &arg);
             }
             if exists || creatable {
-                self.effect(
-                    EffectKind::Write,
-                    &arg,
-                    Origin::Argument,
-                    false,
-                    false,
-                    Some(idx),
-                    cwd,
-                );
+                guess(self, EffectKind::Write, &arg);
             }
         }
     }
