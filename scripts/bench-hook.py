@@ -13,9 +13,11 @@ cc-toolgate 0.6.3 (a Rust PreToolUse hook on tree-sitter-bash that keeps no
 record), and to a minimal Python hook that only parses the JSON and prints
 an allow. Prints medians, p90 and the ratios to toolgate.
 
-    scripts/bench-hook.py [--runs N] [--no-build] [--peer PATH]
+    scripts/bench-hook.py [--runs N] [--no-build] [--profile hook|release] [--peer PATH]
 
-Builds toolgate in release first (unless --no-build). The peer is not a
+Builds toolgate with the `hook` profile first (what to install: whole-program
+optimisation; unless --no-build); `--profile release` measures the quicker
+build that `cargo run --release` makes. The peer is not a
 dependency of the build; install it once with
 `cargo install cc-toolgate --version 0.6.3 --locked --root DIR` and pass
 `--peer DIR/bin/cc-toolgate` (default: `cc-toolgate` on PATH; skipped with
@@ -96,17 +98,19 @@ def layout_coverage(exe: Path) -> str:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="runs of each hook (default 300)")
-    parser.add_argument("--no-build", action="store_true", help="use the existing release build")
+    parser.add_argument("--no-build", action="store_true", help="use the existing build")
+    parser.add_argument("--profile", default="hook",
+                        help="cargo profile to build and measure: hook (what to install, the default) or release")
     parser.add_argument("--peer", help="the cc-toolgate executable (default: cc-toolgate on PATH)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
 
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "toolgate", "--quiet"],
+        subprocess.run(["cargo", "build", "--profile", args.profile, "-p", "toolgate", "--quiet"],
                        cwd=ROOT, check=True)
-    toolgate = ROOT / "target/release/toolgate"
-    lean = ROOT / "target/release/toolgate-hook"
+    toolgate = ROOT / "target" / args.profile / "toolgate"
+    lean = ROOT / "target" / args.profile / "toolgate-hook"
     if not toolgate.is_file() or not lean.is_file():
         sys.exit(f"{toolgate} or {lean} is missing: run without --no-build")
 

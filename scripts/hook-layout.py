@@ -112,14 +112,14 @@ def executed(callgrind_out: Path, exe: Path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-build", action="store_true", help="use the existing release build")
+    parser.add_argument("--no-build", action="store_true", help="use the existing hook-profile build")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("valgrind is needed (apt-get install valgrind)")
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "toolgate", "--quiet"],
+        subprocess.run(["cargo", "build", "--profile", "hook", "-p", "toolgate", "--quiet"],
                        cwd=ROOT, check=True)
-    exe = ROOT / "target/release/toolgate-hook"
+    exe = ROOT / "target/hook/toolgate-hook"
     if not exe.is_file():
         sys.exit(f"{exe} is missing: run without --no-build")
 

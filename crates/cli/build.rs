@@ -3,12 +3,15 @@
 //! A hook is one process per tool call, so start-up is part of every
 //! call's cost (`scripts/bench-hook.py`):
 //!
-//! - The executables are linked without PIE. As a position-independent
+//! - `toolgate-hook` alone is linked without PIE. As a position-independent
 //!   executable of this size, the dynamic loader applies some 25,000
 //!   relocations before `main`, writing (and so copying) every page they
 //!   touch; linked at a fixed address it applies none. Shared libraries,
-//!   heap, stack and mappings are still placed at random.
-//! - In a release build of `toolgate-hook`, the functions a hook run
+//!   heap, stack and mappings are still placed at random. It reads one
+//!   call on standard input and exits. `toolgate`, which runs the
+//!   network-facing `toolgate serve` and the long-lived gateway and agent,
+//!   stays a position-independent executable, its code placed at random.
+//! - In an optimised build of `toolgate-hook`, the functions a hook run
 //!   executes (`hook-layout.txt`, written by `scripts/hook-layout.py`) are
 //!   linked first and together, so that the kernel maps them in with a few
 //!   page faults instead of one for each 64 KiB of the executable they are
@@ -25,7 +28,7 @@ fn main() {
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
         return;
     }
-    println!("cargo:rustc-link-arg-bins=-no-pie");
+    println!("cargo:rustc-link-arg-bin=toolgate-hook=-no-pie");
 
     let flags = var("CARGO_ENCODED_RUSTFLAGS");
     let own_linker = std::env::var_os("RUSTC_LINKER").is_some()

@@ -11,6 +11,10 @@ pub enum InputError {
     /// The text is not JSON at all.
     #[error("hook input is not valid JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// An object in the input repeats a key: the client may have read the
+    /// other value, so nothing is decided on it.
+    #[error("hook input refused: {0}")]
+    Ambiguous(toolgate_policy::json::StrictJsonError),
     /// The JSON is not an object.
     #[error("hook input must be a JSON object, got {found}")]
     NotAnObject {

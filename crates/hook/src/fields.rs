@@ -12,7 +12,16 @@ use crate::error::InputError;
 
 /// Parses `text` and checks that it is a JSON object.
 pub(crate) fn object(text: &str) -> Result<Map<String, Value>, InputError> {
-    match serde_json::from_str::<Value>(text)? {
+    let value = toolgate_policy::json::parse(text).map_err(|e| match e {
+        toolgate_policy::json::StrictJsonError::Syntax(_) => {
+            match serde_json::from_str::<Value>(text) {
+                Err(e) => InputError::Json(e),
+                Ok(_) => InputError::Ambiguous(e),
+            }
+        }
+        repeated => InputError::Ambiguous(repeated),
+    })?;
+    match value {
         Value::Object(map) => Ok(map),
         other => Err(InputError::NotAnObject {
             found: type_name(&other),

@@ -92,6 +92,7 @@ answer; it is reported on standard error.
 */
 #![deny(missing_docs)]
 
+mod anchor;
 pub mod claude;
 pub mod codex;
 pub mod codex_trust;
@@ -105,6 +106,7 @@ mod ordered;
 pub mod process;
 mod run;
 
+pub use anchor::PROJECT_DIR_VARS;
 pub use claude::{ClaudeInput, ClaudePermissionMode};
 pub use codex::{CodexEvent, CodexInput};
 pub use error::InputError;

@@ -31,11 +31,17 @@ pub enum ApproverArg {
 /// `Default` is what no flags give.
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct RunArgs {
-    /// The policy file (default: $TOOLGATE_POLICY, else the nearest
-    /// toolgate.toml walking up from the call's working directory, else
-    /// the built-in default policy rooted there).
+    /// The policy file (default: $TOOLGATE_POLICY, else the layers, with
+    /// the project's toolgate.toml found from the workspace, else the
+    /// built-in default policy rooted there).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// The workspace the project policy is found from, wherever the agent
+    /// has moved (default: the client's project directory,
+    /// $CLAUDE_PROJECT_DIR or $GEMINI_PROJECT_DIR, else the directory of the
+    /// session's first call). A toolgate.toml below it only tightens.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
     /// Who answers calls the policy asks about.
     #[arg(long, value_enum, default_value = "client")]
     pub approver: ApproverArg,
@@ -166,6 +172,7 @@ fn options(
     };
     Ok(HookOptions {
         policy: args.policy.clone(),
+        workspace: args.workspace.clone(),
         approver,
         sandbox,
         ..HookOptions::default()

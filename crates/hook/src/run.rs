@@ -67,6 +67,10 @@ pub struct HookOptions {
     /// toolgate executable). The ledger row records the rewritten command
     /// beside the original; the decision stays bound to the original.
     pub sandbox: Option<PathBuf>,
+    /// `--workspace`: the directory the project policy is found from,
+    /// whatever directory the agent has moved to (see `anchor.rs` for the
+    /// order of the other sources).
+    pub workspace: Option<PathBuf>,
 }
 
 impl Default for HookOptions {
@@ -77,6 +81,7 @@ impl Default for HookOptions {
             state_dir: None,
             poll: Duration::from_millis(200),
             sandbox: None,
+            workspace: None,
         }
     }
 }
@@ -311,7 +316,16 @@ impl Job {
             }
             Err(e) => Err(e.clone()),
         };
-        let layering = toolgate_policy::layers::Layering::from_env().with_trust(&trust);
+        let anchor = crate::anchor::anchor(
+            opts.workspace.as_deref(),
+            state_dir.as_deref().ok(),
+            self.host.client().as_str(),
+            &self.session,
+            cwd,
+        );
+        let layering = toolgate_policy::layers::Layering::from_env()
+            .with_trust(&trust)
+            .with_anchor(Some(anchor));
         let policy =
             toolgate_policy::layers::discover(opts.policy.as_deref(), cwd, &load, &layering)
                 .map_err(|e| {

@@ -3,5 +3,6 @@
 mod support;
 
 mod clients;
+mod discovery;
 mod fixtures;
 mod run;

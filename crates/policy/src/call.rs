@@ -107,6 +107,11 @@ pub enum CallError {
     /// `client` names no known client.
     #[error("{0}")]
     BadClient(String),
+    /// An object repeats a key, or the call names its tool or its input in
+    /// two fields at once (`tool` and `name`, `input` and `arguments`):
+    /// the program that acts might read the other one.
+    #[error("call is ambiguous: {0}")]
+    Ambiguous(String),
     /// `id` or `cwd` has the wrong type.
     #[error("call field `{0}` must be a string")]
     BadField(&'static str),
@@ -136,8 +141,10 @@ impl Call {
 
     /// Reads a call from JSON text in any accepted wire format.
     pub fn parse(text: &str) -> Result<Call, CallError> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| CallError::NotJson(e.to_string()))?;
+        let value = crate::json::parse(text).map_err(|e| match e {
+            crate::json::StrictJsonError::Syntax(e) => CallError::NotJson(e),
+            repeated => CallError::Ambiguous(repeated.to_string()),
+        })?;
         Call::from_value(&value)
     }
 
@@ -175,9 +182,12 @@ impl Call {
             let input = match f.get("arguments") {
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::String(s)) if s.trim().is_empty() => Map::new(),
-                Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Some(Value::String(s)) => match crate::json::parse(s) {
                     Ok(Value::Object(m)) => m,
                     Ok(_) => return Err(CallError::InputNotObject),
+                    Err(e @ crate::json::StrictJsonError::RepeatedKey { .. }) => {
+                        return Err(CallError::Ambiguous(format!("`function.arguments`: {e}")));
+                    }
                     Err(e) => return Err(CallError::BadArguments(e.to_string())),
                 },
                 Some(Value::Object(m)) => m.clone(),
@@ -185,6 +195,13 @@ impl Call {
             };
             (name.to_string(), input)
         } else {
+            for (a, b) in [("tool", "name"), ("input", "arguments")] {
+                if obj.contains_key(a) && obj.contains_key(b) {
+                    return Err(CallError::Ambiguous(format!(
+                        "it has both `{a}` and `{b}`, which mean the same"
+                    )));
+                }
+            }
             let name = obj
                 .get("tool")
                 .or_else(|| obj.get("name"))
@@ -389,6 +406,24 @@ mod tests {
         assert_eq!(c.tool, "read_file");
         assert_eq!(c.input["path"], "a");
         assert_eq!(c.client, Client::Toolgate);
+    }
+
+    #[test]
+    fn a_call_that_could_be_read_two_ways_is_refused() {
+        for text in [
+            r#"{"tool":"Read","input":{"file_path":"a"},"input":{"file_path":".env"}}"#,
+            r#"{"tool":"Read","input":{"file_path":"a","file_path":".env"}}"#,
+            r#"{"tool":"Read","tool":"Bash","input":{}}"#,
+            r#"{"tool":"Read","name":"Bash","input":{}}"#,
+            r#"{"tool":"Read","input":{},"arguments":{"file_path":".env"}}"#,
+            r#"{"function":{"name":"Read","arguments":"{\"p\":1,\"p\":2}"}}"#,
+        ] {
+            assert!(
+                matches!(Call::parse(text), Err(CallError::Ambiguous(_))),
+                "{text}: {:?}",
+                Call::parse(text)
+            );
+        }
     }
 
     #[test]

@@ -83,8 +83,12 @@ pub enum Layer {
     Managed,
     /// `~/.config/toolgate/toolgate.toml`, the person's own.
     User,
-    /// The nearest `toolgate.toml`, which came with the code.
+    /// The nearest `toolgate.toml` from the anchor, which came with the code.
     Project,
+    /// A `toolgate.toml` below the project's, on the way from the anchor to
+    /// the working directory: it can only tighten (its deny and ask rules
+    /// apply; nothing else of it does).
+    Nested,
 }
 
 impl Layer {
@@ -94,6 +98,7 @@ impl Layer {
             Layer::Managed => "managed",
             Layer::User => "user",
             Layer::Project => "project",
+            Layer::Nested => "nested",
         }
     }
 
@@ -103,6 +108,7 @@ impl Layer {
             Layer::Managed => "managed:",
             Layer::User => "user:",
             Layer::Project => "",
+            Layer::Nested => "nested:",
         }
     }
 }
@@ -229,6 +235,12 @@ pub struct Layering<'a> {
     pub user: Option<PathBuf>,
     /// The trust check; without one, no project is trusted.
     pub trust: Option<&'a TrustCheck<'a>>,
+    /// Where the project policy is found from: the workspace the host was
+    /// installed for, or the directory its session started in. `None`: the
+    /// working directory. The agent moves the working directory (`cd`), so a
+    /// host that knows better says so here: a `toolgate.toml` the agent
+    /// writes further down then only tightens.
+    pub anchor: Option<PathBuf>,
 }
 
 impl Layering<'_> {
@@ -253,6 +265,7 @@ impl Layering<'_> {
             managed,
             user,
             trust: None,
+            anchor: None,
         }
     }
 
@@ -262,7 +275,15 @@ impl Layering<'_> {
             managed: self.managed,
             user: self.user,
             trust: Some(trust),
+            anchor: self.anchor,
         }
+    }
+
+    /// The same, with the project policy found from `anchor` (see
+    /// [`Layering::anchor`]).
+    pub fn with_anchor(mut self, anchor: Option<PathBuf>) -> Self {
+        self.anchor = anchor;
+        self
     }
 }
 
@@ -314,15 +335,26 @@ pub fn discover(
     if explicit.is_some() || env.is_some() {
         return Policy::discover_single(explicit, cwd, opts);
     }
+    let anchor = layering.anchor.as_deref().unwrap_or(cwd);
     let mut notes = Vec::new();
     let managed = read_managed(&layering.managed, &mut notes)?;
     let user = match &layering.user {
         Some(p) if p.is_file() => Some(read_layer(Layer::User, p)?),
         _ => None,
     };
-    if managed.is_none() && user.is_none() {
+    let project_path = locate(None, None, anchor);
+    let top = project_path
+        .as_deref()
+        .and_then(Path::parent)
+        .unwrap_or(anchor)
+        .to_path_buf();
+    let nested = nested_files(&top, anchor, cwd)
+        .iter()
+        .map(|p| read_layer(Layer::Nested, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if managed.is_none() && user.is_none() && nested.is_empty() {
         // One layer: the project file alone, exactly as before layers.
-        let mut policy = Policy::discover_single(None, cwd, opts)?;
+        let mut policy = Policy::discover_single(None, anchor, opts)?;
         if !notes.is_empty() {
             policy.layers = Some(Box::new(Layers {
                 notes,
@@ -331,11 +363,42 @@ pub fn discover(
         }
         return Ok(policy);
     }
-    let project = match locate(None, None, cwd) {
+    let project = match project_path {
         Some(p) => Some(read_layer(Layer::Project, &p)?),
         None => None,
     };
-    merge(managed, user, project, cwd, opts, layering, notes)
+    merge(
+        Found {
+            managed,
+            user,
+            project,
+            nested,
+        },
+        anchor,
+        opts,
+        layering,
+        notes,
+    )
+}
+
+/// The `toolgate.toml` files in the directories below `top` down to `cwd`,
+/// outermost first, when `cwd` lies within `anchor` (a directory the agent
+/// moved to outside it has no say at all).
+fn nested_files(top: &Path, anchor: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let lexical = |p: &Path| crate::paths::normalize_lexically(p);
+    let (top, anchor, cwd) = (lexical(top), lexical(anchor), lexical(cwd));
+    if !cwd.starts_with(&anchor) || !cwd.starts_with(&top) {
+        return Vec::new();
+    }
+    let mut dirs: Vec<&Path> = cwd
+        .ancestors()
+        .take_while(|d| *d != top.as_path() && d.starts_with(&top))
+        .collect();
+    dirs.reverse();
+    dirs.into_iter()
+        .map(|d| d.join(crate::POLICY_FILE_NAME))
+        .filter(|f| f.is_file())
+        .collect()
 }
 
 fn read_layer(layer: Layer, path: &Path) -> Result<Read, PolicyError> {
@@ -391,15 +454,29 @@ fn line_of(text: &str, offset: usize) -> usize {
         .map_or(1, |t| t.bytes().filter(|b| *b == b'\n').count() + 1)
 }
 
-fn merge(
+/// The layer files [`discover`] read.
+struct Found {
     managed: Option<Read>,
     user: Option<Read>,
     project: Option<Read>,
+    nested: Vec<Read>,
+}
+
+fn merge(
+    found: Found,
     cwd: &Path,
     opts: &LoadOptions,
     layering: &Layering<'_>,
     mut notes: Vec<String>,
 ) -> Result<Policy, PolicyError> {
+    let Found {
+        managed,
+        user,
+        project,
+        nested,
+    } = found;
+    // Alone, a project file is the whole policy, as it always was.
+    let alone = managed.is_none() && user.is_none();
     let locked: Vec<String> = managed
         .as_ref()
         .map(|m| m.doc.lock.iter().map(|l| l.value.clone()).collect())
@@ -413,6 +490,7 @@ fn merge(
         .or_else(|| user.as_ref().and_then(|u| u.doc.database.clone()));
     let trusted = match &project {
         None => false,
+        Some(_) if alone => true,
         Some(p) => {
             let real = std::fs::canonicalize(&p.path).unwrap_or_else(|_| p.path.clone());
             match layering.trust {
@@ -443,7 +521,8 @@ fn merge(
     let mut merged = Doc::default();
     let mut origins = Vec::new();
     let mut files = Vec::new();
-    for read in [&managed, &user, &project].into_iter().flatten() {
+    let layer_reads = [&managed, &user, &project].into_iter().flatten();
+    for (n, read) in layer_reads.chain(nested.iter()).enumerate() {
         // Each layer compiles on its own first, so that an error names its
         // own file and line.
         Policy::compile(
@@ -477,9 +556,18 @@ fn merge(
                 ));
             }
             let mut rule = rule.clone();
-            rule.id = format!("{}{}", layer.id_prefix(), rule.id);
+            rule.id = match layer {
+                // Two nested files may use the same ids.
+                Layer::Nested => format!("{}{n}:{}", layer.id_prefix(), rule.id),
+                _ => format!("{}{}", layer.id_prefix(), rule.id),
+            };
             let inactive = if rule.effect != Effect::Allow {
                 None
+            } else if layer == Layer::Nested {
+                Some(
+                    "a policy file below the project's only tightens: its allow rules do not apply"
+                        .to_owned(),
+                )
             } else if layer == Layer::Project && !trusted {
                 Some("the project is not trusted (run `toolgate trust`)".to_owned())
             } else if layer != Layer::Managed && is_locked("allow") {
@@ -503,6 +591,23 @@ fn merge(
             }
         }
         merged.protected.extend(read.doc.protected.iter().cloned());
+        if layer == Layer::Nested {
+            let d = &read.doc;
+            if d.default.is_some()
+                || d.mode.is_some()
+                || !d.roots.is_empty()
+                || !d.read_roots.is_empty()
+                || d.ledger.is_some()
+                || d.database.is_some()
+                || !d.tools.is_empty()
+            {
+                notes.push(format!(
+                    "`{}` sets more than rules: a policy file below the project's only adds deny and ask rules and protected paths, so the rest is ignored",
+                    read.path.display()
+                ));
+            }
+            continue;
+        }
         if layer != Layer::Project || trusted {
             for tool in &read.doc.tools {
                 if !merged.tools.iter().any(|t| t.name == tool.name) {

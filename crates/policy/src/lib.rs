@@ -57,6 +57,7 @@ mod error;
 mod explain;
 mod file;
 mod index;
+pub mod json;
 pub mod layers;
 pub mod lint;
 mod notify;

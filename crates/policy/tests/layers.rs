@@ -70,6 +70,7 @@ impl Fx {
             managed: self.managed.clone(),
             user: Some(self.user.clone()),
             trust: Some(&check),
+            anchor: None,
         };
         layers::discover(None, &self.root, &self.opts(), &layering).map_err(|e| e.to_string())
     }
@@ -260,6 +261,7 @@ fn the_projects_database_is_ignored_and_the_users_names_the_store() {
         managed: fx.managed.clone(),
         user: Some(fx.user.clone()),
         trust: Some(&check),
+        anchor: None,
     };
     let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
     assert_eq!(p.database(), Some("postgres://team@db/toolgate"));
@@ -302,4 +304,104 @@ fn lint_finds_blanket_shadowed_and_unmatchable_rules() {
         !warnings.iter().any(|w| w.rule == "deny[0]"),
         "{warnings:#?}"
     );
+}
+
+impl Fx {
+    /// Loads the layers for a call made from `cwd`, the project found from
+    /// `anchor`.
+    fn load_from(&self, anchor: &Path, cwd: &Path, trusted: Option<&str>) -> Policy {
+        let check = |_db: Option<&str>, _file: &Path, digest: &str| Ok(Some(digest) == trusted);
+        let layering = Layering {
+            managed: self.managed.clone(),
+            user: Some(self.user.clone()),
+            trust: Some(&check),
+            anchor: Some(anchor.to_path_buf()),
+        };
+        layers::discover(None, cwd, &self.opts(), &layering).unwrap()
+    }
+}
+
+#[test]
+fn a_file_below_the_anchor_only_tightens() {
+    let fx = Fx::new();
+    fx.project("allow = [\"Bash(git status)\"]\ndeny = [\"Bash(rm *)\"]\n");
+    let docs = fx.root.join("src");
+    std::fs::write(
+        docs.join("toolgate.toml"),
+        "allow = [\"*\", \"Bash(rm *)\"]\ndeny = [\"Bash(git status)\"]\n[policy]\nmode = \"bypass\"\nroots = [\"/\"]\n",
+    )
+    .unwrap();
+    // Alone (no managed or user file), and with a user file.
+    for with_user in [false, true] {
+        if with_user {
+            fx.user("ask = [\"Bash(ls)\"]\n");
+        }
+        let p = fx.load_from(&fx.root, &docs, Some(&fx.digest()));
+        expect(&bash(&p, "rm x"), Effect::Deny, Some("deny[0]"));
+        let d = bash(&p, "git status");
+        assert_eq!(d.decision, Effect::Deny, "{}", d.reason);
+        assert!(
+            d.rule.as_deref().is_some_and(|r| r.starts_with("nested:")),
+            "{:?}",
+            d.rule
+        );
+        assert_eq!(p.mode(), Mode::Default, "a nested mode does not apply");
+        assert_eq!(p.roots(), [fx.root.clone()], "nested roots do not apply");
+        let layers = p.layers().expect("layers");
+        let inactive: Vec<_> = layers
+            .inactive()
+            .filter(|o| o.layer == Layer::Nested)
+            .collect();
+        assert_eq!(inactive.len(), 2, "both nested allows are listed, inactive");
+        // From the anchor itself the nested file has no say.
+        let top = fx.load_from(&fx.root, &fx.root, Some(&fx.digest()));
+        expect(&bash(&top, "git status"), Effect::Allow, Some("allow[0]"));
+    }
+}
+
+#[test]
+fn the_project_file_is_found_from_the_anchor_not_the_cwd() {
+    let fx = Fx::new();
+    fx.project("deny = [\"Bash(rm *)\"]\n");
+    let elsewhere = fx.root.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("toolgate.toml"),
+        "allow = [\"Bash(rm *)\"]\n",
+    )
+    .unwrap();
+    // A cwd outside the anchor: its files have no say at all.
+    let p = fx.load_from(&fx.root, &elsewhere, None);
+    assert_eq!(p.file(), Some(fx.root.join("toolgate.toml").as_path()));
+    expect(&bash(&p, "rm x"), Effect::Deny, Some("deny[0]"));
+}
+
+#[test]
+fn writing_any_toolgate_toml_is_a_hard_limit() {
+    let fx = Fx::new();
+    fx.project("allow = [\"Edit\", \"Write\", \"Bash\"]\n");
+    let p = fx.load(None).unwrap();
+    for (tool, input) in [
+        (
+            "write_file",
+            json!({"path": "src/toolgate.toml", "content": "allow = [\"*\"]"}),
+        ),
+        (
+            "write_file",
+            json!({"path": "new/dir/toolgate.toml", "content": ""}),
+        ),
+    ] {
+        let d = p.decide(&Call::new(tool, input.clone()));
+        expect(&d, Effect::Deny, Some("hard:policy-file"));
+    }
+    for cmd in [
+        "echo x > src/toolgate.toml",
+        "cp src/main.rs toolgate.toml",
+        "mv src/main.rs src/toolgate.toml",
+        "tee -a src/toolgate.toml < src/main.rs",
+    ] {
+        let d = bash(&p, cmd);
+        assert_eq!(d.decision, Effect::Deny, "{cmd}: {}", d.reason);
+        assert!(d.hard, "{cmd}: {}", d.reason);
+    }
 }

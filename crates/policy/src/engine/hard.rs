@@ -48,6 +48,20 @@ impl Eval<'_, '_> {
                             "is a write to the policy file".into(),
                         ));
                     }
+                    // Any file of that name is a policy file to some
+                    // directory: one the agent writes would govern the
+                    // calls made from there.
+                    let named =
+                        |q: &Path| q.file_name().is_some_and(|n| n == crate::POLICY_FILE_NAME);
+                    if named(real) || lexical.is_some_and(named) {
+                        return Some((
+                            rule_ids::HARD_POLICY_FILE,
+                            format!(
+                                "is a write to a file named `{}`, which toolgate reads as policy",
+                                crate::POLICY_FILE_NAME
+                            ),
+                        ));
+                    }
                     if let Some(sd) = &p.state_dir
                         && (paths::is_within(real, sd)
                             || lexical.is_some_and(|l| paths::is_within(l, sd)))
