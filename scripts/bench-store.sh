@@ -2,8 +2,9 @@
 # Gate::submit with the ledger on SQLite and on PostgreSQL: starts a
 # throwaway PostgreSQL server on 127.0.0.1 whose commits wait for their WAL
 # fsync (as a real server's do; PG_DURABLE=1 of scripts/pg.sh), runs the
-# criterion bench of crates/gate, prints each bench's median and stops the
-# server. Extra arguments go to criterion (e.g. a filter).
+# criterion bench `submit` of toolgate-benches (benches/), prints each
+# bench's median and stops the server. Extra arguments go to criterion (e.g.
+# a filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 trap pg_stop EXIT
 PG_DURABLE=1 pg_start
 TOOLGATE_BENCH_DATABASE_URL=$TOOLGATE_TEST_DATABASE_URL \
-    cargo bench -p toolgate-gate --bench submit -- "$@" >&2
+    cargo bench -p toolgate-benches --bench submit -- "$@" >&2
 target=${CARGO_TARGET_DIR:-target}
 for name in with_ledger with_postgres_ledger without_ledger; do
     f="$target/criterion/gate_submit_allowed_noop_$name/new/estimates.json"

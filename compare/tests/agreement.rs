@@ -1,8 +1,8 @@
 //! The four engines decide the benchmark's calls alike, and as the rules
 //! intend; and a disagreement is reported, not passed over.
 
-use toolgate_bench::engines::{cedar::Cedar, linear::Linear, rego::Rego, toolgate::Toolgate};
-use toolgate_bench::{BenchCall, Engine, Workspace, calls, check_agreement, rules};
+use toolgate_compare::engines::{cedar::Cedar, linear::Linear, rego::Rego, toolgate::Toolgate};
+use toolgate_compare::{BenchCall, Engine, Workspace, calls, check_agreement, rules};
 use toolgate_policy::Effect;
 
 fn agree_at(n: usize) {

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use toolgate_bench::calls::{self, Kind};
-use toolgate_bench::{SIZES, Workspace};
+use toolgate_compare::calls::{self, Kind};
+use toolgate_compare::{SIZES, Workspace};
 
 const BEGIN: &str = "<!-- compare:begin -->";
 const END: &str = "<!-- compare:end -->";
@@ -138,7 +138,7 @@ fn section(dir: &Path, load_before: Option<&str>) -> anyhow::Result<String> {
     let _ = writeln!(
         out,
         "Median time per decision, measured by `scripts/compare.sh` (criterion; \
-         `cargo bench -p toolgate-bench --bench compare`), on {} ({cores} cores), \
+         `cargo bench -p toolgate-compare --bench compare`), on {} ({cores} cores), \
          Linux {}, load average {}{}. In brackets: the ratio to toolgate's time \
          for the same calls (higher is slower than toolgate).\n",
         cpu_model(),

@@ -1,16 +1,16 @@
 //! Decides one kind of benchmark call with toolgate in a loop, for `perf`.
 //!
-//! Usage: `cargo run --release -p toolgate-bench --example profile -- RULES KIND SECONDS`
+//! Usage: `cargo run --release -p toolgate-compare --example profile -- RULES KIND SECONDS`
 //! (KIND: read, write, exec, tool, fetch or all), e.g.
 //! `perf record -g target/release/examples/profile 10000 read 10`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use toolgate_bench::calls::{self, Kind};
-use toolgate_bench::engines::Engine;
-use toolgate_bench::engines::toolgate::Toolgate;
-use toolgate_bench::{Workspace, rules};
+use toolgate_compare::calls::{self, Kind};
+use toolgate_compare::engines::Engine;
+use toolgate_compare::engines::toolgate::Toolgate;
+use toolgate_compare::{Workspace, rules};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
-use toolgate_bench::calls::{self, Kind};
-use toolgate_bench::engines::{cedar::Cedar, linear::Linear, rego::Rego, toolgate::Toolgate};
-use toolgate_bench::{BenchCall, Engine, SIZES, Workspace, check_agreement, rules};
+use toolgate_compare::calls::{self, Kind};
+use toolgate_compare::engines::{cedar::Cedar, linear::Linear, rego::Rego, toolgate::Toolgate};
+use toolgate_compare::{BenchCall, Engine, SIZES, Workspace, check_agreement, rules};
 
 fn rotate(
     group: &mut BenchmarkGroup<'_, WallTime>,
