@@ -6,6 +6,7 @@ mod serve_support;
 mod support;
 
 mod agent;
+mod architecture;
 mod browser;
 mod cli;
 mod codex_e2e;
