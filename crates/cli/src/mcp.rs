@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, Subcommand};
 use toolgate_mcp::{Config, Host, UpstreamSpec, names};
-use toolgate_store::Store;
+use toolgate_store::{Store, shown};
 
 use crate::check::{load_policy, parse_mode};
 use crate::cli::PolicyArgs;
@@ -156,26 +156,23 @@ fn pins(cmd: PinsCommand, db: Option<&PathBuf>) -> anyhow::Result<ExitCode> {
                         })),
                         "definition": serde_json::from_str::<serde_json::Value>(&p.definition).ok(),
                     });
-                    writeln!(out, "{v}")?;
+                    writeln!(out, "{}", shown::json(&v))?;
                 } else {
+                    // The server names its tools: shown escaped.
+                    let (server, tool) = (shown::line(&p.server), shown::line(&p.tool));
                     let state = match &p.changed {
                         Some(c) => format!(
-                            "CHANGED (now {}, seen {}): accept with `toolgate mcp pins accept {} {}`",
-                            &c.digest[..c.digest.len().min(12)],
-                            c.seen,
-                            p.server,
-                            p.tool
+                            "CHANGED (now {}, seen {}): accept with `toolgate mcp pins accept {server} {tool}`",
+                            shown::line(c.digest.get(..12).unwrap_or(&c.digest)),
+                            shown::line(&c.seen),
                         ),
                         None => "pinned".into(),
                     };
                     writeln!(
                         out,
-                        "{}  {}  {}  {}  {}",
-                        p.server,
-                        p.tool,
-                        &p.digest[..p.digest.len().min(12)],
-                        p.pinned,
-                        state
+                        "{server}  {tool}  {}  {}  {state}",
+                        shown::line(p.digest.get(..12).unwrap_or(&p.digest)),
+                        shown::line(&p.pinned),
                     )?;
                 }
             }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use toolgate_serve::client::Client;
 use toolgate_serve::{SERVER_TOKEN_ENV, SERVER_URL_ENV};
+use toolgate_store::shown;
 
 use crate::state::ApprovalsCommand;
 
@@ -52,28 +53,29 @@ pub fn approvals(cmd: ApprovalsCommand, url: &str, db: Option<&Path>) -> anyhow:
                         .iter()
                         .map(|k| (k.to_string(), a[*k].clone()))
                         .collect();
-                    writeln!(out, "{}", serde_json::Value::Object(v))?;
+                    writeln!(out, "{}", shown::json(&serde_json::Value::Object(v)))?;
                 }
                 return Ok(ExitCode::SUCCESS);
             }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }
-            for a in list {
-                let s = |k: &str| a[k].as_str().unwrap_or("").to_owned();
+            for a in &list {
+                // The stored fields, exact; `Listed` escapes them as the
+                // local listing does.
+                let s = |k: &str| a[k].as_str().unwrap_or("");
                 let snapshot = serde_json::json!({ "input": a["input"] }).to_string();
-                writeln!(
-                    out,
-                    "{}  {:<9} {}  {} {}  (session {}, call {})\n          why: {}",
-                    s("id"),
-                    s("status"),
-                    s("created"),
-                    s("tool"),
-                    crate::state::summary(&snapshot),
-                    s("session"),
-                    s("call_id"),
-                    s("reason"),
-                )?;
+                let entry = crate::state::Listed {
+                    id: s("id"),
+                    status: s("status"),
+                    created: s("created"),
+                    tool: s("tool"),
+                    snapshot: &snapshot,
+                    session: s("session"),
+                    call_id: s("call_id"),
+                    reason: s("reason"),
+                };
+                writeln!(out, "{entry}")?;
             }
         }
         ApprovalsCommand::Approve {

@@ -1,5 +1,12 @@
 //! `toolgate approvals` and `toolgate audit`: the pending-approval queue and
 //! the ledger.
+//!
+//! Everything these print about a call (tool, arguments, session, reason,
+//! note) goes through [`shown`]: a terminal escape, a carriage return or a
+//! bidi override in a queued call is printed as `\x1b`, `\r`, `\u{202e}`,
+//! never acted on, so the line a person approves from is the call. The
+//! `--json` forms are written by [`shown::json`]: the same values, with
+//! those characters as `\uXXXX`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,7 +16,7 @@ use toolgate_tools::BuiltinTools;
 use anyhow::{anyhow, bail};
 use clap::{Args, Subcommand};
 use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome};
-use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store};
+use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store, shown};
 
 use crate::check::load_policy;
 use crate::cli::PolicyArgs;
@@ -150,26 +157,25 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                         "client": p.client, "session": p.session, "digest": p.digest,
                         "status": p.status.as_str(), "created": p.created,
                     });
-                    writeln!(out, "{v}")?;
+                    writeln!(out, "{}", shown::json(&v))?;
                 }
                 return Ok(ExitCode::SUCCESS);
             }
             if list.is_empty() {
                 writeln!(out, "no {}approvals", if all { "" } else { "pending " })?;
             }
-            for p in list {
-                writeln!(
-                    out,
-                    "{}  {:<9} {}  {} {}  (session {}, call {})\n          why: {}",
-                    p.id,
-                    p.status.as_str(),
-                    p.created,
-                    p.tool,
-                    summary(&p.snapshot_json),
-                    p.session,
-                    p.call_id,
-                    p.reason
-                )?;
+            for p in &list {
+                let entry = Listed {
+                    id: &p.id,
+                    status: p.status.as_str(),
+                    created: &p.created,
+                    tool: &p.tool,
+                    snapshot: &p.snapshot_json,
+                    session: &p.session,
+                    call_id: &p.call_id,
+                    reason: &p.reason,
+                };
+                writeln!(out, "{entry}")?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -219,7 +225,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 writeln!(
                     out,
                     "approved {id}: the waiting {} hook lets its client run the call",
-                    pending.client.as_deref().unwrap_or("client")
+                    shown::line(pending.client.as_deref().unwrap_or("client"))
                 )?;
                 return Ok(ExitCode::SUCCESS);
             }
@@ -240,10 +246,17 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             .with_builtin_tools(ws);
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {
-                eprintln!("toolgate: warning: {w}");
+                eprintln!("toolgate: warning: {}", shown::line(&w));
             }
-            writeln!(out, "approved {id}: {} — {}", r.outcome, r.call_id)?;
-            writeln!(out, "{}", r.content)?;
+            writeln!(
+                out,
+                "approved {id}: {} — {}",
+                r.outcome,
+                shown::line(&r.call_id)
+            )?;
+            // What the call printed, or why it did not run: shown, not
+            // played to the terminal.
+            writeln!(out, "{}", shown::block(&r.content))?;
             Ok(if r.outcome == Outcome::Executed {
                 ExitCode::SUCCESS
             } else {
@@ -284,6 +297,8 @@ fn accept_pin(
     store
         .finish(&pending.id, outcome, 0)
         .map_err(|e| anyhow!("{e}"))?;
+    // The server names its own tools: shown escaped.
+    let (tool, server) = (shown::line(tool), shown::line(server));
     match accepted {
         Some(_) => {
             writeln!(
@@ -306,17 +321,53 @@ pub(crate) fn mcp_server(tool: &str) -> Option<&str> {
     (!srv.is_empty()).then_some(srv)
 }
 
-/// The target of a stored call, for listings.
+/// Characters of a call's target shown in a listing.
+const TARGET_CHARS: usize = 80;
+
+/// The target of a stored call, for listings: cut, then escaped (an
+/// escape is never cut in half), in backquotes.
 pub(crate) fn summary(snapshot: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
     let input = &v["input"];
     for k in ["command", "path", "file_path", "url"] {
         if let Some(s) = input.get(k).and_then(|x| x.as_str()) {
-            let short: String = s.chars().take(80).collect();
-            return format!("`{short}`");
+            let short: String = s.chars().take(TARGET_CHARS).collect();
+            return format!("`{}`", shown::line(&short));
         }
     }
     String::new()
+}
+
+/// One approval as `toolgate approvals list` prints it, from the store or
+/// from a server: two lines, every value escaped ([`shown::line`]), so a
+/// queued call cannot add lines, move the cursor or reorder what follows.
+pub(crate) struct Listed<'a> {
+    pub id: &'a str,
+    pub status: &'a str,
+    pub created: &'a str,
+    pub tool: &'a str,
+    /// The stored snapshot's JSON (its `input` gives the target).
+    pub snapshot: &'a str,
+    pub session: &'a str,
+    pub call_id: &'a str,
+    pub reason: &'a str,
+}
+
+impl std::fmt::Display for Listed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}  {:<9} {}  {} {}  (session {}, call {})\n          why: {}",
+            shown::line(self.id),
+            shown::line(self.status),
+            shown::line(self.created),
+            shown::line(self.tool),
+            summary(self.snapshot),
+            shown::line(self.session),
+            shown::line(self.call_id),
+            shown::line(self.reason)
+        )
+    }
 }
 
 pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
@@ -353,25 +404,25 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                         "duration_us": rec.duration_us, "approval_id": rec.approval_id,
                         "hash": r.hash,
                     });
-                    writeln!(out, "{v}")?;
+                    writeln!(out, "{}", shown::json(&v))?;
                 } else {
                     let input: String = rec.input.chars().take(70).collect();
                     writeln!(
                         out,
                         "{:>5} {} {:<10} {:<5} {:<9} {:<14} {} {}{}",
                         r.seq,
-                        r.time,
-                        rec.tool,
+                        shown::line(&r.time),
+                        shown::line(&rec.tool),
                         rec.decision.as_str(),
                         rec.outcome.as_str(),
-                        rec.rule.as_deref().unwrap_or("(default)"),
-                        input,
+                        shown::line(rec.rule.as_deref().unwrap_or("(default)")),
+                        shown::line(&input),
                         rec.approval
                             .map(|a| format!(" [{}]", a.as_str()))
                             .unwrap_or_default(),
                         rec.note
                             .as_deref()
-                            .map(|n| format!(" note: {n}"))
+                            .map(|n| format!(" note: {}", shown::line(n)))
                             .unwrap_or_default()
                     )?;
                 }

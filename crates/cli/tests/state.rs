@@ -78,6 +78,76 @@ impl Ws {
     }
 }
 
+/// A call made to look like another where it is shown raw: the line is
+/// erased, the cursor returned, and the rest reversed.
+const COMMAND: &str = "echo ok\x1b[2K\rrm -rf ~ \u{202e}gnp.exe";
+const COMMAND_SHOWN: &str = "echo ok\\x1b[2K\\rrm -rf ~ \\u{202e}gnp.exe";
+
+impl Ws {
+    /// Queues a Claude Code `Bash` call as the hooks do (a pending
+    /// approval and its `waiting` row), with `session` and `reason`.
+    fn queue_shell(&self, command: &str, session: &str, reason: &str) -> String {
+        let call = Call::new("Bash", json!({ "command": command }))
+            .with_client(toolgate_policy::Client::Claude);
+        let record = toolgate_store::Record {
+            session: session.into(),
+            client: Some("claude".into()),
+            server: None,
+            call_id: call.id.clone(),
+            tool: "Bash".into(),
+            digest: call.digest(),
+            input: serde_json::Value::Object(call.input.clone()).to_string(),
+            decision: toolgate_store::Decision::Ask,
+            rule: None,
+            hard: false,
+            reason: reason.into(),
+            approval: Some(toolgate_store::ApprovalAnswer::Unanswered),
+            note: None,
+            outcome: toolgate_store::Outcome::Waiting,
+            duration_us: 1,
+            approval_id: None,
+        };
+        let pending = toolgate_store::PendingNew {
+            session: session.into(),
+            client: Some("claude".into()),
+            server: None,
+            call_id: call.id.clone(),
+            tool: "Bash".into(),
+            snapshot_json: call.canonical_json(),
+            digest: call.digest(),
+            reason: reason.into(),
+            rule: None,
+            remember_allowed: false,
+        };
+        Store::open(self.db())
+            .unwrap()
+            .append_waiting(&record, &pending)
+            .unwrap()
+            .id
+    }
+}
+
+/// What a terminal gets holds no control byte but the newlines between
+/// lines, no DEL, and no bidi or invisible character.
+fn assert_clean(what: &str, bytes: &[u8]) {
+    for (i, b) in bytes.iter().enumerate() {
+        assert!(
+            *b >= 0x20 || *b == b'\n',
+            "{what}: raw byte {b:#04x} at {i}: {}",
+            String::from_utf8_lossy(bytes)
+        );
+        assert_ne!(*b, 0x7f, "{what}: raw DEL at {i}");
+    }
+    let text = std::str::from_utf8(bytes).expect("UTF-8");
+    assert!(!text.contains('\u{202e}'), "{what}: raw U+202E");
+    for c in text.chars() {
+        assert!(
+            c == '\n' || !toolgate_store::shown::is_hidden(c),
+            "{what}: raw {c:?} in {text}"
+        );
+    }
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -197,4 +267,87 @@ fn a_corrupted_or_foreign_database_is_refused_and_left_alone() {
     let out = ws.run(&["audit", "verify"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_eq!(digest(&ws.db()), before);
+}
+
+#[test]
+fn approvals_list_and_audit_show_print_a_disguised_call_escaped() {
+    let ws = Ws::new();
+    let session = "s\x1b]0;title\x07";
+    let id = ws.queue_shell(COMMAND, session, &format!("command `{COMMAND}` asks"));
+
+    let out = ws.run(&["approvals", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_clean("approvals list", &out.stdout);
+    let t = text(&out);
+    assert!(t.contains(&id), "{t}");
+    assert!(t.contains(&format!("Bash `{COMMAND_SHOWN}`")), "{t}");
+    assert!(t.contains("(session s\\x1b]0;title\\x07, call"), "{t}");
+    assert!(
+        t.contains(&format!("why: command `{COMMAND_SHOWN}` asks")),
+        "{t}"
+    );
+    assert_eq!(t.lines().count(), 2, "one call, two lines: {t}");
+
+    // JSON for programs: the same values, the characters as \uXXXX.
+    let out = ws.run(&["approvals", "list", "--json"]);
+    assert_clean("approvals list --json", &out.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["session"], session);
+
+    let out = ws.run(&["audit", "show"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_clean("audit show", &out.stdout);
+    assert!(text(&out).contains("\\u{202e}gnp.exe"), "{}", text(&out));
+    let out = ws.run(&["audit", "show", "--json"]);
+    assert_clean("audit show --json", &out.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let input: serde_json::Value = serde_json::from_str(v["input"].as_str().unwrap()).unwrap();
+    assert_eq!(input["command"], COMMAND, "the ledger keeps the call exact");
+}
+
+#[test]
+fn the_hook_reason_shows_a_disguised_command_escaped() {
+    let ws = Ws::new();
+    std::fs::write(
+        ws.root.join("toolgate.toml"),
+        "[policy]\ndefault = \"ask\"\ndeny = [\"Bash(rm *)\"]\n",
+    )
+    .unwrap();
+    let command = "rm -rf x\x1b[2K\rls \u{202e}gnp.exe";
+    // Denied by the rule; and a program no rule names, asked by default.
+    let unknown = "x\x1b[2K\rls \u{202e}gnp.exe";
+    for (command, decision) in [(command, "deny"), (unknown, "ask")] {
+        let input = json!({"session_id": "s1", "cwd": ws.root, "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "toolu_1"});
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(["hook", "claude"])
+            .current_dir(&ws.root)
+            .env("TOOLGATE_STATE_DIR", &ws.state)
+            .env("HOME", ws.root.join("home"))
+            .env_remove("TOOLGATE_POLICY")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_clean("the hook's answer", &out.stdout);
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let output = &answer["hookSpecificOutput"];
+        assert_eq!(output["permissionDecision"], decision);
+        let reason = output["permissionDecisionReason"].as_str().unwrap();
+        assert_clean("permissionDecisionReason", reason.as_bytes());
+        let shown = toolgate_store::shown::line(command);
+        assert!(reason.contains(shown.as_ref()), "{reason}");
+        assert!(shown.contains("\\x1b[2K\\r") && shown.contains("\\u{202e}"));
+    }
 }

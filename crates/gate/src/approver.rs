@@ -9,6 +9,7 @@ use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Read, Write};
 
 use toolgate_policy::Call;
+use toolgate_store::shown;
 
 /// What the approver is shown: a copy of the snapshot and why it asks.
 ///
@@ -34,14 +35,15 @@ pub struct ApprovalRequest {
 pub const PREVIEW_CHARS: usize = 400;
 
 impl ApprovalRequest {
-    /// The question in one line: tool, target, call id, short digest.
+    /// The question in one line: tool, target, call id, short digest, each
+    /// escaped for a person ([`shown::line`]).
     pub fn question(&self) -> String {
         format!(
             "{} {} (call {}, digest {})?",
-            self.call.tool,
-            self.target(),
-            self.call.id,
-            &self.digest[..self.digest.len().min(12)]
+            shown::line(&self.call.tool),
+            shown::line(&self.target()),
+            shown::line(&self.call.id),
+            shown::line(self.digest.get(..12).unwrap_or(&self.digest))
         )
     }
 
@@ -68,24 +70,29 @@ impl ApprovalRequest {
     /// Everything a person needs to answer: the tool, call id, digest, the
     /// reason, and the real arguments — the whole shell command, the path of
     /// a write with a preview of its content cut at ~400 characters plus the
-    /// total length.
+    /// total length. Every value is escaped for a person ([`shown::line`];
+    /// a preview line by line): a control or bidi character in the call is
+    /// shown, never acted on.
     pub fn details(&self) -> String {
         let mut s = String::new();
-        s.push_str(&format!("tool:    {}\n", self.call.tool));
-        s.push_str(&format!("call:    {}\n", self.call.id));
+        s.push_str(&format!("tool:    {}\n", shown::line(&self.call.tool)));
+        s.push_str(&format!("call:    {}\n", shown::line(&self.call.id)));
         s.push_str(&format!(
             "digest:  {}\n",
-            &self.digest[..self.digest.len().min(16)]
+            shown::line(self.digest.get(..16).unwrap_or(&self.digest))
         ));
-        s.push_str(&format!("reason:  {}\n", self.reason));
+        s.push_str(&format!("reason:  {}\n", shown::line(&self.reason)));
         for (k, v) in &self.call.input {
+            let k = shown::line(k);
             match v.as_str() {
                 Some(text) if k == "content" || k == "new_string" => {
                     let total = text.chars().count();
                     let preview: String = text.chars().take(PREVIEW_CHARS).collect();
                     s.push_str(&format!("{k}: ({total} characters)\n"));
-                    for line in preview.lines() {
-                        s.push_str(&format!("  | {line}\n"));
+                    // Split on newlines only: `str::lines` would also take
+                    // a `\r` away unseen.
+                    for line in preview.split_terminator('\n') {
+                        s.push_str(&format!("  | {}\n", shown::line(line)));
                     }
                     if total > PREVIEW_CHARS {
                         s.push_str(&format!(
@@ -94,8 +101,8 @@ impl ApprovalRequest {
                         ));
                     }
                 }
-                Some(text) => s.push_str(&format!("{k}: {text}\n")),
-                None => s.push_str(&format!("{k}: {v}\n")),
+                Some(text) => s.push_str(&format!("{k}: {}\n", shown::line(text))),
+                None => s.push_str(&format!("{k}: {}\n", shown::json(v))),
             }
         }
         s

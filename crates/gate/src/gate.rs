@@ -383,7 +383,7 @@ impl Gate {
                         answer == Some(ApprovalAnswer::Session),
                         None,
                     ),
-                    None => format!("toolgate: {}", decision.reason),
+                    None => texts::reason_text(&decision.reason),
                 };
                 let note = match (note, rewritten) {
                     (n, None) => n,
@@ -412,7 +412,7 @@ impl Gate {
                 match self.write(&snapshot, &decision, row) {
                     Ok(()) => (
                         Verdict::AskHost,
-                        format!("toolgate: {}", decision.reason),
+                        texts::reason_text(&decision.reason),
                         None,
                         None,
                         Outcome::Passed,
@@ -932,14 +932,7 @@ impl Gate {
             );
         }
         let Some(exec) = self.executors.get(&snapshot.tool) else {
-            return (
-                format!(
-                    "the call was allowed, but no tool named `{}` is available here",
-                    snapshot.tool
-                ),
-                true,
-                Outcome::Failed,
-            );
+            return (texts::no_tool_text(&snapshot.tool), true, Outcome::Failed);
         };
         match catch_unwind(AssertUnwindSafe(|| exec.execute(snapshot))) {
             Ok(ToolOutput { content, is_error }) => {
@@ -950,11 +943,7 @@ impl Gate {
                 };
                 (content, is_error, o)
             }
-            Err(_) => (
-                format!("the tool `{}` crashed while running", snapshot.tool),
-                true,
-                Outcome::Failed,
-            ),
+            Err(_) => (texts::crashed_text(&snapshot.tool), true, Outcome::Failed),
         }
     }
 

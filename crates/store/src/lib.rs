@@ -156,6 +156,7 @@ mod error;
 mod paths;
 mod pins;
 mod postgres;
+pub mod shown;
 mod spool;
 mod sqlite;
 mod stored;
