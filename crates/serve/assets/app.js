@@ -1,6 +1,9 @@
 // The approval page. It talks only to the JSON API (/openapi.json); the
 // session cookie authenticates it, the CSRF token from /api/session goes
-// with every POST. Text is always set with textContent, never as HTML.
+// with every POST. Text is always set with textContent, never as HTML, and
+// what a call holds is shown only from the server's escaped forms (`shown`,
+// `details`): a control, bidi or zero-width character in a call arrives as
+// a visible escape such as \x1b or \u{202e}, never as itself.
 "use strict";
 
 let csrf = null;
@@ -73,21 +76,22 @@ function renderDetails(a, card) {
     parts.appendChild(el("div", d.diff != null ? "diff against the file on disk:" : "content:", "muted"));
     parts.appendChild(pre);
   } else {
-    args.textContent = a.tool + " " + JSON.stringify(a.input);
+    args.textContent = a.shown.tool + " " + a.shown.input;
   }
-  $(".json", card).textContent = JSON.stringify(a.input, null, 2);
+  $(".json", card).textContent = a.shown.input;
 }
 
 function renderCard(a) {
   const card = $("#card").content.firstElementChild.cloneNode(true);
   card.id = "approval-" + a.id;
   card.dataset.id = a.id;
-  $(".tool", card).textContent = a.tool;
-  const meta = [a.client ? "client " + a.client : "toolgate tools", a.server ? "server " + a.server : null,
-                "session " + a.session, "call " + a.call_id, "id " + a.id].filter(Boolean);
+  const s = a.shown;
+  $(".tool", card).textContent = s.tool;
+  const meta = [s.client ? "client " + s.client : "toolgate tools", s.server ? "server " + s.server : null,
+                "session " + s.session, "call " + s.call_id, "id " + s.id].filter(Boolean);
   $(".meta", card).textContent = meta.join(" · ");
   $(".waited", card).textContent = waited(a.waited_secs);
-  $(".reason", card).textContent = a.reason + (a.rule ? "  [" + a.rule + "]" : "  [default]");
+  $(".reason", card).textContent = s.reason + (s.rule ? "  [" + s.rule + "]" : "  [default]");
   renderDetails(a, card);
   const dg = $(".digest", card);
   dg.textContent = "digest " + a.digest + (a.digest_ok ? "" : "  — DOES NOT MATCH the stored call");
@@ -139,9 +143,10 @@ async function loadHistory() {
   body.replaceChildren();
   for (const r of rows) {
     const tr = el("tr");
-    for (const [v, cls] of [[r.seq], [r.time.replace("T", " ").slice(0, 19)], [r.tool], [r.client || ""],
+    const s = r.shown;
+    for (const [v, cls] of [[r.seq], [r.time.replace("T", " ").slice(0, 19)], [s.tool], [s.client || ""],
                             [r.decision], [r.outcome + (r.approval ? " (" + r.approval + ")" : "")],
-                            [r.rule || "default"], [r.input.slice(0, 200), "input"], [r.note || ""]]) {
+                            [s.rule || "default"], [s.input, "input"], [s.note || ""]]) {
       tr.appendChild(el("td", String(v), cls));
     }
     body.appendChild(tr);

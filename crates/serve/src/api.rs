@@ -7,15 +7,15 @@ use std::time::Duration;
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use axum::response::Response;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolgate_store::{Answer, ApprovalStatus, Error as StoreError, RowFilter, Store};
 
 use crate::auth::refuse;
 use crate::state::AppState;
-use crate::view;
+use crate::view::{self, ok};
 
 /// Who answers through the page or the API, for the record.
 const WHO: &str = "web";
@@ -46,8 +46,8 @@ fn store_error(e: &StoreError) -> Response {
     refuse(status, &e.to_string())
 }
 
-pub(crate) async fn session(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({
+pub(crate) async fn session(State(state): State<AppState>) -> Response {
+    ok(&json!({
         "csrf": state.0.csrf,
         "listen": state.0.addr.to_string(),
         "approval_ttl_secs": state.0.approval_ttl.as_secs(),
@@ -78,7 +78,7 @@ pub(crate) async fn list(State(state): State<AppState>, Query(q): Query<ListQuer
                 .iter()
                 .map(|p| view::approval(p, &roots, now))
                 .collect();
-            Json(json!({ "approvals": items })).into_response()
+            ok(&json!({ "approvals": items }))
         }
     }
 }
@@ -90,7 +90,7 @@ pub(crate) async fn get_one(State(state): State<AppState>, Path(id): Path<String
         Err(r) => r,
         Ok(Err(e)) => store_error(&e),
         Ok(Ok(None)) => refuse(StatusCode::NOT_FOUND, &format!("no approval `{id}`")),
-        Ok(Ok(Some(p))) => Json(view::approval(&p, &roots, view::now_millis())).into_response(),
+        Ok(Ok(Some(p))) => ok(&view::approval(&p, &roots, view::now_millis())),
     }
 }
 
@@ -209,7 +209,7 @@ fn finish_answer(
         Ok(Err(e)) => store_error(&e),
         Ok(Ok(Ok(v))) => {
             state.bump();
-            Json(v).into_response()
+            ok(&v)
         }
     }
 }
@@ -258,7 +258,7 @@ pub(crate) async fn history(
     match result {
         Err(r) => r,
         Ok(Err(e)) => store_error(&e),
-        Ok(Ok(rows)) => Json(json!({ "rows": rows })).into_response(),
+        Ok(Ok(rows)) => ok(&json!({ "rows": rows })),
     }
 }
 
@@ -270,7 +270,7 @@ pub(crate) async fn verify(State(state): State<AppState>) -> Response {
     match result {
         Err(r) => r,
         Ok(Err(e)) => store_error(&e),
-        Ok(Ok((report, head, t))) => Json(json!({
+        Ok(Ok((report, head, t))) => ok(&json!({
             "intact": report.is_intact(),
             "rows": report.rows,
             "problem": report.problem.as_ref().map(|p| json!({"seq": p.seq, "detail": p.to_string()})),
@@ -279,8 +279,7 @@ pub(crate) async fn verify(State(state): State<AppState>) -> Response {
                 "requests": t.requests, "prompts": t.prompts, "executions": t.executions,
                 "blocked": t.blocked, "waiting": t.waiting, "failed": t.failed, "passed": t.passed,
             },
-        }))
-        .into_response(),
+        })),
     }
 }
 

@@ -12,7 +12,7 @@ use crate::{CSRF_HEADER, token};
 
 /// A refusal as JSON: `{"error": "..."}`.
 pub(crate) fn refuse(status: StatusCode, why: &str) -> Response {
-    (status, axum::Json(serde_json::json!({ "error": why }))).into_response()
+    crate::view::reply(status, &serde_json::json!({ "error": why }))
 }
 
 pub(crate) async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {

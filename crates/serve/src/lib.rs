@@ -48,7 +48,9 @@ mod view;
 pub mod watch;
 
 pub use error::ServeError;
-pub use server::{Config, Running, Server, router};
+pub use server::{
+    Config, HEADER_TIMEOUT, MAX_CONNECTIONS, REQUEST_TIMEOUT, Running, Server, router,
+};
 pub use state::AppState;
 
 /// Every route the router serves, as (method, path) with OpenAPI's

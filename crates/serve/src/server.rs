@@ -1,11 +1,29 @@
 //! Binding, the router, and running the server with its watcher.
+//!
+//! Connections are served by hyper directly rather than `axum::serve`,
+//! which sets no limits: a client that opens a connection and trickles its
+//! request head would hold it (and its task) forever, and any number of
+//! them could. Here a request head must arrive within
+//! [`Config::header_timeout`] (idle keep-alive connections included), a
+//! request must be answered within [`REQUEST_TIMEOUT`] (a trickled body),
+//! and at most [`Config::max_connections`] connections are served at once:
+//! one beyond that is answered 503 and closed at once.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
+use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
 use axum::routing::{get, post};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::sync::Semaphore;
 use toolgate_policy::Notify;
 use toolgate_store::Store;
 
@@ -30,7 +48,28 @@ pub struct Config {
     pub roots: Vec<PathBuf>,
     /// How often the watcher looks at the queue.
     pub poll: Duration,
+    /// How long a connection may take to send a request head (and how
+    /// long a kept-alive connection may sit idle) before it is closed.
+    pub header_timeout: Duration,
+    /// How many connections are served at once (the page's event stream
+    /// holds one per open tab).
+    pub max_connections: usize,
 }
+
+/// The default [`Config::header_timeout`].
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default [`Config::max_connections`].
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// How long a request may take from its head to the head of its answer
+/// (a slow body, a busy store); the event stream's body is not bounded.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a connection beyond [`Config::max_connections`] is told before it
+/// is closed.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+connection: close\r\ncontent-length: 43\r\n\r\n{\"error\":\"too many connections; try again\"}";
 
 impl Config {
     /// Defaults for a state directory: loopback port 7777, no
@@ -44,6 +83,8 @@ impl Config {
             notify: Notify::default(),
             roots: Vec::new(),
             poll: Duration::from_millis(500),
+            header_timeout: HEADER_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
         }
     }
 }
@@ -67,7 +108,19 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             auth::guard,
         ))
+        .layer(axum::middleware::from_fn(time_limit))
         .with_state(state)
+}
+
+/// Answers 408 when a request is not answered within [`REQUEST_TIMEOUT`].
+async fn time_limit(req: Request, next: Next) -> Response {
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => auth::refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request took too long to arrive or to answer",
+        ),
+    }
 }
 
 /// A bound server, not yet serving.
@@ -76,6 +129,8 @@ pub struct Server {
     state: AppState,
     /// Made at bind time: a call queued after `bind` returns is announced.
     watcher: Watcher,
+    header_timeout: Duration,
+    max_connections: usize,
 }
 
 impl Server {
@@ -108,6 +163,8 @@ impl Server {
             listener,
             state,
             watcher,
+            header_timeout: config.header_timeout,
+            max_connections: config.max_connections.max(1),
         })
     }
 
@@ -172,15 +229,58 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::from_std(self.listener)?;
-        let watcher = self.watcher;
-        let watch_task = tokio::spawn(watcher.run());
+        let watch_task = tokio::spawn(self.watcher.run());
         let app = router(self.state);
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let slots = Arc::new(Semaphore::new(self.max_connections));
+        let header_timeout = self.header_timeout;
+        let mut shutdown = pin!(shutdown);
+        loop {
+            let stream = tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        accept_failed(&e).await;
+                        continue;
+                    }
+                },
+            };
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                // Best effort: a full socket buffer or a closed peer
+                // gets no answer, only the close.
+                let _ = stream.try_write(BUSY);
+                drop(stream);
+                continue;
+            };
+            let service = TowerToHyperService::new(app.clone());
+            tokio::spawn(async move {
+                let _slot = slot;
+                let mut http = hyper::server::conn::http1::Builder::new();
+                http.timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout);
+                // A connection that times out or breaks is simply closed.
+                let _ = http.serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+        // Connections still open end with the runtime.
         watch_task.abort();
-        served.map_err(ServeError::Io)
+        Ok(())
     }
+}
+
+/// After a failed `accept`: a connection that went away before it was
+/// taken is nothing; anything else (out of file descriptors) is logged
+/// and the loop waits a moment instead of spinning.
+async fn accept_failed(e: &std::io::Error) {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionRefused | ConnectionReset
+    ) {
+        return;
+    }
+    eprintln!("toolgate serve: accepting a connection failed: {e}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
 }
 
 /// A server running on its own thread; dropping it stops the server.
@@ -198,8 +298,22 @@ impl Drop for Running {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        // Open event streams keep graceful shutdown waiting; do not block
-        // the dropping thread on them.
+        // The thread ends once the accept loop stops and its runtime,
+        // with the connections still open, is dropped; the dropping thread
+        // does not wait for a webhook still being sent.
         drop(self.thread.take());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_busy_answer_is_one_whole_response() {
+        let text = std::str::from_utf8(BUSY).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(serde_json::from_str::<serde_json::Value>(body).is_ok());
     }
 }

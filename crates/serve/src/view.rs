@@ -2,17 +2,73 @@
 //! digest re-checked against the stored snapshot, how long it has waited,
 //! and the real arguments made readable (the shell command's parsed parts,
 //! a write's diff against the file on disk).
+//!
+//! The stored fields are given exactly as stored, for programs. What a
+//! person reads is escaped ([`toolgate_store::shown`]): `shown` holds each
+//! of those fields escaped, and `details` exists only to be read, so its
+//! strings are escaped in place. The page shows only these, so a terminal
+//! escape, a bidi override or a zero-width character in a call is seen as
+//! `\x1b`, `\u{202e}`, `\u{200b}` and never reorders or hides what is
+//! around it.
 
 use std::path::{Path, PathBuf};
 
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use toolgate_policy::Call;
+use toolgate_store::shown;
 use toolgate_store::{Pending, Row};
+
+/// A JSON answer whose text holds no raw control, bidi or invisible
+/// character ([`shown::json`]): the same values for a program, nothing a
+/// terminal that prints it or a page that shows it acts on.
+pub(crate) fn reply(status: StatusCode, v: &Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        shown::json(v),
+    )
+        .into_response()
+}
+
+/// [`reply`] with 200.
+pub(crate) fn ok(v: &Value) -> Response {
+    reply(StatusCode::OK, v)
+}
+
+/// A one-line string for a person.
+fn line(s: &str) -> Value {
+    Value::String(shown::line(s).into_owned())
+}
+
+/// An optional one-line string for a person.
+fn line_opt(s: Option<&str>) -> Value {
+    s.map(line).unwrap_or(Value::Null)
+}
+
+/// A multi-line string for a person (newlines kept; the page shows it
+/// preformatted).
+fn block(s: &str) -> Value {
+    Value::String(shown::block(s).into_owned())
+}
 
 /// Past this, a file on disk is not read for a preview.
 const PREVIEW_FILE_LIMIT: u64 = 256 * 1024;
 /// Past this many characters, a preview or diff is cut.
 const PREVIEW_CHARS: usize = 20_000;
+
+/// Past this many characters, a history row's `shown.input` is cut.
+const HISTORY_INPUT_CHARS: usize = 200;
+
+/// The first `n` characters of `s`, and `…` when there were more: cut
+/// before escaping, so an escape is never cut in half.
+fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
 
 /// Whether the stored snapshot still hashes to the stored digest.
 pub(crate) fn digest_ok(p: &Pending) -> bool {
@@ -62,8 +118,21 @@ pub(crate) fn approval(p: &Pending, roots: &[PathBuf], now_ms: u64) -> Value {
         "answered": p.answered,
         "outcome": p.outcome.map(|o| o.as_str()),
         "finished": p.finished,
-        "input": input,
         "details": call.as_ref().map(|c| details(c, roots)).unwrap_or(Value::Null),
+        "shown": {
+            "id": line(&p.id),
+            "tool": line(&p.tool),
+            "client": line_opt(p.client.as_deref()),
+            "server": line_opt(server_of(p, &snapshot).as_deref()),
+            "session": line(&p.session),
+            "call_id": line(&p.call_id),
+            "rule": line_opt(p.rule.as_deref()),
+            "reason": line(&p.reason),
+            "note": line_opt(p.note.as_deref()),
+            "answered_by": line_opt(p.answered_by.as_deref()),
+            "input": shown::json_pretty(&input),
+        },
+        "input": input,
     })
 }
 
@@ -79,6 +148,13 @@ pub(crate) fn row(r: &Row) -> Value {
         "note": rec.note, "outcome": rec.outcome.as_str(),
         "duration_us": rec.duration_us, "approval_id": rec.approval_id,
         "hash": r.hash,
+        "shown": {
+            "session": line(&rec.session), "client": line_opt(rec.client.as_deref()),
+            "server": line_opt(rec.server.as_deref()), "call_id": line(&rec.call_id),
+            "tool": line(&rec.tool), "input": line(&cut(&rec.input, HISTORY_INPUT_CHARS)),
+            "rule": line_opt(rec.rule.as_deref()), "reason": line(&rec.reason),
+            "note": line_opt(rec.note.as_deref()),
+        },
     })
 }
 
@@ -120,8 +196,14 @@ fn shell(command: &str, cwd: Option<&Path>) -> Value {
         .iter()
         .map(|c| {
             json!({
-                "argv": c.argv, "text": c.text, "read_only": c.read_only,
-                "wrappers": c.wrappers,
+                "argv": c.argv.iter().map(|a| line(a)).collect::<Vec<_>>(),
+                "text": line(&c.text),
+                "read_only": c.read_only,
+                "wrappers": c
+                    .wrappers
+                    .iter()
+                    .map(|w| w.iter().map(|a| line(a)).collect::<Vec<_>>())
+                    .collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -131,7 +213,7 @@ fn shell(command: &str, cwd: Option<&Path>) -> Value {
         .map(|e| {
             json!({
                 "kind": format!("{:?}", e.kind).to_lowercase(),
-                "target": e.target,
+                "target": line(&e.target),
                 "recursive": e.recursive,
                 "delete": e.delete,
             })
@@ -139,11 +221,11 @@ fn shell(command: &str, cwd: Option<&Path>) -> Value {
         .collect();
     json!({
         "kind": "shell",
-        "command": command,
+        "command": block(command),
         "parts": parts,
         "effects": effects,
-        "unknowns": a.unknowns.iter().map(|u| u.reason.clone()).collect::<Vec<_>>(),
-        "hazards": a.hazards.iter().map(|h| h.reason.clone()).collect::<Vec<_>>(),
+        "unknowns": a.unknowns.iter().map(|u| line(&u.reason)).collect::<Vec<_>>(),
+        "hazards": a.hazards.iter().map(|h| line(&h.reason)).collect::<Vec<_>>(),
     })
 }
 
@@ -204,17 +286,18 @@ fn write(
         ),
         _ => None,
     };
-    let preview_of = |s: &str| s.chars().take(PREVIEW_CHARS).collect::<String>();
+    // Cut, then escaped: an escape is never cut in half.
+    let preview_of = |s: &str| block(&s.chars().take(PREVIEW_CHARS).collect::<String>());
     json!({
         "kind": "write",
-        "path": path,
-        "resolved": abs,
+        "path": line(path),
+        "resolved": line(&abs.to_string_lossy()),
         "inside_roots": inside,
         "exists": exists,
         "diff": diff.as_deref().map(preview_of),
         "preview": new.as_deref().map(preview_of),
         "total_chars": new.as_ref().map(|n| n.chars().count()),
-        "edit": edit.map(|(from, to)| json!({"old_string": from, "new_string": to})),
+        "edit": edit.map(|(from, to)| json!({"old_string": block(from), "new_string": block(to)})),
     })
 }
 

@@ -12,13 +12,19 @@
 //! Notifications therefore need `toolgate serve` running. Sending them is
 //! fire-and-forget on the blocking pool: a failure is logged to standard
 //! error and never delays or changes an answer.
+//!
+//! What a person reads in a notification (the webhook's `text`, `body`,
+//! `message`, `summary`; the desktop notification) names the call through
+//! [`shown::line`], so a control or bidi character in a tool name or a
+//! session id is shown escaped; the webhook's body is written by
+//! [`shown::json`], so no such character is sent raw either.
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolgate_policy::Notify;
-use toolgate_store::Pending;
+use toolgate_store::{Pending, shown};
 
 use crate::server::Config;
 use crate::state::AppState;
@@ -85,8 +91,8 @@ impl Watcher {
             for p in &expired {
                 eprintln!(
                     "toolgate serve: approval {} ({}) expired after {} s without an answer",
-                    p.id,
-                    p.tool,
+                    shown::line(&p.id),
+                    shown::line(&p.tool),
                     ttl.as_secs()
                 );
             }
@@ -107,8 +113,8 @@ impl Watcher {
     fn announce(&self, p: &Pending) {
         let link = format!("{}/#approval-{}", self.base_url, p.id);
         if let Some(url) = self.notify.webhook.clone() {
-            let body = payload(p, &link, &url, self.notify.include_arguments).to_string();
-            let id = p.id.clone();
+            let body = shown::json(&payload(p, &link, &url, self.notify.include_arguments));
+            let id = shown::line(&p.id).into_owned();
             tokio::task::spawn_blocking(move || {
                 if let Err(e) = post(&url, &body) {
                     eprintln!("toolgate serve: webhook for approval {id} to {url} failed: {e}");
@@ -116,11 +122,17 @@ impl Watcher {
             });
         }
         if self.notify.desktop && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
-            let text = summary(p);
-            let id = p.id.clone();
+            let text = desktop_text(p);
+            let id = shown::line(&p.id).into_owned();
             tokio::task::spawn_blocking(move || {
+                // `--`: a body that starts with `-` is not an option.
                 let run = std::process::Command::new("notify-send")
-                    .args(["--app-name=toolgate", "toolgate: approval needed", &text])
+                    .args([
+                        "--app-name=toolgate",
+                        "--",
+                        "toolgate: approval needed",
+                        &text,
+                    ])
                     .stdin(std::process::Stdio::null())
                     .status();
                 match run {
@@ -133,22 +145,41 @@ impl Watcher {
     }
 }
 
-/// One line that names the call without its arguments.
-fn summary(p: &Pending) -> String {
+/// One line that names the call without its arguments, each value
+/// escaped for a person.
+pub fn summary(p: &Pending) -> String {
     let client = p
         .client
         .as_deref()
-        .map(|c| format!(" from {c}"))
+        .map(|c| format!(" from {}", shown::line(c)))
         .unwrap_or_default();
     let rule = p
         .rule
         .as_deref()
-        .map(|r| format!(", rule {r}"))
+        .map(|r| format!(", rule {}", shown::line(r)))
         .unwrap_or_default();
     format!(
         "{}{client} waits for approval {} (session {}{rule})",
-        p.tool, p.id, p.session
+        shown::line(&p.tool),
+        shown::line(&p.id),
+        shown::line(&p.session)
     )
+}
+
+/// The desktop notification's body: [`summary`], with `&`, `<` and `>`
+/// written as entities, since notification servers read the body as
+/// markup (a tool name must not become a link or hide as a tag).
+pub fn desktop_text(p: &Pending) -> String {
+    let mut out = String::new();
+    for c in summary(p).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The webhook's JSON body. One object that several receivers read as
@@ -160,6 +191,11 @@ fn summary(p: &Pending) -> String {
 ///
 /// The call's input and the policy's reason (which may quote it) are sent
 /// only with `include_arguments = true`. The link carries no token.
+///
+/// The texts for people (`text`, `body`, `message`, `summary`) are escaped
+/// ([`summary`]); toolgate's own fields (`tool`, `session`, `arguments`,
+/// `reason`, ...) are the stored values, exact, for programs. Send it as
+/// [`shown::json`] writes it.
 pub fn payload(p: &Pending, link: &str, webhook: &str, include_arguments: bool) -> Value {
     let text = format!("toolgate: {} {link}", summary(p));
     let topic = webhook
@@ -210,5 +246,48 @@ fn post(url: &str, body: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("HTTP {status}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolgate_store::ApprovalStatus;
+
+    fn pending(tool: &str, session: &str) -> Pending {
+        Pending {
+            id: "a1".into(),
+            session: session.into(),
+            client: Some("claude".into()),
+            server: None,
+            call_id: "c1".into(),
+            tool: tool.into(),
+            snapshot_json: "{}".into(),
+            digest: "d".into(),
+            reason: "r".into(),
+            rule: None,
+            remember_allowed: false,
+            status: ApprovalStatus::Pending,
+            created: "2025-01-01T00:00:00.000Z".into(),
+            answer: None,
+            note: None,
+            answered_by: None,
+            answered: None,
+            outcome: None,
+            finished: None,
+        }
+    }
+
+    #[test]
+    fn the_desktop_text_is_escaped_and_carries_no_markup() {
+        let text = desktop_text(&pending(
+            "<a href=\"x\">Bash</a>\x1b[2K\r",
+            "s\u{202e}1 & more",
+        ));
+        assert_eq!(
+            text,
+            "&lt;a href=\"x\"&gt;Bash&lt;/a&gt;\\x1b[2K\\r from claude waits for approval a1 \
+             (session s\\u{202e}1 &amp; more)"
+        );
     }
 }

@@ -3,4 +3,6 @@
 mod support;
 
 mod api;
+mod limits;
 mod router;
+mod shown;

@@ -27,19 +27,25 @@ impl Fixture {
     }
 
     pub fn with_notify(notify: Notify) -> Fixture {
+        Fixture::with_config(notify, |_| {})
+    }
+
+    /// A server whose config `adjust` changes first (limits, timeouts).
+    pub fn with_config(notify: Notify, adjust: impl FnOnce(&mut Config)) -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
         let ws = dir.path().join("ws").canonicalize().unwrap_or_else(|_| {
             std::fs::create_dir_all(dir.path().join("ws")).expect("ws");
             dir.path().join("ws").canonicalize().expect("ws")
         });
         let state_dir = dir.path().join("state");
-        let config = Config {
+        let mut config = Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             notify,
             roots: vec![ws.clone()],
             poll: Duration::from_millis(50),
             ..Config::new(state_dir.clone())
         };
+        adjust(&mut config);
         let server = Server::bind(config).expect("bind");
         let store = Store::open(state_dir.join("toolgate.db")).expect("store");
         let running = server.spawn();
@@ -67,6 +73,19 @@ impl Fixture {
         input: Value,
         remember: bool,
     ) -> String {
+        self.queue_full(session, client, tool, input, remember, "it asks")
+    }
+
+    /// [`Fixture::queue_with`], with the policy's reason.
+    pub fn queue_full(
+        &self,
+        session: &str,
+        client: Option<Client>,
+        tool: &str,
+        input: Value,
+        remember: bool,
+        reason: &str,
+    ) -> String {
         let mut call = Call::new(tool, input);
         if let Some(c) = client {
             call = call.with_client(c);
@@ -84,7 +103,7 @@ impl Fixture {
             decision: Decision::Ask,
             rule: Some("ask[0]".into()),
             hard: false,
-            reason: "it asks".into(),
+            reason: reason.into(),
             approval: Some(ApprovalAnswer::Unanswered),
             note: None,
             outcome: Outcome::Waiting,
@@ -99,7 +118,7 @@ impl Fixture {
             tool: tool.into(),
             snapshot_json: call.canonical_json(),
             digest,
-            reason: "it asks".into(),
+            reason: reason.into(),
             rule: Some("ask[0]".into()),
             remember_allowed: remember,
         };
