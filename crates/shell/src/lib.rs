@@ -52,6 +52,7 @@ assert!(!a.commands[1].read_only); // a program of the workspace, not `cat`
 */
 #![deny(missing_docs)]
 
+mod arith;
 mod effects;
 mod glob;
 mod hazards;

@@ -85,8 +85,31 @@ pub(crate) struct Word {
     /// Command and process substitutions anywhere inside the word; they run
     /// whatever the word is used for.
     pub subs: Vec<Sub>,
+    /// Places inside the word where bash evaluates text as code of another
+    /// kind (arithmetic, an indirect name, a prompt string); they too run
+    /// whatever the word is used for.
+    pub evals: Vec<Eval>,
     /// The source text of the word.
     pub text: String,
+}
+
+/// Text that bash evaluates when it expands a word, other than a command
+/// substitution: an array subscript or an arithmetic expression evaluates
+/// the variables it names, recursively, and one whose value holds
+/// `a[$(cmd)]` runs `cmd`. Each is checked against the variables followed
+/// where the word is expanded (`walk::evaluate`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Eval {
+    /// An arithmetic expression as written: `$((..))`, `$[..]`, `((..))`,
+    /// the header of `for ((..))`, an indexed array's subscript, the offset
+    /// and length of `${x:..:..}`.
+    Arith(String),
+    /// `${!NAME}`: the value of `NAME` is expanded as a parameter name (and
+    /// its subscript evaluated).
+    Indirect(String),
+    /// `${NAME@P}`: the value of `NAME` is expanded as a prompt, which runs
+    /// the substitutions in it.
+    Prompt(String),
 }
 
 /// A piece of a word.
@@ -97,9 +120,12 @@ pub(crate) enum Part {
     /// `$NAME` or `${NAME}`; `quoted` inside double quotes, where its
     /// value is neither split into words nor globbed.
     Param { name: String, quoted: bool },
-    /// Any other expansion (`${x:-y}`, `$(..)`, `$((..))`, `<(..)`): its value
-    /// cannot be known.
+    /// Any other expansion (`${x:-y}`, `$(..)`, `<(..)`): its value cannot
+    /// be known.
     Dynamic,
+    /// An arithmetic expansion (`$((..))`, `$[..]`): an integer whose
+    /// digits are not known, plain wherever it is evaluated again.
+    Number,
 }
 
 /// A command or process substitution.
@@ -145,6 +171,7 @@ pub(crate) enum RedirTarget {
         body: String,
         dynamic: bool,
         subs: Vec<Sub>,
+        evals: Vec<Eval>,
     },
     /// A here-string (`<<< word`).
     HereString(Word),

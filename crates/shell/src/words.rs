@@ -61,6 +61,12 @@ impl Arg {
 /// assigned but its value is not known for sure here.
 pub(crate) type Vars = HashMap<String, Option<String>>;
 
+/// The value of a variable known to hold an integer whose digits are not
+/// followed (assigned by arithmetic, `n=$((..))`, or given the integer
+/// attribute): never expanded as text, since no value bash holds contains
+/// a NUL, but plain wherever bash evaluates it as arithmetic.
+pub(crate) const INTEGER: &str = "\0integer";
+
 /// What expansion needs to know about the environment.
 pub(crate) struct Env<'a> {
     pub home: Option<&'a Path>,
@@ -173,7 +179,7 @@ pub(crate) fn param_value<'a>(
     vars: &'a Vars,
 ) -> Option<&'a str> {
     match vars.get(name) {
-        Some(v) => v.as_deref(),
+        Some(v) => v.as_deref().filter(|v| *v != INTEGER),
         None if name == "HOME" => home?.to_str(),
         None => None,
     }
@@ -182,6 +188,9 @@ pub(crate) fn param_value<'a>(
 /// The value an assignment gives (`X=VALUE`): no splitting or globbing
 /// happens there; a `~` is left to be unknown.
 pub(crate) fn assigned_value(word: &Word, home: Option<&Path>, vars: &Vars) -> Option<String> {
+    if integer_word(word, vars) {
+        return Some(INTEGER.to_string());
+    }
     let mut out = String::new();
     for (i, part) in word.parts.iter().enumerate() {
         match part {
@@ -203,7 +212,7 @@ pub(crate) fn assigned_value(word: &Word, home: Option<&Path>, vars: &Vars) -> O
                 out.push_str(text);
             }
             Part::Param { name, .. } => out.push_str(param_value(name, home, vars)?),
-            Part::Dynamic => return None,
+            Part::Dynamic | Part::Number => return None,
         }
     }
     if word.parts.is_empty() && !word.text.is_empty() {
@@ -242,10 +251,33 @@ fn literal_chars(word: &Word, home: Option<&Path>, vars: &Vars) -> Option<Vec<QC
                     );
                 }
             }
-            Part::Dynamic => return None,
+            Part::Dynamic | Part::Number => return None,
         }
     }
     Some(chars)
+}
+
+/// Whether the word's value is an integer whose digits are not all known:
+/// it joins arithmetic expansions, variables holding integers and digits.
+fn integer_word(word: &Word, vars: &Vars) -> bool {
+    let mut unknown_digits = false;
+    let all = word.parts.iter().all(|p| match p {
+        Part::Number => {
+            unknown_digits = true;
+            true
+        }
+        Part::Param { name, .. } => {
+            let int = crate::arith::integer_param(name)
+                || vars
+                    .get(name)
+                    .is_some_and(|v| v.as_deref() == Some(INTEGER));
+            unknown_digits |= int;
+            int
+        }
+        Part::Lit { text, .. } => text.bytes().all(|c| c.is_ascii_digit()),
+        Part::Dynamic => false,
+    });
+    all && unknown_digits
 }
 
 /// Unquoted `*`, `?`, or `[` with a closing `]`.

@@ -245,7 +245,8 @@ fn substitutions_in_every_position() {
         "echo $((1 + $(touch a)))",
         &["touch a", "echo $((1 + $(touch a)))"],
         &["W a"],
-        &[],
+        // Its output is evaluated as arithmetic: `a[$(cmd)]` would run.
+        &["a command substitution"],
         &[],
     );
     check(
@@ -302,7 +303,13 @@ fn substitutions_in_every_position() {
         &[],
         &[],
     );
-    check("(( x = $(touch a) ))", &["touch a"], &["W a"], &[], &[]);
+    check(
+        "(( x = $(touch a) ))",
+        &["touch a"],
+        &["W a"],
+        &["a command substitution"],
+        &[],
+    );
     check(
         "echo x > $(touch a)",
         &["touch a", "echo x"],

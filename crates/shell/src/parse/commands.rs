@@ -20,6 +20,25 @@ pub(super) fn merge_subs(words: Vec<Word>) -> Word {
     out
 }
 
+/// The key of an element `[KEY]=value` of a compound array assignment.
+fn element_key(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix('[')?;
+    let mut depth = 1usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return rest[i + 1..].starts_with(['=', '+']).then(|| &rest[..i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 impl<'s> Conv<'s> {
     pub(super) fn redirected_of(&mut self, node: TsNode<'_>) -> Node {
         let mut body = field(node, grammar().body)
@@ -100,6 +119,7 @@ impl<'s> Conv<'s> {
         let mut body_text = String::new();
         let mut dynamic = false;
         let mut subs = Vec::new();
+        let mut evals = Vec::new();
         let mut pending_op: Option<AndOrOp> = None;
         for (child, field) in fields(node) {
             match (kind(child), field) {
@@ -113,9 +133,22 @@ impl<'s> Conv<'s> {
                     for part in child.named_children(&mut c2) {
                         match kind(part) {
                             "heredoc_content" => {}
-                            _ => {
+                            kind => {
                                 dynamic = true;
-                                subs.extend(self.scan_word(part).subs);
+                                let text = self.text(part);
+                                // The grammar reads `$((..))` in a body as a
+                                // command substitution of a subshell; bash
+                                // evaluates it as arithmetic first.
+                                if kind == "command_substitution"
+                                    && text.starts_with("$((")
+                                    && text.ends_with("))")
+                                {
+                                    node_evals("arithmetic_expansion", text, &mut evals);
+                                }
+                                node_evals(kind, text, &mut evals);
+                                let scanned = self.scan_word(part);
+                                subs.extend(scanned.subs);
+                                evals.extend(scanned.evals);
                             }
                         }
                     }
@@ -153,6 +186,7 @@ impl<'s> Conv<'s> {
             target: RedirTarget::Heredoc {
                 body: body_text,
                 dynamic: dynamic && !quoted_delim,
+                evals: if quoted_delim { Vec::new() } else { evals },
                 subs,
             },
             fd: None,
@@ -285,8 +319,17 @@ impl<'s> Conv<'s> {
             .unwrap_or_default();
         let mut value = Vec::new();
         if let Some(n) = name_node {
-            let scanned = self.scan_word(n);
-            if !scanned.subs.is_empty() {
+            let mut scanned = self.scan_word(n);
+            // `a[SUB]=v`: an indexed array's subscript is arithmetic.
+            let t = self.text(n);
+            if let Some(sub) = t
+                .find('[')
+                .and_then(|open| t[open + 1..].strip_suffix(']'))
+                .filter(|sub| !matches!(*sub, "@" | "*"))
+            {
+                scanned.evals.insert(0, Eval::Arith(sub.to_string()));
+            }
+            if !scanned.subs.is_empty() || !scanned.evals.is_empty() {
                 value.push(scanned);
             }
         }
@@ -294,7 +337,12 @@ impl<'s> Conv<'s> {
             if kind(v) == "array" {
                 let mut cursor = v.walk();
                 for element in v.named_children(&mut cursor) {
-                    value.push(self.word_of(element));
+                    let mut word = self.word_of(element);
+                    // `a=([SUB]=v)`: the same subscript.
+                    if let Some(sub) = element_key(&word.text) {
+                        word.evals.insert(0, Eval::Arith(sub.to_string()));
+                    }
+                    value.push(word);
                 }
             } else {
                 value.push(self.word_of(v));
@@ -313,12 +361,27 @@ impl<'s> Conv<'s> {
             ..Simple::default()
         };
         let mut cursor = node.walk();
+        let mut prev_end = None;
         for child in node.children(&mut cursor) {
             if !child.is_named() {
                 if simple.words.is_empty() {
                     simple.words.push(lit_word(self.text(child)));
                 }
                 continue;
+            }
+            // The grammar splits `unset a[x]` into `a` and `[x]`: bash
+            // reads one word where nothing separates them.
+            let joined = prev_end == Some(child.start_byte()) && kind(child) != "comment";
+            prev_end = Some(child.end_byte());
+            if joined {
+                if let Some(last) = simple.words.last_mut() {
+                    let next = self.word_of(child);
+                    last.text.push_str(&next.text);
+                    last.parts.extend(next.parts);
+                    last.subs.extend(next.subs);
+                    last.evals.extend(next.evals);
+                    continue;
+                }
             }
             match kind(child) {
                 "variable_assignment" => {
@@ -341,6 +404,7 @@ impl<'s> Conv<'s> {
                     for v in &assign.value {
                         word.parts.extend(v.parts.iter().cloned());
                         word.subs.extend(v.subs.iter().cloned());
+                        word.evals.extend(v.evals.iter().cloned());
                     }
                     simple.words.push(word);
                     // The word carries the value's substitutions; the

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use tree_sitter::{Language, Node as TsNode, ParseOptions, Parser, Tree};
 
 use crate::syntax::{
-    AndOrOp, Assign, Item, List, Node, Part, RedirTarget, Redirect, Simple, Sub, SubKind, Word,
+    AndOrOp, Assign, Eval, Item, List, Node, Part, RedirTarget, Redirect, Simple, Sub, SubKind,
+    Word,
 };
 
 mod commands;

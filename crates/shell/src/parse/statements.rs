@@ -153,7 +153,11 @@ impl<'s> Conv<'s> {
             "compound_statement" => {
                 let arith = node.child(0).is_some_and(|c| self.text(c) == "((");
                 if arith {
-                    Node::Arith(vec![self.scan_word(node)])
+                    let mut word = self.scan_word(node);
+                    let inner = word.text.strip_prefix("((").unwrap_or(&word.text);
+                    let inner = inner.strip_suffix("))").unwrap_or(inner).to_string();
+                    word.evals.insert(0, Eval::Arith(inner));
+                    Node::Arith(vec![word])
                 } else {
                     Node::Compound {
                         words: Vec::new(),
@@ -172,10 +176,8 @@ impl<'s> Conv<'s> {
                 for child in field_all(node, g.value) {
                     words.push(self.word_of(child));
                 }
-                for f in [g.initializer, g.condition, g.update] {
-                    for child in field_all(node, f) {
-                        words.push(self.scan_word(child));
-                    }
+                if kind(node) == "c_style_for_statement" {
+                    words.push(self.arith_header(node));
                 }
                 let binds = match kind(node) {
                     "for_statement" => Some(
@@ -237,6 +239,45 @@ impl<'s> Conv<'s> {
             "test_command" => Node::Simple(self.test_of(node)),
             _ => Node::Arith(vec![self.scan_word(node)]),
         }
+    }
+
+    /// The header of `for ((init; cond; update))` as one word whose text is
+    /// `((..))`: one arithmetic evaluation, its parts in the order they
+    /// first run.
+    pub(super) fn arith_header(&mut self, node: TsNode<'_>) -> Word {
+        let mut start = node.start_byte();
+        let mut end = node.end_byte();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match self.text(child) {
+                "((" if !child.is_named() => start = child.end_byte(),
+                "))" if !child.is_named() => {
+                    end = child.start_byte();
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let inner = self
+            .src
+            .get(start..end.max(start))
+            .unwrap_or("")
+            .to_string();
+        let mut word = Word {
+            text: format!("(({inner}))"),
+            parts: vec![Part::Dynamic],
+            evals: vec![Eval::Arith(inner)],
+            ..Word::default()
+        };
+        let g = grammar();
+        for f in [g.initializer, g.condition, g.update] {
+            for child in field_all(node, f) {
+                let scanned = self.scan_word(child);
+                word.subs.extend(scanned.subs);
+                word.evals.extend(scanned.evals);
+            }
+        }
+        word
     }
 
     /// `a && b || c`: the grammar nests these to the left, one level per
@@ -337,6 +378,13 @@ impl<'s> Conv<'s> {
             return;
         }
         for (child, field) in fields(node) {
+            // The header of `for ((..))` is the caller's word
+            // (`arith_header`), never statements of the body.
+            let header = kind(node) == "c_style_for_statement"
+                && matches!(field, Some("initializer" | "condition" | "update"));
+            if header {
+                continue;
+            }
             if matches!(
                 field,
                 Some("value" | "initializer" | "condition" | "update")

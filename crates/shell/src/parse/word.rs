@@ -9,8 +9,31 @@ pub(super) fn lit_word(text: &str) -> Word {
             text: text.to_string(),
             quoted: true,
         }],
-        subs: Vec::new(),
         text: text.to_string(),
+        ..Word::default()
+    }
+}
+
+/// The evaluations an expansion node makes itself (`$((..))`, `$[..]`,
+/// `${..}`); those of expansions nested in it are its children's.
+pub(super) fn node_evals(kind: &str, text: &str, out: &mut Vec<Eval>) {
+    match kind {
+        "arithmetic_expansion" => {
+            let inner = text
+                .strip_prefix("$((")
+                .and_then(|t| t.strip_suffix("))"))
+                .or_else(|| text.strip_prefix("$[").and_then(|t| t.strip_suffix(']')))
+                .unwrap_or(text);
+            out.push(Eval::Arith(inner.to_string()));
+        }
+        "expansion" => {
+            let inner = text
+                .strip_prefix("${")
+                .map(|t| t.strip_suffix('}').unwrap_or(t))
+                .unwrap_or(text);
+            crate::arith::expansion_evals(inner, out);
+        }
+        _ => {}
     }
 }
 
@@ -251,6 +274,7 @@ impl<'s> Conv<'s> {
                     });
                 } else {
                     word.parts.push(Part::Dynamic);
+                    node_evals("expansion", text, &mut word.evals);
                     self.scan_into(node, word);
                 }
             }
@@ -274,7 +298,8 @@ impl<'s> Conv<'s> {
                 });
             }
             "arithmetic_expansion" => {
-                word.parts.push(Part::Dynamic);
+                word.parts.push(Part::Number);
+                node_evals("arithmetic_expansion", text, &mut word.evals);
                 self.scan_into(node, word);
             }
             "concatenation" | "word" | "number" | "variable_name" | "extglob_pattern" | "regex"
@@ -394,7 +419,7 @@ impl<'s> Conv<'s> {
         let mut word = Word {
             text: self.text(node).to_string(),
             parts: vec![Part::Dynamic],
-            subs: Vec::new(),
+            ..Word::default()
         };
         self.scan_into(node, &mut word);
         word
@@ -415,6 +440,11 @@ impl<'s> Conv<'s> {
                     let mut scratch = Word::default();
                     self.parts_into(child, &mut scratch);
                     word.subs.extend(scratch.subs);
+                    word.evals.extend(scratch.evals);
+                }
+                kind @ ("arithmetic_expansion" | "expansion") => {
+                    node_evals(kind, self.text(child), &mut word.evals);
+                    self.scan_into(child, word);
                 }
                 kind if is_statement(kind) => {
                     // A statement inside an expression (grammar recovery):

@@ -21,9 +21,24 @@ pub(super) fn system_program(name: &str) -> bool {
 impl<'o> Walker<'o> {
     pub(super) fn simple(&mut self, s: &Simple, scope: &mut Scope) {
         let start = self.out.commands.len();
+        // Assignments run left to right: a value sees the variables
+        // assigned before it on the line as not known.
+        let mut assigned = HashSet::new();
         for a in &s.assigns {
             for v in &a.value {
-                self.subs(v, scope);
+                if !assigned.is_empty() && !v.evals.is_empty() {
+                    let vars = crate::arith::Overlay {
+                        vars: &scope.vars,
+                        unknown: &assigned,
+                    };
+                    self.evals(v, &vars);
+                    self.walk_subs(v, scope);
+                } else {
+                    self.subs(v, scope);
+                }
+            }
+            if s.assigns.len() > 1 {
+                assigned.insert(a.name.clone());
             }
             if tables::changes_what_runs(&a.name) {
                 self.unknown(
@@ -41,6 +56,8 @@ impl<'o> Walker<'o> {
         for r in &s.redirects {
             self.redirect_subs(r, scope);
         }
+        self.attribute_assignments(s, scope);
+        self.declaration(s, &args, scope);
         self.assignments(s, &args, scope);
         let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
         if args.is_empty() {
@@ -217,6 +234,21 @@ impl<'o> Walker<'o> {
         if let Some(&changes_cwd) = self.functions.get(&name) {
             if changes_cwd {
                 self.cwd_unknown(scope, &format!("function `{name}` changes it"));
+            }
+        }
+        if literal_name {
+            self.evaluating_builtin(&name, &argv, s, scope, idx, !wrappers.is_empty());
+            if self
+                .fn_epoch
+                .get(&name)
+                .is_some_and(|&e| e < self.attr_epoch)
+            {
+                self.unknown(
+                    format!(
+                        "function `{name}` was defined before an integer or name-reference attribute was declared: its assignments may evaluate their values"
+                    ),
+                    Some(idx),
+                );
             }
         }
         self.command_ran(&name, &argv, literal_name, scope);

@@ -15,7 +15,9 @@ use std::rc::Rc;
 use crate::effects::{self, Derived, Nested};
 use crate::hazards;
 use crate::parse;
-use crate::syntax::{AndOrOp, List, Node, Part, RedirTarget, Redirect, Simple, SubKind, Word};
+use crate::syntax::{
+    AndOrOp, Assign, List, Node, Part, RedirTarget, Redirect, Simple, SubKind, Word,
+};
 use crate::tables::{self, Access};
 use crate::words::{self, Arg, Vars};
 use crate::wrappers::{self, Script, Step};
@@ -23,10 +25,12 @@ use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unkn
 
 mod cd;
 mod command;
+mod evaluate;
 mod redirects;
 mod shells;
 mod vars;
 
+use evaluate::*;
 use shells::*;
 use vars::*;
 
@@ -109,6 +113,23 @@ pub(crate) struct Walker<'o> {
     frozen: HashSet<String>,
     /// Variables are no longer followed (after `trap`, `declare -n`, ...).
     vars_off: bool,
+    /// Variables given the integer attribute (`declare -i`): assigning one
+    /// evaluates the value as arithmetic. `ints_any` when a name given it
+    /// was not literal.
+    ints: HashSet<String>,
+    ints_any: bool,
+    /// Name references (`declare -n`): assigning one sets the name it
+    /// refers to, which is evaluated, subscript included, at each use.
+    refs: HashSet<String>,
+    refs_any: bool,
+    /// Counts declarations of those attributes, so that a function defined
+    /// before one (whose assignments were walked without it) is known.
+    attr_epoch: usize,
+    /// The `attr_epoch` at each function's definition.
+    fn_epoch: HashMap<String, usize>,
+    /// Variables read by plain arithmetic so far, in order (for loops,
+    /// whose arithmetic runs again after the body).
+    arith_reads: Vec<String>,
 }
 
 impl<'o> Walker<'o> {
@@ -127,6 +148,13 @@ impl<'o> Walker<'o> {
             wild_globs: Vec::new(),
             frozen: HashSet::new(),
             vars_off: false,
+            ints: HashSet::new(),
+            ints_any: false,
+            refs: HashSet::new(),
+            refs_any: false,
+            attr_epoch: 0,
+            fn_epoch: HashMap::new(),
+            arith_reads: Vec::new(),
         }
     }
 
@@ -281,9 +309,20 @@ impl<'o> Walker<'o> {
                 looped,
                 binds,
             } => {
+                let reads_from = self.arith_reads.len();
+                // `for ((..))`: its header, when plain, assigns integers.
+                let mut header = binds.is_none().then(Vec::new);
                 for w in words {
-                    self.subs(w, scope);
+                    match (self.subs(w, scope), header.as_mut()) {
+                        (Some(t), Some(h)) if w.text.starts_with("((") => h.extend(t),
+                        (_, Some(_)) => header = None,
+                        _ => {}
+                    }
                 }
+                if let Some(targets) = &header {
+                    self.integers(scope, targets.clone());
+                }
+                let int_binds = self.int_binds(words, binds.as_deref(), scope);
                 let Some(mut inner) = self.deeper(scope) else {
                     return;
                 };
@@ -298,11 +337,18 @@ impl<'o> Walker<'o> {
                     // it starts from what is sure before it, and what any
                     // body assigns is unsure after the command.
                     let mut entry = Rc::clone(&scope.vars);
-                    if *looped || binds.is_none() {
+                    let mut kept = Vec::new();
+                    if *looped && (binds.is_some() || header.is_some()) {
+                        kept = forget_all_but_integers(&mut entry);
+                    } else if *looped || binds.is_none() {
                         forget_all(&mut entry);
                     }
                     for name in binds.iter().flatten() {
-                        Rc::make_mut(&mut entry).insert(name.clone(), None);
+                        let value = int_binds.then(|| words::INTEGER.to_string());
+                        if value.is_some() {
+                            kept.push(name.clone());
+                        }
+                        Rc::make_mut(&mut entry).insert(name.clone(), value);
                     }
                     let mut changed = Vars::default();
                     for body in bodies {
@@ -313,11 +359,14 @@ impl<'o> Walker<'o> {
                                 changed.insert(k.clone(), None);
                             }
                         }
+                        if *looped {
+                            self.loop_changed(&kept, &inner.vars, reads_from);
+                        }
                     }
                     for name in binds.iter().flatten() {
                         changed.insert(name.clone(), None);
                     }
-                    if binds.is_none() {
+                    if binds.is_none() && header.is_none() {
                         forget_all(&mut scope.vars);
                     }
                     if !changed.is_empty() {
@@ -348,6 +397,7 @@ impl<'o> Walker<'o> {
                 self.defining.pop();
                 let changes_cwd = inner.cwd != before;
                 self.functions.insert(name.clone(), changes_cwd);
+                self.fn_epoch.insert(name.clone(), self.attr_epoch);
             }
             Node::Redirected(inner, redirects) => {
                 let start = self.out.commands.len();
@@ -358,11 +408,19 @@ impl<'o> Walker<'o> {
                 let _ = start;
             }
             Node::Arith(words) => {
+                // `(( X = 1 ))` assigns integers when plain; anything else
+                // here (the grammar's recovery) may assign anything.
+                let mut targets = Some(Vec::new());
                 for w in words {
-                    self.subs(w, scope);
+                    match (self.subs(w, scope), targets.as_mut()) {
+                        (Some(t), Some(all)) if w.text.starts_with("((") => all.extend(t),
+                        _ => targets = None,
+                    }
                 }
-                // `(( X = 1 ))`, `[[ .. ]]` with assignments in arithmetic.
-                forget_all(&mut scope.vars);
+                match targets {
+                    Some(t) => self.integers(scope, t),
+                    None => forget_all(&mut scope.vars),
+                }
             }
         }
     }
@@ -400,8 +458,21 @@ impl<'o> Walker<'o> {
         }
     }
 
-    /// Walks the substitutions inside a word (they run in subshells).
-    fn subs(&mut self, word: &Word, scope: &Scope) {
+    /// Checks the evaluations inside a word (`evaluate`) and walks its
+    /// substitutions (they run in subshells). `Some` with the variables
+    /// plain arithmetic in it assigns, when all its evaluations are plain.
+    fn subs(&mut self, word: &Word, scope: &Scope) -> Option<Targets> {
+        let targets = if word.evals.is_empty() {
+            Some(Vec::new())
+        } else {
+            self.evals(word, &*scope.vars)
+        };
+        self.walk_subs(word, scope);
+        targets
+    }
+
+    /// Walks the substitutions inside a word.
+    fn walk_subs(&mut self, word: &Word, scope: &Scope) {
         for sub in &word.subs {
             let Some(mut inner) = self.deeper(scope) else {
                 return;
@@ -411,6 +482,41 @@ impl<'o> Walker<'o> {
             self.list(&sub.list, &mut inner);
             self.redirects(&sub.redirects, scope, None);
         }
+    }
+
+    /// Whether the variable a `for NAME in WORDS` loop binds holds an
+    /// integer in every round: every word is a literal integer. A variable
+    /// whose assignment evaluates the value (`declare -i`, `-n`) bound to
+    /// anything else is an unknown.
+    fn int_binds(&mut self, words: &[Word], binds: Option<&[String]>, scope: &Scope) -> bool {
+        let Some(binds) = binds.filter(|b| !b.is_empty()) else {
+            return false;
+        };
+        // Globs are not expanded for this: a file name is no integer.
+        let globs = words.iter().any(|w| w.text.contains(['*', '?', '[']));
+        let dir = Self::work_dir(self.opts, scope);
+        let mut args = Vec::new();
+        if !globs {
+            for w in words {
+                self.expand(w, dir.as_deref(), &scope.vars, &mut args);
+            }
+        }
+        let integers = !args.is_empty()
+            && args.iter().all(|a| {
+                let digits = a.text.strip_prefix('-').unwrap_or(&a.text);
+                a.literal && !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
+            });
+        for name in binds {
+            if !integers && self.evaluates_assignment(name) {
+                self.unknown(
+                    format!(
+                        "the loop assigns `{name}`, whose integer or name-reference attribute evaluates each value"
+                    ),
+                    None,
+                );
+            }
+        }
+        integers
     }
 
     /// The directory a command of `scope` runs in, when known. Borrowed

@@ -79,10 +79,13 @@ impl<'o> Walker<'o> {
 
     pub(super) fn redirect_subs(&mut self, r: &Redirect, scope: &Scope) {
         match &r.target {
-            RedirTarget::Word(w) | RedirTarget::HereString(w) => self.subs(w, scope),
-            RedirTarget::Heredoc { subs, .. } => {
+            RedirTarget::Word(w) | RedirTarget::HereString(w) => {
+                self.subs(w, scope);
+            }
+            RedirTarget::Heredoc { subs, evals, .. } => {
                 let w = Word {
                     subs: subs.clone(),
+                    evals: evals.clone(),
                     ..Word::default()
                 };
                 self.subs(&w, scope);

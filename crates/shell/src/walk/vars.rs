@@ -63,8 +63,8 @@ const SHELL_SET: &[&str] = &[
 /// Builtins that assign variables of this shell in ways not followed.
 fn assigns_variables(name: &str, argv: &[Arg]) -> bool {
     match name {
-        "read" | "unset" | "mapfile" | "readarray" | "getopts" | "let" | "eval" | "source"
-        | "." | "trap" | "declare" | "typeset" | "local" | "export" | "readonly" => {
+        "read" | "unset" | "mapfile" | "readarray" | "getopts" | "eval" | "source" | "."
+        | "trap" | "declare" | "typeset" | "local" | "export" | "readonly" => {
             // The declaration builtins were followed in `assignments`;
             // only their non-literal arguments reach here as a risk.
             !matches!(
@@ -115,9 +115,32 @@ impl<'o> Walker<'o> {
         {
             // `${X:=v}` and `$((X = 1))` assign while expanding.
             forget_all(&mut scope.vars);
+            if self.ints_any || self.refs_any || !self.ints.is_empty() || !self.refs.is_empty() {
+                self.unknown(
+                    format!(
+                        "`{}` assigns while expanding, perhaps to a variable whose attribute evaluates the value",
+                        s.text
+                    ),
+                    None,
+                );
+            }
         }
         if s.words.is_empty() {
             for a in &s.assigns {
+                if self.ints_any || self.ints.contains(&a.name) {
+                    // An integer variable stores what the value evaluates
+                    // to (`n+=2` included): an integer, when it is plain.
+                    let value = match a.value.as_slice() {
+                        [w] if !s.text.contains(&format!("{}[", a.name)) => {
+                            evaluate::int_assigned_text(a, s, w, &*scope.vars)
+                                .filter(|t| crate::arith::check(t, &*scope.vars).is_ok())
+                                .map(|_| words::INTEGER.to_string())
+                        }
+                        _ => None,
+                    };
+                    self.set_var(scope, &a.name, value);
+                    continue;
+                }
                 let plain = a.value.len() == 1
                     && !s.text.contains(&format!("{}+=", a.name))
                     && !s.text.contains(&format!("{}[", a.name));
@@ -149,11 +172,12 @@ impl<'o> Walker<'o> {
         let readonly =
             decl == "readonly" || flags.iter().any(|f| f.starts_with('-') && f.contains('r'));
         // Names that refer to other variables (`-n`) and attributes that
-        // change what later assignments store (`-i`, `-l`, `-u`): the
-        // values are not followed from here on.
+        // change what later assignments store (`-l`, `-u`): the values are
+        // not followed from here on. (The integer attribute is followed:
+        // `set_var` keeps its variables as integers.)
         if decl != "export"
             && decl != "readonly"
-            && flags.iter().any(|f| f[1..].contains(['n', 'i', 'l', 'u']))
+            && flags.iter().any(|f| f[1..].contains(['n', 'l', 'u']))
         {
             self.vars_off = true;
             forget_all(&mut scope.vars);
@@ -173,7 +197,10 @@ impl<'o> Walker<'o> {
             match value {
                 // `local` fails outside a function, leaving the old value.
                 Some(v)
-                    if plain_name && flags.is_empty() && !v.contains('~') && decl != "local" =>
+                    if plain_name
+                        && flags.iter().all(|f| *f == "-i")
+                        && !v.contains('~')
+                        && (decl != "local" || !self.defining.is_empty()) =>
                 {
                     self.set_var(scope, &base, Some(v.to_string()));
                 }
@@ -188,9 +215,16 @@ impl<'o> Walker<'o> {
     }
 
     pub(super) fn set_var(&mut self, scope: &mut Scope, name: &str, value: Option<String>) {
-        let value = value.filter(|_| {
+        let mut value = value.filter(|_| {
             !self.vars_off && !self.frozen.contains(name) && !SHELL_SET.contains(&name)
         });
+        // An integer variable stores what its value evaluates to.
+        if self.ints_any || self.ints.contains(name) {
+            value = value.and_then(|v| {
+                (v == words::INTEGER || crate::arith::check(&v, &*scope.vars).is_ok())
+                    .then(|| words::INTEGER.to_string())
+            });
+        }
         if scope.vars.get(name) != Some(&value) {
             Rc::make_mut(&mut scope.vars).insert(name.to_string(), value);
         }

@@ -1,0 +1,601 @@
+//! Where bash evaluates text as arithmetic, as a parameter name or as a
+//! prompt (`crate::arith`), checked against the variables followed at that
+//! point: each place that is not plain is an `Unknown`, since a value such
+//! as `a[$(cmd)]` reaching it runs `cmd`.
+//!
+//! The places: evaluations inside words (`$((..))`, `${a[..]}`, `${x:..}`,
+//! `${!x}`, `${x@P}`, subscripts of assignments), `((..))` and
+//! `for ((..))` (in `walk::mod`), and builtins: `let`, the arithmetic
+//! operators of `[[ .. ]]`, the names given to `read`, `printf -v`,
+//! `unset`, `mapfile`, `getopts`, `wait -p`, `test -v` and the declaration
+//! builtins, and every assignment to a variable with the integer attribute
+//! (`declare -i`) or a name reference (`declare -n`).
+
+use super::*;
+use crate::arith::{self, Overlay, Values};
+use crate::syntax::Eval;
+use crate::words::INTEGER;
+
+/// Variables an evaluation assigns, each with whether it surely holds an
+/// integer afterwards.
+pub(super) type Targets = Vec<(String, bool)>;
+
+/// The arithmetic operators of `[[ .. ]]`, which evaluate both operands.
+const TEST_ARITH: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+
+/// The value of a word where bash evaluates it as arithmetic, when every
+/// part is known: an arithmetic expansion or a variable holding an integer
+/// stands as `0` (plain whatever its digits).
+pub(super) fn arith_text(word: &Word, vars: &dyn Values) -> Option<String> {
+    if word.parts.is_empty() {
+        return word.text.is_empty().then(String::new);
+    }
+    let mut out = String::new();
+    for part in &word.parts {
+        match part {
+            Part::Lit { text, .. } => out.push_str(text),
+            Part::Param { name, .. } if arith::integer_param(name) => out.push('0'),
+            Part::Param { name, .. } => match vars.value(name) {
+                Some(INTEGER) => out.push('0'),
+                Some(v) => out.push_str(v),
+                None => return None,
+            },
+            Part::Number => out.push('0'),
+            Part::Dynamic => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Options of `read`, `mapfile` and `wait` that take a value.
+fn valued_options(name: &str) -> &'static str {
+    match name {
+        "read" => "adinNptu",
+        "mapfile" | "readarray" => "dnOsuCc",
+        "wait" => "p",
+        "printf" => "v",
+        _ => "",
+    }
+}
+
+impl<'o> Walker<'o> {
+    /// Checks the evaluations inside `word` against `vars`; reports each
+    /// that is not plain. `Some` with what the plain ones assign when all
+    /// are plain.
+    pub(super) fn evals(&mut self, word: &Word, vars: &dyn Values) -> Option<Targets> {
+        let mut targets = Vec::new();
+        let mut plain = true;
+        for e in &word.evals {
+            match e {
+                Eval::Arith(expr) => match arith::check(expr, vars) {
+                    Ok(c) => {
+                        self.arith_reads.extend(c.reads);
+                        targets.extend(c.targets);
+                    }
+                    Err(why) => {
+                        plain = false;
+                        self.unknown(format!("arithmetic `{expr}` is not plain: {why}"), None);
+                    }
+                },
+                Eval::Indirect(name) => {
+                    if !arith::indirect_plain(name, vars) {
+                        plain = false;
+                        self.unknown(
+                            format!(
+                                "`${{!{name}}}` expands the parameter named by the value of `{name}`, which is not known to be a plain name"
+                            ),
+                            None,
+                        );
+                    }
+                }
+                Eval::Prompt(name) => {
+                    if !arith::prompt_plain(name, vars) {
+                        plain = false;
+                        self.unknown(
+                            format!(
+                                "`${{{name}@P}}` expands the value of `{name}` as a prompt, which runs the substitutions in it, and that value is not known"
+                            ),
+                            None,
+                        );
+                    }
+                }
+            }
+        }
+        plain.then_some(targets)
+    }
+
+    /// Variables assigned by plain arithmetic hold integers from here on.
+    pub(super) fn integers(&mut self, scope: &mut Scope, targets: Targets) {
+        for (name, sure) in targets {
+            self.set_var(scope, &name, sure.then(|| INTEGER.to_string()));
+        }
+    }
+
+    /// A value bash evaluates as arithmetic: its text checked, or an
+    /// unknown naming `what` evaluates it.
+    fn arith_value(
+        &mut self,
+        text: Option<String>,
+        shown: &str,
+        what: &str,
+        vars: &dyn Values,
+    ) -> Option<Targets> {
+        let Some(text) = text else {
+            self.unknown(
+                format!(
+                    "{what} evaluates `{shown}` as arithmetic, and its value is not known here"
+                ),
+                None,
+            );
+            return None;
+        };
+        match arith::check(&text, vars) {
+            Ok(c) => {
+                self.arith_reads.extend(c.reads);
+                Some(c.targets)
+            }
+            Err(why) => {
+                self.unknown(
+                    format!("{what} evaluates `{shown}` as arithmetic, which is not plain: {why}"),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// A name a builtin assigns or tests: literal, its subscript plain, and
+    /// not a variable whose assignment evaluates the value (unless `value`
+    /// says the value is plain for it).
+    fn assigned_name(
+        &mut self,
+        builtin: &str,
+        arg: &Arg,
+        value_plain: bool,
+        idx: usize,
+        vars: &dyn Values,
+    ) {
+        if !arg.literal {
+            self.unknown(
+                format!(
+                    "`{builtin}` is given the name `{}`, which is not known here: a subscript in it would be evaluated",
+                    arg.text
+                ),
+                Some(idx),
+            );
+            return;
+        }
+        if let Err(why) = arith::check_name(&arg.text, vars) {
+            self.unknown(format!("`{builtin}` evaluates {why}"), Some(idx));
+        }
+        let base = arg.text.split('[').next().unwrap_or(&arg.text);
+        if !value_plain && self.evaluates_assignment(base) {
+            self.unknown(
+                format!(
+                    "`{builtin}` assigns `{base}`, whose integer or name-reference attribute evaluates the value"
+                ),
+                Some(idx),
+            );
+        }
+    }
+
+    /// Whether assigning `name` evaluates the value: the integer attribute
+    /// (arithmetic) or a name reference (a name, subscript included).
+    pub(super) fn evaluates_assignment(&self, name: &str) -> bool {
+        self.ints_any || self.refs_any || self.ints.contains(name) || self.refs.contains(name)
+    }
+
+    /// The builtins that evaluate their arguments, checked before the
+    /// command runs (`argv` after wrappers; `s.words` when they line up).
+    pub(super) fn evaluating_builtin(
+        &mut self,
+        name: &str,
+        argv: &[Arg],
+        s: &Simple,
+        scope: &mut Scope,
+        idx: usize,
+        wrapped: bool,
+    ) {
+        let vars = Rc::clone(&scope.vars);
+        let aligned = !wrapped && s.words.len() == argv.len();
+        let args = argv.get(1..).unwrap_or_default();
+        match name {
+            "let" => {
+                let mut texts = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    let text = if a.literal {
+                        Some(a.text.clone())
+                    } else if aligned && a.pattern.is_none() {
+                        s.words.get(i + 1).and_then(|w| arith_text(w, &scope.vars))
+                    } else {
+                        None
+                    };
+                    match text {
+                        Some(t) => texts.push(t),
+                        None => {
+                            self.arith_value(None, &a.text, "`let`", &*vars);
+                            forget_all(&mut scope.vars);
+                            return;
+                        }
+                    }
+                }
+                let joined = texts.join(", ");
+                match self.arith_value(Some(joined.clone()), &joined, "`let`", &*vars) {
+                    Some(targets) => self.integers(scope, targets),
+                    None => forget_all(&mut scope.vars),
+                }
+            }
+            "[[" => {
+                let words = &s.words;
+                for (i, w) in words.iter().enumerate() {
+                    if TEST_ARITH.contains(&w.text.as_str()) {
+                        let what = format!("`[[ .. {} .. ]]`", w.text);
+                        for operand in [i.checked_sub(1), Some(i + 1)].into_iter().flatten() {
+                            let Some(o) = words.get(operand) else {
+                                continue;
+                            };
+                            let text = arith_text(o, &*vars);
+                            match self.arith_value(text, &o.text, &what, &*vars) {
+                                Some(targets) => self.integers(scope, targets),
+                                None => forget_all(&mut scope.vars),
+                            }
+                        }
+                    } else if w.text == "-v" {
+                        if let Some(o) = words.get(i + 1) {
+                            let arg = match words::assigned_value(o, None, &vars) {
+                                Some(v) if v != INTEGER => Arg::lit(v),
+                                _ => Arg::dynamic(o.text.clone()),
+                            };
+                            self.assigned_name("[[ -v ]]", &arg, true, idx, &*vars);
+                        }
+                    }
+                }
+            }
+            "[" | "test" => {
+                for (i, a) in args.iter().enumerate() {
+                    if a.literal && a.text == "-v" {
+                        if let Some(n) = args.get(i + 1) {
+                            self.assigned_name(name, n, true, idx, &*vars);
+                        }
+                    }
+                }
+            }
+            "read" | "mapfile" | "readarray" | "wait" | "printf" | "getopts" | "unset" => {
+                let (names, default) = self.builtin_names(name, args);
+                let value_plain = name == "unset";
+                for n in &names {
+                    self.assigned_name(name, n, value_plain, idx, &*vars);
+                }
+                if let Some(d) = default.filter(|_| names.is_empty()) {
+                    if self.evaluates_assignment(d) {
+                        self.assigned_name(name, &Arg::lit(d), false, idx, &*vars);
+                    }
+                }
+            }
+            // Checked in `declaration` when written directly; through a
+            // wrapper (`command declare`), anything that may evaluate is
+            // unknown.
+            "declare" | "typeset" | "local" | "export" | "readonly"
+                if wrapped
+                    && args.iter().any(|a| {
+                        let base = a.text.split(['=', '[', '+']).next().unwrap_or(&a.text);
+                        !a.literal
+                            || a.text.contains('[')
+                            || (a.text.starts_with('-') && a.text.contains(['i', 'n']))
+                            || self.evaluates_assignment(base)
+                    }) =>
+            {
+                self.unknown(
+                    format!(
+                        "`{name}` run through a wrapper assigns names or values that may be evaluated"
+                    ),
+                    Some(idx),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// The names `read`, `printf -v`, `unset`, `mapfile`, `getopts` and
+    /// `wait -p` assign or remove, and the variable they assign when none is
+    /// named.
+    fn builtin_names(&self, name: &str, args: &[Arg]) -> (Vec<Arg>, Option<&'static str>) {
+        let valued = valued_options(name);
+        let mut names = Vec::new();
+        let mut operands = Vec::new();
+        let mut i = 0;
+        let mut options = name != "getopts";
+        while i < args.len() {
+            let a = &args[i];
+            i += 1;
+            if options && a.literal && a.text == "--" {
+                options = false;
+                continue;
+            }
+            if options && a.literal && a.text.len() > 1 && a.text.starts_with('-') {
+                // `-rp PROMPT`, `-vNAME`, `-p NAME`.
+                for (k, c) in a.text.char_indices().skip(1) {
+                    if valued.contains(c) {
+                        let rest = &a.text[k + c.len_utf8()..];
+                        let value = if rest.is_empty() {
+                            i += 1;
+                            args.get(i - 1).cloned()
+                        } else {
+                            Some(a.with_text(rest))
+                        };
+                        if matches!((name, c), ("read", 'a') | ("printf" | "wait", _)) {
+                            names.extend(value);
+                        }
+                        break;
+                    }
+                }
+                if name == "unset" && a.text.contains('f') {
+                    return (Vec::new(), None);
+                }
+                continue;
+            }
+            if name == "printf" || name == "wait" {
+                break;
+            }
+            options = false;
+            operands.push(a.clone());
+        }
+        match name {
+            "read" => {
+                names.extend(operands);
+                (names, Some("REPLY"))
+            }
+            "mapfile" | "readarray" => {
+                names.extend(operands.into_iter().take(1));
+                (names, Some("MAPFILE"))
+            }
+            "getopts" => {
+                names.extend(operands.into_iter().nth(1));
+                if self.evaluates_assignment("OPTARG") {
+                    names.push(Arg::lit("OPTARG"));
+                }
+                (names, None)
+            }
+            "unset" => (operands, None),
+            _ => (names, None),
+        }
+    }
+
+    /// `declare`, `typeset`, `local`, `export`, `readonly` written directly:
+    /// each name's subscript, each value given the integer attribute
+    /// (`-i`, or a variable that has it) checked as arithmetic, each value
+    /// given a name reference (`-n`) checked as a name, in order, before
+    /// the assignments are followed. Records the attributes.
+    pub(super) fn declaration(&mut self, s: &Simple, args: &[Arg], scope: &mut Scope) {
+        let Some(decl) = args.first().filter(|a| a.literal).map(|a| a.text.clone()) else {
+            return;
+        };
+        if !matches!(
+            decl.as_str(),
+            "declare" | "typeset" | "local" | "export" | "readonly"
+        ) {
+            return;
+        }
+        let aligned = s.words.len() == args.len();
+        let rest = args.get(1..).unwrap_or_default();
+        let flags: Vec<&str> = rest
+            .iter()
+            .take_while(|a| a.literal && (a.text.starts_with('-') || a.text.starts_with('+')))
+            .map(|a| a.text.as_str())
+            .collect();
+        let has = |c: char| flags.iter().any(|f| f.starts_with('-') && f.contains(c));
+        let (int, nameref) = (has('i'), has('n'));
+        if !flags
+            .iter()
+            .all(|f| f.chars().skip(1).all(|c| c.is_ascii_alphabetic()))
+        {
+            self.unknown(format!("`{decl}` is given options not known here"), None);
+        }
+        if int || nameref {
+            self.attr_epoch += 1;
+        }
+        let mut assigned: HashSet<String> = HashSet::new();
+        for (k, a) in rest.iter().enumerate().skip(flags.len()) {
+            let word = aligned.then(|| s.words.get(k + 1)).flatten();
+            // The name: from the literal argument, or the literal text
+            // before `=` in the word as written.
+            let name = if a.literal {
+                Some(a.text.split('=').next().unwrap_or(&a.text).to_string())
+            } else {
+                word.and_then(|w| match w.parts.first() {
+                    Some(Part::Lit { text, .. }) if text.contains('=') => {
+                        Some(text.split('=').next().unwrap_or(text).to_string())
+                    }
+                    _ => None,
+                })
+            };
+            let Some(name) = name else {
+                self.unknown(
+                    format!(
+                        "`{decl}` is given `{}`, whose name is not known here: a subscript in it would be evaluated",
+                        a.text
+                    ),
+                    None,
+                );
+                if int {
+                    self.ints_any = true;
+                }
+                if nameref {
+                    self.refs_any = true;
+                }
+                continue;
+            };
+            let append = name.ends_with('+');
+            let name = name.trim_end_matches('+').to_string();
+            let base = name.split('[').next().unwrap_or(&name).to_string();
+            let value = if a.literal {
+                a.text.split_once('=').map(|(_, v)| Some(v.to_string()))
+            } else if a.text.contains('=') {
+                Some(word.and_then(|w| {
+                    let t = arith_text(w, &*scope.vars)?;
+                    t.split_once('=').map(|(_, v)| v.to_string())
+                }))
+            } else {
+                None
+            };
+            // Earlier names of this command are assigned before this one.
+            let vars = Overlay {
+                vars: &scope.vars,
+                unknown: &assigned,
+            };
+            if let Err(why) = arith::check_name(&name, &vars) {
+                self.unknown(format!("`{decl}` evaluates {why}"), None);
+            }
+            if let Some(value) = value {
+                if int || self.ints_any || self.ints.contains(&base) {
+                    let what = format!("`{decl}` of an integer variable");
+                    let shown = value.clone().unwrap_or_else(|| a.text.clone());
+                    // `+=` adds to the old value, evaluated too.
+                    let text = match &value {
+                        Some(v) if append => Some(format!("{base} + ({v})")),
+                        v => v.clone(),
+                    };
+                    self.arith_value(text, &shown, &what, &vars);
+                }
+                if nameref || self.refs_any || self.refs.contains(&base) {
+                    let plain = value
+                        .as_deref()
+                        .is_some_and(|v| !v.contains('$') && arith::check_name(v, &vars).is_ok());
+                    if !plain {
+                        self.unknown(
+                            format!(
+                                "`{decl}` makes `{base}` refer to `{}`, a name not known to be plain: using `{base}` would evaluate it",
+                                value.as_deref().unwrap_or_else(|| {
+                                    a.text.split_once('=').map_or(a.text.as_str(), |(_, v)| v)
+                                })
+                            ),
+                            None,
+                        );
+                    }
+                }
+            }
+            if int {
+                self.ints.insert(base.clone());
+            }
+            if nameref {
+                self.refs.insert(base.clone());
+            }
+            assigned.insert(base);
+        }
+    }
+
+    /// Assignments written as `NAME=value` (alone or before a command) to
+    /// a variable whose assignment evaluates the value, checked in order.
+    pub(super) fn attribute_assignments(&mut self, s: &Simple, scope: &Scope) {
+        if self.ints.is_empty() && self.refs.is_empty() && !self.ints_any && !self.refs_any {
+            return;
+        }
+        let mut assigned = HashSet::new();
+        for a in &s.assigns {
+            let vars = Overlay {
+                vars: &scope.vars,
+                unknown: &assigned,
+            };
+            let int = self.ints_any || self.ints.contains(&a.name);
+            let nameref = self.refs_any || self.refs.contains(&a.name);
+            for w in &a.value {
+                // The word of the subscript, kept for its evaluations.
+                if w.text.len() > a.name.len()
+                    && w.text.starts_with(&a.name)
+                    && w.text[a.name.len()..].starts_with('[')
+                {
+                    continue;
+                }
+                if int {
+                    let what = format!("assigning the integer variable `{}`", a.name);
+                    let text = int_assigned_text(a, s, w, &vars);
+                    self.arith_value(text, &w.text, &what, &vars);
+                }
+                if nameref {
+                    let plain = arith_text(w, &vars)
+                        .is_some_and(|v| !v.contains('$') && arith::check_name(&v, &vars).is_ok());
+                    if !plain {
+                        self.unknown(
+                            format!(
+                                "assigning the name reference `{}` makes it refer to `{}`, a name not known to be plain",
+                                a.name, w.text
+                            ),
+                            None,
+                        );
+                    }
+                }
+            }
+            assigned.insert(a.name.clone());
+        }
+    }
+
+    /// After a loop's bodies: a variable kept as an integer at the loop's
+    /// entry that the body changes, and that arithmetic in the loop reads,
+    /// may hold anything when that arithmetic runs again.
+    pub(super) fn loop_changed(&mut self, kept: &[String], after: &Vars, reads_from: usize) {
+        let changed: Vec<&String> = kept
+            .iter()
+            .filter(|name| after.value(name) != Some(INTEGER))
+            .collect();
+        if changed.is_empty() {
+            return;
+        }
+        let from = reads_from.min(self.arith_reads.len());
+        let reads: HashSet<&String> = self.arith_reads[from..].iter().collect();
+        let flagged: Vec<String> = changed
+            .into_iter()
+            .filter(|name| reads.contains(name))
+            .cloned()
+            .collect();
+        for name in flagged {
+            self.unknown(
+                format!(
+                    "`{name}` is changed inside a loop whose arithmetic reads it again: its value there is not known"
+                ),
+                None,
+            );
+        }
+    }
+}
+
+/// What assigning `word` to the integer variable of `a` evaluates: the
+/// value, after the old value for `+=`.
+pub(super) fn int_assigned_text(
+    a: &Assign,
+    s: &Simple,
+    word: &Word,
+    vars: &dyn Values,
+) -> Option<String> {
+    let text = arith_text(word, vars)?;
+    if s.text.contains(&format!("{}+=", a.name)) {
+        Some(format!("{} + ({text})", a.name))
+    } else {
+        Some(text)
+    }
+}
+
+/// Loop entry: every variable is unsure (a later round sees what the body
+/// assigned), except those holding an integer, which stay integers so that
+/// arithmetic in the body stays plain; `Walker::loop_changed` checks
+/// afterwards that the body kept them so. Returns the names kept.
+pub(super) fn forget_all_but_integers(vars: &mut Rc<Vars>) -> Vec<String> {
+    let mut kept = Vec::new();
+    let integer = |v: &str| {
+        v == INTEGER || {
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
+        }
+    };
+    if vars.values().any(Option::is_some) {
+        for (k, v) in Rc::make_mut(vars).iter_mut() {
+            if v.as_deref().is_some_and(integer) {
+                *v = Some(INTEGER.to_string());
+                kept.push(k.clone());
+            } else {
+                *v = None;
+            }
+        }
+    }
+    kept.sort();
+    kept
+}

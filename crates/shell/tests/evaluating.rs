@@ -1,0 +1,302 @@
+//! Expansions that evaluate code (issue 20, class 3), against bash itself.
+//!
+//! Bash evaluates array subscripts inside arithmetic recursively, through
+//! the values of the variables it names, and runs the substitutions of a
+//! prompt string: with `x='a[$(touch P)]'`, `echo $((x))` runs `touch P`.
+//! Each case below is a context where that happens. The test asserts both
+//! that the analysis reports the script as not analysable (an `Unknown`)
+//! and, when `bash` is installed, that bash really runs the embedded
+//! `touch P` (the marker file appears in a scratch directory), so a case
+//! that stopped being real would fail here rather than pass vacuously.
+//! The plain forms (known numbers, names, literal prompts) must stay
+//! analysable, and bash must not create the marker for them.
+//!
+//! Without `bash` the bash half is skipped with a message; with `CI=true`
+//! a missing `bash` fails the test.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use toolgate_shell::{Options, analyze};
+
+/// Contexts where bash evaluates a value that runs `touch P`.
+const EVALUATING: &[&str] = &[
+    // Arithmetic expansion and its old form, quoted or not.
+    "x='a[$(touch P)]'; echo $((x))",
+    "x='a[$(touch P)]'; echo \"$((x + 0))\"",
+    "x='a[$(touch P)]'; echo $(($x))",
+    "x='a[$(touch P)]'; echo $[x]",
+    "x='a[$(touch P)]'; echo $(( x ? 1 : 0 ))",
+    // Through another variable's value.
+    "x='a[$(touch P)]'; y=x; echo $((y))",
+    // Array subscripts and their lengths.
+    "x='a[$(touch P)]'; a=(1 2); echo ${a[x]}",
+    "x='a[$(touch P)]'; a=(1 2); echo \"${a[$x]}\"",
+    "x='a[$(touch P)]'; a=(1); echo ${#a[x]}",
+    // Substring offsets and lengths.
+    "x='a[$(touch P)]'; y=abc; echo ${y:x}",
+    "x='a[$(touch P)]'; y=abc; echo ${y:0:x}",
+    "x='a[$(touch P)]'; a=(1 2); echo ${a[@]:x}",
+    "x='a[$(touch P)]'; echo ${@:x}",
+    // Arithmetic commands.
+    "x='a[$(touch P)]'; ((x))",
+    "x='a[$(touch P)]'; ((x++))",
+    "x='a[$(touch P)]'; for ((i=x; 0; )); do :; done",
+    "x='a[$(touch P)]'; let y=x",
+    "x='a[$(touch P)]'; let x++",
+    // The integer attribute: every assignment evaluates the value.
+    "x='a[$(touch P)]'; declare -i y=x",
+    "x='a[$(touch P)]'; typeset -i y=x",
+    "f() { x='a[$(touch P)]'; local -i y=x; }; f",
+    "x='a[$(touch P)]'; declare -i y; y=x",
+    "x='a[$(touch P)]'; declare -i y; y=$x",
+    "x='a[$(touch P)]'; declare -i y; y+=x",
+    "x='a[$(touch P)]'; declare -i y; export y=x",
+    "x='a[$(touch P)]'; declare -i y; read y <<< x",
+    "x='a[$(touch P)]'; declare -i y; printf -v y x",
+    "x='a[$(touch P)]'; declare -i y; for y in x; do :; done",
+    "x='a[$(touch P)]'; declare -i y; : ${y:=x}",
+    "x='a[$(touch P)]'; declare -ia y; y=(x)",
+    "f() { y=$1; }; declare -i y; f 'a[$(touch P)]'",
+    // The arithmetic operators of `[[ ]]` evaluate both operands.
+    "x='a[$(touch P)]'; [[ $x -eq 1 ]]",
+    "x='a[$(touch P)]'; [[ \"$x\" -ne 1 ]]",
+    "x='a[$(touch P)]'; [[ x -lt 1 ]]",
+    "x='a[$(touch P)]'; [[ 1 -le x ]]",
+    "x='a[$(touch P)]'; [[ -n x && x -gt 0 ]]",
+    "x='a[$(touch P)]'; [[ x -ge 0 ]]",
+    // Prompt expansion runs substitutions, however they are spelled.
+    "x='$(touch P)'; echo ${x@P}",
+    "x='`touch P`'; echo \"${x@P}\"",
+    "x='\\044(touch P)'; echo ${x@P}",
+    // Indirection: the value names a parameter, subscript included.
+    "x='a[$(touch P)]'; echo ${!x}",
+    "x='a[$(touch P)]'; echo ${!x:-d}",
+    "x='a[$(touch P)]'; echo ${!x@P}",
+    // `$_`: the last argument of the previous command, no assignment.
+    ": 'a[$(touch P)]'; echo $((_))",
+    ": 'a[$(touch P)]'; echo $(($_))",
+    // Values nobody assigned in the script: input, arguments, substitutions.
+    "read v <<< 'a[$(touch P)]'; echo $((v))",
+    "set -- 'a[$(touch P)]'; echo $(($1))",
+    "v=$(printf '%s' 'a[$(touch P)]'); echo $((v))",
+    // Subscripts of assignments to indexed arrays.
+    "x='a[$(touch P)]'; a[$x]=1",
+    "x='a[$(touch P)]'; a[x]=1",
+    "x='a[$(touch P)]'; a=([x]=1)",
+    "x='a[$(touch P)]'; a+=([x]=1)",
+    "x='a[$(touch P)]'; declare -a a=([x]=1)",
+    // Names given to builtins: their subscripts are evaluated.
+    "x='a[$(touch P)]'; printf -v \"$x\" 1",
+    "x='a[$(touch P)]'; printf -v 'a[x]' 1",
+    "x='a[$(touch P)]'; read \"a[$x]\" <<< 1",
+    "x='a[$(touch P)]'; a=(1); unset \"a[$x]\"",
+    "x='a[$(touch P)]'; a=(1); unset a[x]",
+    "x='a[$(touch P)]'; declare \"$x=1\"",
+    "x='a[$(touch P)]'; [ -v \"$x\" ]",
+    "x='a[$(touch P)]'; test -v \"$x\"",
+    "x='a[$(touch P)]'; [[ -v $x ]]",
+    "x='a[$(touch P)]'; [[ -v a[x] ]]",
+    // Name references: the name referred to is evaluated at each use.
+    "x='a[$(touch P)]'; declare -n r=$x; echo $r",
+    "declare -n r='a[$(touch P)]'; r=1",
+    "x='a[$(touch P)]'; declare -n r; r=$x; echo $r",
+    "x='a[$(touch P)]'; declare -n r; read r <<< \"$x\"; echo $r",
+    "x='a[$(touch P)]'; declare -n r; for r in \"$x\"; do echo $r; done",
+    // Arithmetic wherever a word is expanded.
+    "x='a[$(touch P)]'; cat <<E\n$((x))\nE",
+    "x='a[$(touch P)]'; cat <<E\n${a[x]}\nE",
+    "x='a[$(touch P)]'; cat <<< $((x))",
+    "x='a[$(touch P)]'; echo > $((x))",
+    "x='a[$(touch P)]'; case $((x)) in *) ;; esac",
+    "x='a[$(touch P)]'; for i in $((x)); do :; done",
+    // A loop that changes what its own arithmetic reads next round.
+    "i=0; while ((i < 1)); do i='a[$(touch P)]+5'; done",
+    "for ((i=0; i<1; i++)); do i='a[$(touch P)]+5'; done",
+    "i=0; for k in 1 2; do echo $((i)); i='a[$(touch P)]'; done",
+    // PS4 is expanded as a prompt for each traced command.
+    "PS4='$(touch P)'; set -x; :",
+];
+
+/// The same contexts given plain values: analysable, and bash runs nothing.
+/// Several hold the payload in a variable that is never evaluated.
+const PLAIN: &[&str] = &[
+    "echo $((1+2))",
+    "echo $(( 0x1f + 2#101 - 3 ))",
+    "n=3; echo $((n*2))",
+    "n=3; m=n+1; echo $((m*2)) $[m]",
+    "y=$((2+3)); echo $((y*2))",
+    "for ((i=0;i<3;i++)); do echo $i; done",
+    "for ((i=0;i<3;i++)); do echo $((i*2)); done",
+    "n=5; for ((i=0;i<n;i++)); do :; done; echo $((i))",
+    "for i in 1 2 3; do echo $((i*2)); done",
+    "i=0; while ((i<3)); do ((i++)); done; echo $i",
+    "i=0; let i++ 'j = i * 2'; echo $((i + j))",
+    "declare -i n=5; n+=2; echo $((n))",
+    "[[ $# -eq 0 ]]",
+    "n=1; [[ $n -lt 2 && 3 -gt n ]]",
+    "x=abcdef; echo ${x:1:2} ${x: -1}",
+    "a=(1 2 3); n=2; echo ${a[1]} ${a[n]} ${a[@]} ${#a[@]} ${!a[@]}",
+    "x='a[$(touch P)]'; echo \"${!x*}\" \"${!BASH@}\"",
+    "x='a[$(touch P)]'; echo \"$x\" ${#x} ${x@Q}",
+    "x='a[$(touch P)]'; [ \"$x\" -eq 1 ]",
+    "x='a[$(touch P)]'; test \"$x\" -eq 1",
+    "y=HOME; echo ${!y}",
+    "p='hi there'; echo ${p@P}",
+    "printf -v out '%s' 1; echo $out",
+    "read -r line <<< hi; echo $line",
+    "a=(1 2); unset 'a[1]'; echo ${a[@]}",
+    "a[1]=x; i=0; a[i]=y; echo ${a[@]}",
+    "declare -n r=HOME; echo $r",
+    "[[ -v HOME ]]",
+    "f() { local -i n=0; n+=1; echo $n; }; f",
+];
+
+fn opts() -> Options {
+    Options {
+        cwd: Some(PathBuf::from("/nonexistent/w")),
+        home: Some(PathBuf::from("/home/u")),
+        ..Options::default()
+    }
+}
+
+/// Whether `bash` can be run; `None` (with a message) when the bash half is
+/// skipped. Under `CI=true` a missing bash is a failure.
+fn bash() -> Option<()> {
+    let ok = Command::new("bash")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(());
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("bash is not installed: CI runs these cases against it");
+    }
+    eprintln!("skipped: bash is not installed; only the analysis half of these tests ran");
+    None
+}
+
+/// Runs `script` under `bash -c` in a new scratch directory and says
+/// whether the marker file `P` exists afterwards. Killed after 10 s.
+fn bash_creates_marker(script: &str) -> bool {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("bash starts");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("bash did not finish within 10 s: {script:?}");
+            }
+        }
+    }
+    marker(dir.path())
+}
+
+fn marker(dir: &Path) -> bool {
+    dir.join("P").exists()
+}
+
+#[test]
+fn evaluating_contexts_are_unknown() {
+    let mut missed = Vec::new();
+    for script in EVALUATING {
+        if analyze(script, &opts()).unknowns.is_empty() {
+            missed.push(*script);
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "analysed as if nothing were evaluated:\n{}",
+        missed.join("\n")
+    );
+}
+
+#[test]
+fn evaluating_contexts_run_the_command_in_bash() {
+    if bash().is_none() {
+        return;
+    }
+    let mut not_real = Vec::new();
+    for script in EVALUATING {
+        if !bash_creates_marker(script) {
+            not_real.push(*script);
+        }
+    }
+    assert!(
+        not_real.is_empty(),
+        "bash did not run the embedded command (the case proves nothing):\n{}",
+        not_real.join("\n")
+    );
+}
+
+#[test]
+fn plain_forms_stay_analysable() {
+    let mut flagged = Vec::new();
+    for script in PLAIN {
+        let a = analyze(script, &opts());
+        if !a.unknowns.is_empty() {
+            let reasons: Vec<_> = a.unknowns.iter().map(|u| u.reason.as_str()).collect();
+            flagged.push(format!("{script}\n    {}", reasons.join("\n    ")));
+        }
+    }
+    assert!(
+        flagged.is_empty(),
+        "plain forms reported unknown:\n{}",
+        flagged.join("\n")
+    );
+}
+
+#[test]
+fn plain_forms_run_nothing_in_bash() {
+    if bash().is_none() {
+        return;
+    }
+    for script in PLAIN {
+        assert!(
+            !bash_creates_marker(script),
+            "bash ran the payload of a form taken as plain: {script:?}"
+        );
+    }
+}
+
+#[test]
+fn values_from_the_environment_are_unknown() {
+    // A variable the script never assigned holds whatever the environment
+    // gave it.
+    let script = "echo $((v))";
+    assert!(!analyze(script, &opts()).unknowns.is_empty());
+    if bash().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let status = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path())
+        .env("v", "a[$(touch P)]")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("bash runs");
+    let _ = status;
+    assert!(marker(dir.path()), "bash did not evaluate `v`");
+}
