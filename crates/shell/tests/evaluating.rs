@@ -111,12 +111,21 @@ const EVALUATING: &[&str] = &[
     "x='a[$(touch P)]'; echo > $((x))",
     "x='a[$(touch P)]'; case $((x)) in *) ;; esac",
     "x='a[$(touch P)]'; for i in $((x)); do :; done",
+    "x='a[$(touch P)]'; case 1 in $((x))) ;; esac",
+    "x='a[$(touch P)]'; echo ${u:-$((x))}",
+    "x='a[$(touch P)]'; a=(1); echo \"${a[@]:0:x}\"",
     // A loop that changes what its own arithmetic reads next round.
     "i=0; while ((i < 1)); do i='a[$(touch P)]+5'; done",
     "for ((i=0; i<1; i++)); do i='a[$(touch P)]+5'; done",
     "i=0; for k in 1 2; do echo $((i)); i='a[$(touch P)]'; done",
-    // PS4 is expanded as a prompt for each traced command.
+    // PS4 is expanded as a prompt for each traced command, however it is
+    // assigned.
     "PS4='$(touch P)'; set -x; :",
+    "read PS4 <<< '$(touch P)'; set -x; :",
+    "declare -n r=PS4; r='$(touch P)'; set -x; :",
+    "for PS4 in '$(touch P)'; do set -x; :; done",
+    // A builtin that runs a callback.
+    "echo 1 > f; mapfile -C 'touch P #' -c 1 arr < f",
 ];
 
 /// The same contexts given plain values: analysable, and bash runs nothing.
@@ -148,9 +157,12 @@ const PLAIN: &[&str] = &[
     "read -r line <<< hi; echo $line",
     "a=(1 2); unset 'a[1]'; echo ${a[@]}",
     "a[1]=x; i=0; a[i]=y; echo ${a[@]}",
-    "declare -n r=HOME; echo $r",
+    "declare -n r=USER; echo $r",
     "[[ -v HOME ]]",
     "f() { local -i n=0; n+=1; echo $n; }; f",
+    "case 3 in $((1+2))) echo three ;; esac",
+    "mapfile -t lines <<< 'a b'; echo ${#lines[@]}",
+    "export -n HOME; echo ok",
 ];
 
 fn opts() -> Options {

@@ -136,14 +136,8 @@ impl<'s> Conv<'s> {
                             kind => {
                                 dynamic = true;
                                 let text = self.text(part);
-                                // The grammar reads `$((..))` in a body as a
-                                // command substitution of a subshell; bash
-                                // evaluates it as arithmetic first.
-                                if kind == "command_substitution"
-                                    && text.starts_with("$((")
-                                    && text.ends_with("))")
-                                {
-                                    node_evals("arithmetic_expansion", text, &mut evals);
+                                if kind == "command_substitution" {
+                                    misread_arith(text, &mut evals);
                                 }
                                 node_evals(kind, text, &mut evals);
                                 let scanned = self.scan_word(part);
@@ -280,7 +274,7 @@ impl<'s> Conv<'s> {
                 (_, "comment") => {}
                 _ if child.is_named() => {
                     let word = self.scan_word(child);
-                    if !word.subs.is_empty() {
+                    if !word.subs.is_empty() || !word.evals.is_empty() {
                         simple.words.push(word);
                     }
                 }
@@ -448,7 +442,7 @@ impl<'s> Conv<'s> {
                 "test_operator" => words.push(lit_word(self.text(child))),
                 "redirected_statement" | "comment" => {
                     let word = self.scan_word(child);
-                    if !word.subs.is_empty() {
+                    if !word.subs.is_empty() || !word.evals.is_empty() {
                         words.push(word);
                     }
                 }

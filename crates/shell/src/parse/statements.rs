@@ -104,7 +104,7 @@ impl<'s> Conv<'s> {
             // (the grammar's recovery, `case` patterns, arithmetic): only
             // their substitutions run.
             let word = self.scan_word(child);
-            if !word.subs.is_empty() {
+            if !word.subs.is_empty() || !word.evals.is_empty() {
                 list.items.push(Item {
                     node: Node::Arith(vec![word]),
                     background: false,
@@ -393,7 +393,7 @@ impl<'s> Conv<'s> {
                 // Already taken as words by the caller, or case patterns.
                 if kind(node) == "case_item" {
                     let word = self.scan_word(child);
-                    if !word.subs.is_empty() {
+                    if !word.subs.is_empty() || !word.evals.is_empty() {
                         current.items.push(Item {
                             node: Node::Arith(vec![word]),
                             background: false,

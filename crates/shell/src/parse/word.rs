@@ -14,6 +14,16 @@ pub(super) fn lit_word(text: &str) -> Word {
     }
 }
 
+/// The grammar reads some `$((..))` (in `${x:-$((y))}`, in here-document
+/// bodies) as a command substitution of a subshell; bash evaluates it as
+/// arithmetic first. Both are kept: the subshell's commands are walked, and
+/// the arithmetic is checked.
+pub(super) fn misread_arith(text: &str, out: &mut Vec<Eval>) {
+    if text.starts_with("$((") && text.ends_with("))") {
+        node_evals("arithmetic_expansion", text, out);
+    }
+}
+
 /// The evaluations an expansion node makes itself (`$((..))`, `$[..]`,
 /// `${..}`); those of expansions nested in it are its children's.
 pub(super) fn node_evals(kind: &str, text: &str, out: &mut Vec<Eval>) {
@@ -280,6 +290,7 @@ impl<'s> Conv<'s> {
             }
             "command_substitution" => {
                 word.parts.push(Part::Dynamic);
+                misread_arith(text, &mut word.evals);
                 let sub = self.command_sub(node);
                 word.subs.push(sub);
             }
@@ -421,6 +432,11 @@ impl<'s> Conv<'s> {
             parts: vec![Part::Dynamic],
             ..Word::default()
         };
+        // The node may be an expansion itself (a `case` pattern).
+        node_evals(kind(node), &word.text, &mut word.evals);
+        if kind(node) == "command_substitution" {
+            misread_arith(&word.text, &mut word.evals);
+        }
         self.scan_into(node, &mut word);
         word
     }
@@ -433,6 +449,7 @@ impl<'s> Conv<'s> {
         for child in node.named_children(&mut cursor) {
             match kind(child) {
                 "command_substitution" => {
+                    misread_arith(self.text(child), &mut word.evals);
                     let sub = self.command_sub(child);
                     word.subs.push(sub);
                 }

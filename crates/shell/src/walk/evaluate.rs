@@ -169,6 +169,13 @@ impl<'o> Walker<'o> {
             self.unknown(format!("`{builtin}` evaluates {why}"), Some(idx));
         }
         let base = arg.text.split('[').next().unwrap_or(&arg.text);
+        if !value_plain && tables::changes_what_runs(base) {
+            // `read PS4; set -x` expands what was read as a prompt.
+            self.unknown(
+                format!("`{builtin}` assigns `{base}`, which changes what later commands run"),
+                Some(idx),
+            );
+        }
         if !value_plain && self.evaluates_assignment(base) {
             self.unknown(
                 format!(
@@ -259,6 +266,22 @@ impl<'o> Walker<'o> {
                         }
                     }
                 }
+            }
+            "mapfile" | "readarray"
+                if args
+                    .iter()
+                    .any(|a| !a.literal || (a.text.starts_with('-') && a.text.contains('C'))) =>
+            {
+                self.unknown(
+                    format!("`{name}` may be given a callback (`-C`), which it runs as a command"),
+                    Some(idx),
+                );
+            }
+            "enable" if args.iter().any(|a| !a.literal || a.text.starts_with("-f")) => {
+                self.unknown(
+                    "`enable -f` loads a shared object, whose code runs".into(),
+                    Some(idx),
+                );
             }
             "read" | "mapfile" | "readarray" | "wait" | "printf" | "getopts" | "unset" => {
                 let (names, default) = self.builtin_names(name, args);
@@ -384,7 +407,9 @@ impl<'o> Walker<'o> {
             .map(|a| a.text.as_str())
             .collect();
         let has = |c: char| flags.iter().any(|f| f.starts_with('-') && f.contains(c));
-        let (int, nameref) = (has('i'), has('n'));
+        // (`export -n` removes the export; only these three take `-i`, `-n`.)
+        let attrs = matches!(decl.as_str(), "declare" | "typeset" | "local");
+        let (int, nameref) = (attrs && has('i'), attrs && has('n'));
         if !flags
             .iter()
             .all(|f| f.chars().skip(1).all(|c| c.is_ascii_alphabetic()))
@@ -458,13 +483,17 @@ impl<'o> Walker<'o> {
                     self.arith_value(text, &shown, &what, &vars);
                 }
                 if nameref || self.refs_any || self.refs.contains(&base) {
-                    let plain = value
-                        .as_deref()
-                        .is_some_and(|v| !v.contains('$') && arith::check_name(v, &vars).is_ok());
+                    // A reference to `PS4` or `PATH` assigns it through
+                    // the reference.
+                    let plain = value.as_deref().is_some_and(|v| {
+                        !v.contains('$')
+                            && arith::check_name(v, &vars).is_ok()
+                            && !tables::changes_what_runs(v.split('[').next().unwrap_or(v))
+                    });
                     if !plain {
                         self.unknown(
                             format!(
-                                "`{decl}` makes `{base}` refer to `{}`, a name not known to be plain: using `{base}` would evaluate it",
+                                "`{decl}` makes `{base}` refer to `{}`, a name not known to be plain (evaluated at each use of `{base}`) or one that changes what runs",
                                 value.as_deref().unwrap_or_else(|| {
                                     a.text.split_once('=').map_or(a.text.as_str(), |(_, v)| v)
                                 })

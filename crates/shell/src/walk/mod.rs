@@ -507,6 +507,12 @@ impl<'o> Walker<'o> {
                 a.literal && !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
             });
         for name in binds {
+            if tables::changes_what_runs(name) {
+                self.unknown(
+                    format!("the loop assigns `{name}`, which changes what later commands run"),
+                    None,
+                );
+            }
             if !integers && self.evaluates_assignment(name) {
                 self.unknown(
                     format!(
