@@ -21,7 +21,7 @@ use toolgate_store::{Decision, Outcome, Row, RowFilter, Store};
 type RowSummary<'a> = (&'a str, Decision, Option<&'a str>, Outcome, Option<&'a str>);
 
 /// The folder `scripts/install-mcp.sh` installs into.
-fn parts() -> PathBuf {
+pub(crate) fn parts() -> PathBuf {
     let dir = std::env::var_os("TOOLGATE_MCP_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/toolgate-mcp")))
@@ -33,15 +33,15 @@ fn parts() -> PathBuf {
     dir
 }
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     parts().join("venv/bin/python")
 }
 
-fn py_dir() -> PathBuf {
+pub(crate) fn py_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/tests/py")
 }
 
-fn npm_server(name: &str) -> Vec<String> {
+pub(crate) fn npm_server(name: &str) -> Vec<String> {
     let js = parts().join(format!(
         "npm/node_modules/@modelcontextprotocol/server-{name}/dist/index.js"
     ));
@@ -53,7 +53,7 @@ fn npm_server(name: &str) -> Vec<String> {
     vec!["node".into(), js.to_string_lossy().into_owned()]
 }
 
-fn own_server() -> Vec<String> {
+pub(crate) fn own_server() -> Vec<String> {
     vec![
         python().to_string_lossy().into_owned(),
         py_dir().join("server.py").to_string_lossy().into_owned(),
@@ -61,12 +61,12 @@ fn own_server() -> Vec<String> {
 }
 
 /// A workspace with a policy and a private state directory.
-struct Env {
+pub(crate) struct Env {
     dir: tempfile::TempDir,
 }
 
 impl Env {
-    fn new(policy: &str) -> Env {
+    pub(crate) fn new(policy: &str) -> Env {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("ws")).expect("mkdir ws");
         std::fs::create_dir(dir.path().join("state")).expect("mkdir state");
@@ -75,20 +75,20 @@ impl Env {
         Env { dir }
     }
 
-    fn ws(&self, file: &str) -> PathBuf {
+    pub(crate) fn ws(&self, file: &str) -> PathBuf {
         self.dir.path().join("ws").join(file)
     }
 
-    fn path(&self, file: &str) -> PathBuf {
+    pub(crate) fn path(&self, file: &str) -> PathBuf {
         self.dir.path().join(file)
     }
 
-    fn db(&self) -> PathBuf {
+    pub(crate) fn db(&self) -> PathBuf {
         self.dir.path().join("state/toolgate.db")
     }
 
     /// `toolgate mcp --policy .. --name NAME [EXTRA] -- SERVER..`
-    fn gateway(&self, name: &str, extra: &[&str], server: &[String]) -> Command {
+    pub(crate) fn gateway(&self, name: &str, extra: &[&str], server: &[String]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_toolgate"));
         c.arg("mcp")
             .arg("--policy")
@@ -147,7 +147,7 @@ impl Env {
             .collect()
     }
 
-    fn rows(&self) -> Vec<Row> {
+    pub(crate) fn rows(&self) -> Vec<Row> {
         Store::open(self.db())
             .expect("open the ledger")
             .rows(&RowFilter::default())
@@ -495,14 +495,14 @@ fn a_changed_tool_definition_is_refused_until_accepted() {
 }
 
 /// The gateway driven with raw JSON-RPC lines.
-struct Wire {
+pub(crate) struct Wire {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
 }
 
 impl Wire {
-    fn start(mut cmd: Command) -> Wire {
+    pub(crate) fn start(mut cmd: Command) -> Wire {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -526,19 +526,19 @@ impl Wire {
         }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to the gateway");
         stdin.flush().expect("flush");
     }
 
-    fn request(&mut self, id: i64, method: &str, params: Value) {
+    pub(crate) fn request(&mut self, id: i64, method: &str, params: Value) {
         self.send(
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
         );
     }
 
-    fn next(&self) -> Value {
+    pub(crate) fn next(&self) -> Value {
         let line = self
             .lines
             .recv_timeout(Duration::from_secs(30))
@@ -547,7 +547,7 @@ impl Wire {
     }
 
     /// The next message that is a response (skips notifications).
-    fn response(&self) -> Value {
+    pub(crate) fn response(&self) -> Value {
         loop {
             let v = self.next();
             if v.get("id").is_some() && v.get("method").is_none() {
@@ -556,7 +556,7 @@ impl Wire {
         }
     }
 
-    fn initialize(&mut self) {
+    pub(crate) fn initialize(&mut self) {
         self.request(
             1,
             "initialize",
@@ -567,7 +567,7 @@ impl Wire {
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
 
-    fn wait_exit(&mut self) -> Option<i32> {
+    pub(crate) fn wait_exit(&mut self) -> Option<i32> {
         for _ in 0..300 {
             if let Some(s) = self.child.try_wait().expect("wait") {
                 return s.code();
@@ -629,57 +629,6 @@ fn concurrent_calls_proceed_concurrently() {
     let second = w.response();
     assert_eq!(second["id"], 2);
     assert!(env.ws("slow").exists());
-}
-
-/// A key given twice in a call's arguments: the gate decides on one value
-/// (the last, as JSON parsers read it) and the server must get that value
-/// and no other.
-#[test]
-fn a_repeated_argument_key_reaches_the_server_as_the_gate_decided_it() {
-    let env = Env::new(
-        r#"
-allow = ["mcp__marker__slow"]
-deny = ["Write(denied.txt)"]
-
-[tool.mcp__marker__slow]
-kind = "write"
-field = "path"
-"#,
-    );
-    let mut w = Wire::start(env.gateway("marker", &[], &own_server()));
-    w.initialize();
-    let ok = serde_json::to_string(&env.ws("ok.txt")).expect("path");
-    let denied = serde_json::to_string(&env.ws("denied.txt")).expect("path");
-    let call = |id: i64, first: &str, last: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{"path":{first},"seconds":0,"path":{last}}}}}}}"#
-        )
-    };
-    w.send(&call(2, &ok, &denied));
-    let r = w.response();
-    assert_eq!(r["id"], 2);
-    assert_eq!(r["result"]["isError"], true, "{r}");
-    assert!(
-        !env.ws("ok.txt").exists() && !env.ws("denied.txt").exists(),
-        "a refused call reached the server"
-    );
-    w.send(&call(3, &denied, &ok));
-    let r = w.response();
-    assert_eq!(r["id"], 3);
-    assert_eq!(r["result"]["isError"], false, "{r}");
-    assert!(env.ws("ok.txt").exists(), "the allowed call ran");
-    assert!(
-        !env.ws("denied.txt").exists(),
-        "the server got a value the gate did not decide on"
-    );
-    let rows = env.rows();
-    let decided: Vec<(Decision, Option<&str>)> = rows
-        .iter()
-        .map(|r| (r.record.decision, r.record.rule.as_deref()))
-        .collect();
-    assert_eq!(decided.len(), 2, "{decided:?}");
-    assert_eq!(decided[0].0, Decision::Deny, "{decided:?}");
-    assert_eq!(decided[1].0, Decision::Allow, "{decided:?}");
 }
 
 #[test]

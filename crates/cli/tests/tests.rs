@@ -16,6 +16,7 @@ mod hooks_e2e;
 mod layers;
 mod mcp;
 mod mcp_claude;
+mod mcp_strict;
 mod sandbox;
 mod sandbox_hooks_e2e;
 mod serve;

@@ -90,7 +90,9 @@ pub async fn serve_http(config: Arc<Config>, addr: SocketAddr) -> Result<i32, Er
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token()),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new().nest_service("/mcp", service).layer(
+        axum::middleware::from_fn_with_state(Arc::clone(&config), crate::listen::strict_body),
+    );
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::Listen(format!("cannot listen on {addr}: {e}")))?;

@@ -13,8 +13,9 @@
 //! client's id, its `result` or `error` as the server sent it.
 //!
 //! What the server gets is what the gate decided on: the parameters are
-//! written again from what was parsed (a repeated key cannot mean one thing
-//! to the gate and another to the server). A call this path does not
+//! written again from what was parsed. A line that repeats a key never
+//! gets here (`framing.rs` refuses it); writing the parameters again keeps
+//! that true should the check ever let one by. A call this path does not
 //! handle goes to rmcp unchanged: one with a progress token or the
 //! per-request lifecycle keys in its `_meta`, parameters other than
 //! `name`, `arguments` and `_meta`, before the server is connected, or
@@ -25,6 +26,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::{Peer, RoleClient};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -34,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::framing::{Lines, Seen, Tap, send_line};
 use crate::relay::{Relay, Shared, refusal};
+use crate::strict::Refused;
 
 /// The ids the gateway gives the calls it writes to the server itself
 /// (rmcp's own are numbers).
@@ -246,15 +249,43 @@ impl ClientTap {
 }
 
 impl Tap for ClientTap {
+    fn peer(&self) -> &'static str {
+        "client"
+    }
+
+    fn refused(&self, refused: Refused) -> Option<Refused> {
+        let relay = self.relay.clone();
+        tokio::spawn(async move {
+            let shared = relay.shared();
+            let problem = format!(
+                "the client's message was not passed on to the MCP server: {}",
+                refused.why
+            );
+            shared.config.host.reject(
+                &refused.ledger_name(&shared.config.server),
+                &refused.raw,
+                &problem,
+            );
+            if let (Some(reply), Some(client)) = (refused.reply("client"), shared.fast.client()) {
+                let _ = send_line(&*client, reply.as_bytes()).await;
+            }
+        });
+        None
+    }
+
     fn line(&self, line: &[u8]) -> Seen {
         let Ok(msg) = serde_json::from_slice::<Message>(line) else {
-            return Seen::Unknown;
+            return for_rmcp::<ClientJsonRpcMessage>(line, "client");
         };
         let request = msg.result.is_none() && msg.error.is_none();
-        match (msg.method.as_deref(), msg.id) {
+        let seen = match (msg.method.as_deref(), msg.id) {
             (Some("tools/call"), Some(id)) if request => self.take_call(id, msg.params),
             (Some("notifications/cancelled"), None) => self.take_cancel(msg.params),
             _ => Seen::Json,
+        };
+        match seen {
+            Seen::Json | Seen::Unknown => for_rmcp::<ClientJsonRpcMessage>(line, "client"),
+            other => other,
         }
     }
 }
@@ -272,10 +303,49 @@ impl ServerTap {
     }
 }
 
+/// A line left to rmcp, unless rmcp cannot read it as a message of the
+/// protocol (a field of the wrong type, an id that is no id): then it is
+/// refused here, answered under its id when it has one, and recorded.
+fn for_rmcp<M: serde::de::DeserializeOwned>(line: &[u8], from: &str) -> Seen {
+    match serde_json::from_slice::<M>(line) {
+        Ok(_) => Seen::Json,
+        Err(e) => Seen::Refused(Box::new(Refused::read(
+            line,
+            &format!(
+                "the {from}'s message is not one of the MCP protocol as toolgate reads it ({e})"
+            ),
+        ))),
+    }
+}
+
 impl Tap for ServerTap {
+    fn peer(&self) -> &'static str {
+        "MCP server"
+    }
+
+    fn refused(&self, refused: Refused) -> Option<Refused> {
+        let shared = self.shared.upgrade()?;
+        tokio::spawn(async move {
+            let problem = format!(
+                "the MCP server's message was not passed on to the client: {}",
+                refused.why
+            );
+            shared.config.host.reject(
+                &refused.ledger_name(&shared.config.server),
+                &refused.raw,
+                &problem,
+            );
+            if let (Some(reply), Some(server)) = (refused.reply("MCP server"), shared.fast.server())
+            {
+                let _ = send_line(&*server, reply.as_bytes()).await;
+            }
+        });
+        None
+    }
+
     fn line(&self, line: &[u8]) -> Seen {
         let Ok(msg) = serde_json::from_slice::<Message>(line) else {
-            return Seen::Unknown;
+            return for_rmcp::<ServerJsonRpcMessage>(line, "MCP server");
         };
         let ours = match (&msg.method, msg.id) {
             (None, Some(id)) => serde_json::from_str::<Cow<str>>(id.get())
@@ -284,7 +354,7 @@ impl Tap for ServerTap {
             _ => None,
         };
         let Some(id) = ours else {
-            return Seen::Json;
+            return for_rmcp::<ServerJsonRpcMessage>(line, "MCP server");
         };
         let Some(shared) = self.shared.upgrade() else {
             return Seen::Taken;

@@ -3,9 +3,14 @@
 //! rmcp ignores a line that is not JSON at all (and answers well-formed
 //! JSON of the wrong shape with -32600 itself). JSON-RPC asks for a -32700
 //! parse error instead, so each line read from a peer is checked here
-//! first: a line that does not parse as JSON is answered with -32700 (id
-//! `null`) on the peer's own stream and dropped; every other line goes to
-//! rmcp unchanged.
+//! first, strictly (`toolgate_policy::json::check`): a line that does not
+//! parse as JSON is answered with -32700 (id `null`) on the peer's own
+//! stream and dropped; a line in which an object repeats a key, at any
+//! level, is refused (see `strict.rs`: a request is answered with -32600, a
+//! response is replaced by an error under its id, and the tap records it)
+//! and never passed on, since the peer on the other side may read another
+//! value of the key than the gateway did; every other line goes to rmcp
+//! unchanged.
 //!
 //! Both ends are wrappers polled by rmcp's own tasks (no task or channel
 //! of their own in the path of a message: every hop between threads costs
@@ -22,8 +27,10 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker, ready};
 
-use serde::de::IgnoredAny;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use toolgate_policy::json::{self, StrictJsonError};
+
+use crate::strict::Refused;
 
 /// Largest line accepted from a peer (rmcp's own limit is larger).
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -59,10 +66,14 @@ where
 }
 
 /// What a [`Tap`] made of a line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Seen {
     /// The tap took it: rmcp does not see it.
     Taken,
+    /// Not a message rmcp can read as the protocol's: refused as a line
+    /// that repeats a key is, never handed to rmcp (which would drop it,
+    /// or answer without its id and unrecorded).
+    Refused(Box<Refused>),
     /// JSON, left to rmcp.
     Json,
     /// Not looked at (or not understood): checked and left to rmcp.
@@ -75,6 +86,16 @@ pub trait Tap: Send + Sync {
     fn line(&self, line: &[u8]) -> Seen;
     /// The peer's input has ended.
     fn end(&self) {}
+    /// Who the peer is, in texts about its messages.
+    fn peer(&self) -> &'static str {
+        "peer"
+    }
+    /// A line refused for repeating a key. The tap records it and then
+    /// writes its [reply](Refused::reply) itself; handing it back has the
+    /// reply written now, unrecorded.
+    fn refused(&self, refused: Refused) -> Option<Refused> {
+        Some(refused)
+    }
 }
 
 /// Whole lines written to a peer beside rmcp's own, each between two of
@@ -257,26 +278,58 @@ where
         if line.is_empty() {
             return;
         }
-        let seen = match &self.tap {
-            Some(tap) => tap.line(line),
-            None => Seen::Unknown,
+        let refused = match json::check(line) {
+            Ok(()) => match self.tap.as_ref().map(|t| t.line(line)) {
+                Some(Seen::Taken) => return,
+                Some(Seen::Refused(r)) => *r,
+                _ => {
+                    self.ready.extend_from_slice(line);
+                    self.ready.push(b'\n');
+                    return;
+                }
+            },
+            Err(StrictJsonError::Syntax(_)) => return self.reply(),
+            Err(why) => Refused::read(line, &why.to_string()),
         };
-        if seen == Seen::Taken {
-            return;
+        self.refuse(refused);
+    }
+
+    /// Refuses a line: the request a refused answer was meant for ends
+    /// with an error in its place (the tap's own, or rmcp's); the tap
+    /// records it and answers a request.
+    fn refuse(&mut self, refused: Refused) {
+        let peer = self.tap.as_ref().map_or("peer", |t| t.peer());
+        if let Some(stand_in) = refused.stand_in(peer) {
+            let taken = self.tap.as_ref().is_some_and(|t| {
+                !matches!(t.line(stand_in.as_bytes()), Seen::Json | Seen::Unknown)
+            });
+            if !taken {
+                self.ready.extend_from_slice(stand_in.as_bytes());
+                self.ready.push(b'\n');
+            }
         }
-        if seen == Seen::Json || serde_json::from_slice::<IgnoredAny>(line).is_ok() {
-            self.ready.extend_from_slice(line);
-            self.ready.push(b'\n');
-        } else {
-            self.reply();
+        let unhandled = match &self.tap {
+            Some(tap) => tap.refused(refused),
+            None => Some(refused),
+        };
+        if let Some(reply) = unhandled.and_then(|r| r.reply(peer)) {
+            self.queue_reply(&reply);
         }
     }
 
     /// Queues a -32700 reply and has it written at the next line boundary.
     fn reply(&self) {
-        lock(&self.out)
-            .pending
-            .extend_from_slice(format!("{PARSE_ERROR}\n").as_bytes());
+        self.queue_reply(PARSE_ERROR);
+    }
+
+    /// Queues `line` for the peer and has it written at the next line
+    /// boundary.
+    fn queue_reply(&self, line: &str) {
+        {
+            let mut out = lock(&self.out);
+            out.pending.extend_from_slice(line.as_bytes());
+            out.pending.push(b'\n');
+        }
         let out = Arc::clone(&self.out);
         tokio::spawn(std::future::poll_fn(move |cx| lock(&out).drain(cx)));
     }

@@ -15,6 +15,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use sha2::Digest;
 use toolgate_gate::{Approver, Gate, GateOptions, Passage};
 use toolgate_policy::{Call, Mode, Policy};
 use toolgate_store::Store;
@@ -107,6 +108,47 @@ impl Host {
             Err(_) => "the gate failed unexpectedly".to_string(),
         };
         Err(toolgate_gate::refusal_text(&why, None))
+    }
+
+    /// Records a message that was refused before any decision could be
+    /// made on it (it repeats a key, its parameters do not fit its method):
+    /// a ledger row under `tool` (rule `invalid-arguments`) keeping `raw`
+    /// as it came, with `problem` as its reason. The message is refused
+    /// whether or not the row can be written.
+    pub fn reject(&self, tool: &str, raw: &str, problem: &str) {
+        let policy = Arc::clone(&self.policy);
+        let call_id = format!(
+            "mcp-{}",
+            hex::encode(&sha2::Sha256::digest(raw.as_bytes())[..8])
+        );
+        let pooled = self.stores.lock().ok().and_then(|mut p| p.pop());
+        let (store, store_error) = match pooled
+            .map(Ok)
+            .unwrap_or_else(|| Store::open_configured_spooled(&self.state_dir, policy.database()))
+        {
+            Ok(s) => (Some(s), None),
+            Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
+        };
+        let opts = GateOptions {
+            session: self.session.clone(),
+            store,
+            store_error,
+            mode: self.mode,
+            who: "mcp".into(),
+            server: Some(self.server.clone()),
+            ..GateOptions::default()
+        };
+        let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut gate = Gate::new(policy, Box::new(toolgate_gate::NeverApprover), opts).ok()?;
+            gate.reject_unreadable(&call_id, tool, raw, problem);
+            gate.into_store()
+        }));
+        if let Ok(Some(store)) = recorded
+            && let Ok(mut pool) = self.stores.lock()
+            && pool.len() < POOL
+        {
+            pool.push(store);
+        }
     }
 
     /// The state database file.

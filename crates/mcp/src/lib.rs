@@ -32,9 +32,11 @@ pub mod fast;
 pub mod framing;
 pub mod host;
 pub mod listen;
+pub mod methods;
 pub mod names;
 pub mod pins;
 pub mod relay;
+pub mod strict;
 pub mod upstream;
 
 use std::net::SocketAddr;

@@ -1,7 +1,9 @@
 //! Clients over streamable HTTP. rmcp's HTTP service takes a
 //! `ServerHandler` (a method per request kind) rather than a `Service`; this
 //! adapter turns each method back into the request it came as and hands it
-//! to the [`Relay`], so both downstream transports share one relay.
+//! to the [`Relay`], so both downstream transports share one relay. Each
+//! body is first checked strictly ([`strict_body`]), as `framing.rs` checks
+//! each line on stdio.
 
 use std::future::Future;
 
@@ -21,6 +23,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, Service};
 
 use crate::relay::Relay;
+use crate::strict::Refused;
 
 /// The relay as rmcp's HTTP service wants it.
 #[derive(Clone)]
@@ -243,6 +246,66 @@ impl ServerHandler for HttpRelay {
 
     fn get_info(&self) -> ServerConfig {
         Service::<RoleServer>::get_info(&self.0)
+    }
+}
+
+/// Largest request body read from an HTTP client.
+const MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// The strict check of `framing.rs`, for clients over HTTP (whose bodies
+/// rmcp reads itself): a body in which an object repeats a key is recorded
+/// and refused, never handed to the relay. A request gets its -32600 as
+/// the HTTP answer, a notification is dropped (202), and a response (the
+/// client answering the server) is replaced by an error under its id.
+pub async fn strict_body(
+    axum::extract::State(config): axum::extract::State<std::sync::Arc<crate::Config>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let (mut parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is too large",
+        )
+            .into_response();
+    };
+    let why = match toolgate_policy::json::check(&bytes) {
+        // rmcp answers what is not JSON at all itself.
+        Ok(()) | Err(toolgate_policy::json::StrictJsonError::Syntax(_)) => {
+            return next
+                .run(axum::extract::Request::from_parts(parts, bytes.into()))
+                .await;
+        }
+        Err(why) => why,
+    };
+    let refused = Refused::read(&bytes, &why.to_string());
+    let problem = format!(
+        "the client's message was not passed on to the MCP server: {}",
+        refused.why
+    );
+    config
+        .host
+        .reject(&refused.ledger_name(&config.server), &refused.raw, &problem);
+    if let Some(stand_in) = refused.stand_in("client") {
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return next
+            .run(axum::extract::Request::from_parts(parts, stand_in.into()))
+            .await;
+    }
+    match refused.reply("client") {
+        Some(reply) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            reply,
+        )
+            .into_response(),
+        None => StatusCode::ACCEPTED.into_response(),
     }
 }
 

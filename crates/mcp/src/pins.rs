@@ -2,7 +2,7 @@
 //! canonical JSON and its SHA-256, checked against the pin in the state
 //! store. What cannot be checked is not trusted.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use rmcp::model::Tool;
@@ -19,6 +19,13 @@ pub enum Trust {
         /// The pinned digest.
         pinned: String,
         /// The digest now shown.
+        seen: String,
+    },
+    /// Appeared after the session's first listing (a tool the server did
+    /// not show at first is a change of its definitions): calls are
+    /// refused until a person accepts it.
+    Added {
+        /// The digest of its definition.
         seen: String,
     },
     /// The pin store could not be read or written: fail closed.
@@ -40,6 +47,12 @@ impl Trust {
                  was pinned (pinned {}, now {}); it is not trusted until a person runs \
                  `toolgate mcp pins accept {server} {tool}`",
                 short(pinned),
+                short(seen)
+            )),
+            Trust::Added { seen } => Some(format!(
+                "the tool `{tool}` of the server `{server}` was not in its first tool listing \
+                 and appeared later (definition {}); it is not trusted until a person runs \
+                 `toolgate mcp pins accept {server} {tool}`",
                 short(seen)
             )),
             Trust::Unknown(e) => Some(format!(
@@ -74,11 +87,35 @@ pub fn definition(tool: &Tool) -> (String, String) {
     (json, hex)
 }
 
+/// The pin kept for a tool that appeared after a session's first listing
+/// and has not been accepted: a definition no tool has, so that the one it
+/// shows is a change waiting for a person, in this session and the next.
+pub fn absent(tool: &str) -> (String, String) {
+    let mut obj = serde_json::Map::new();
+    obj.insert("name".into(), tool.into());
+    obj.insert(
+        "absent".into(),
+        "not in the server's first tool listing of a session; it appeared later".into(),
+    );
+    let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
+    let hex = hex::encode(Sha256::digest(json.as_bytes()));
+    (json, hex)
+}
+
 /// Checks every tool against its pin (pinning first sights) in one store
 /// opening; a changed definition is also queued as an approval (once per
 /// definition), so that `toolgate approvals approve ID` can trust it.
+/// A tool named in `late` (first seen after the session's first listing)
+/// with no pin yet is not pinned as it is: its pin says it was absent, and
+/// its definition waits to be accepted like a changed one.
 /// Blocking: call it off the async threads.
-pub fn check_all(db: &Path, server: &str, session: &str, tools: &[Tool]) -> HashMap<String, Trust> {
+pub fn check_all(
+    db: &Path,
+    server: &str,
+    session: &str,
+    tools: &[Tool],
+    late: &HashSet<String>,
+) -> HashMap<String, Trust> {
     let store = match Store::open(db) {
         Ok(s) => s,
         Err(e) => {
@@ -93,15 +130,34 @@ pub fn check_all(db: &Path, server: &str, session: &str, tools: &[Tool]) -> Hash
         .iter()
         .map(|t| {
             let (json, digest) = definition(t);
+            let (absent_json, absent_digest) = absent(&t.name);
+            if late.contains(t.name.as_ref()) {
+                match store.pin(server, &t.name) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => {
+                        if let Err(e) =
+                            store.check_pin(server, &t.name, &absent_digest, &absent_json)
+                        {
+                            return (t.name.to_string(), Trust::Unknown(e.to_string()));
+                        }
+                    }
+                    Err(e) => return (t.name.to_string(), Trust::Unknown(e.to_string())),
+                }
+            }
             let trust = match store.check_pin(server, &t.name, &digest, &json) {
                 Ok(PinCheck::Pinned | PinCheck::Same) => Trust::Trusted,
                 Ok(PinCheck::Changed { pinned }) => {
+                    let added = pinned == absent_digest;
                     // The pin stays refused whether or not the approval can be
                     // queued; `pins accept` works either way.
-                    let _ = queue_change(&store, server, session, &t.name, &digest, &json);
-                    Trust::Changed {
-                        pinned,
-                        seen: digest,
+                    let _ = queue_change(&store, server, session, &t.name, &digest, &json, added);
+                    if added {
+                        Trust::Added { seen: digest }
+                    } else {
+                        Trust::Changed {
+                            pinned,
+                            seen: digest,
+                        }
                     }
                 }
                 Err(e) => Trust::Unknown(e.to_string()),
@@ -120,6 +176,7 @@ fn queue_change(
     tool: &str,
     digest: &str,
     definition: &str,
+    added: bool,
 ) -> Result<(), toolgate_store::Error> {
     let qualified = crate::names::qualified(server, tool);
     let rule = toolgate_policy::rule_ids::HOST_PIN_CHANGED;
@@ -138,10 +195,17 @@ fn queue_change(
         tool: qualified,
         snapshot_json: definition.to_string(),
         digest: digest.to_string(),
-        reason: format!(
-            "the definition of the tool `{tool}` of the MCP server `{server}` changed since it \
-             was pinned; approving trusts the new definition"
-        ),
+        reason: if added {
+            format!(
+                "the tool `{tool}` of the MCP server `{server}` appeared after its first tool \
+                 listing; approving trusts its definition"
+            )
+        } else {
+            format!(
+                "the definition of the tool `{tool}` of the MCP server `{server}` changed since \
+                 it was pinned; approving trusts the new definition"
+            )
+        },
         rule: Some(rule.to_string()),
         remember_allowed: false,
     })?;

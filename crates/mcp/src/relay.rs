@@ -9,7 +9,7 @@
 //! mutexes, and the gate runs per call (as blocking code when its approver
 //! may wait for a person).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -31,6 +31,7 @@ use toolgate_policy::{Call, Client};
 
 use crate::config::Config;
 use crate::elicit::ElicitApprover;
+use crate::methods::{self, Plan};
 use crate::names;
 use crate::pins::{self, Trust};
 use crate::upstream::{self, Upstream};
@@ -60,6 +61,9 @@ pub struct Shared {
     pub progress_down: ProgressMap,
     /// Each tool's trust, from the last listing (`None`: list again).
     pub tools: Mutex<Option<HashMap<String, Trust>>>,
+    /// The tools of the session's first complete listing: one that shows
+    /// up later is a change of the server's definitions.
+    pub first_listing: Mutex<FirstListing>,
     /// The server has gone away.
     pub dead: AtomicBool,
     /// Cancelled to end this session (the server died and the client asked
@@ -82,6 +86,7 @@ impl Shared {
             progress_up: Mutex::new(HashMap::new()),
             progress_down: Mutex::new(HashMap::new()),
             tools: Mutex::new(None),
+            first_listing: Mutex::new(FirstListing::default()),
             dead: AtomicBool::new(false),
             ended: CancellationToken::new(),
             exit_code: AtomicI32::new(0),
@@ -112,6 +117,27 @@ impl Shared {
                 }
             }
         }
+    }
+}
+
+/// The tool names of a session's first listing, page by page until the
+/// last.
+#[derive(Default)]
+pub struct FirstListing {
+    names: HashSet<String>,
+    complete: bool,
+}
+
+impl FirstListing {
+    /// Takes in one page of a listing (`last`: it has no next page) and
+    /// returns the names on it that were not in the first listing.
+    fn page(&mut self, names: impl Iterator<Item = String>, last: bool) -> HashSet<String> {
+        if self.complete {
+            return names.filter(|n| !self.names.contains(n)).collect();
+        }
+        self.names.extend(names);
+        self.complete = last;
+        HashSet::new()
     }
 }
 
@@ -239,15 +265,21 @@ impl Relay {
         )
         .await
         .map_err(to_error)?;
+        // An answer that is not a tool list would reach the client with
+        // definitions nobody pinned or filtered.
         let ServerResult::ListToolsResult(list) = result else {
-            return Ok(result);
+            return Err(ErrorData::internal_error(
+                "the MCP server answered tools/list with something that is not a tool list",
+                None,
+            ));
         };
         Ok(ServerResult::ListToolsResult(self.filter(list).await))
     }
 
     /// Pins, marks and filters one page of tools.
     async fn filter(&self, mut list: ListToolsResult) -> ListToolsResult {
-        let trust = self.check_pins(list.tools.clone()).await;
+        let last = list.next_cursor.is_none();
+        let trust = self.check_pins(list.tools.clone(), last).await;
         let cfg = &self.shared.config;
         if let Ok(mut t) = self.shared.tools.lock() {
             let cache = t.get_or_insert_with(HashMap::new);
@@ -270,13 +302,27 @@ impl Relay {
         list
     }
 
-    async fn check_pins(&self, tools: Vec<rmcp::model::Tool>) -> HashMap<String, Trust> {
+    /// Checks one page of a listing against the pins; `last`: it has no
+    /// next page.
+    async fn check_pins(
+        &self,
+        tools: Vec<rmcp::model::Tool>,
+        last: bool,
+    ) -> HashMap<String, Trust> {
         let db = self.shared.config.host.db();
         let server = self.shared.config.server.clone();
         let session = self.shared.config.host.session.clone();
         let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-        match tokio::task::spawn_blocking(move || pins::check_all(&db, &server, &session, &tools))
-            .await
+        let late = match self.shared.first_listing.lock() {
+            Ok(mut first) => first.page(names.iter().cloned(), last),
+            // Fail closed: every tool is then a late one, not trusted
+            // unless pinned already.
+            Err(_) => names.iter().cloned().collect(),
+        };
+        match tokio::task::spawn_blocking(move || {
+            pins::check_all(&db, &server, &session, &tools, &late)
+        })
+        .await
         {
             Ok(m) => m,
             Err(_) => names
@@ -309,7 +355,10 @@ impl Relay {
                     return Trust::Unknown(format!("the server's tools cannot be listed: {e}"));
                 }
             };
-            all.extend(self.check_pins(page.tools).await);
+            all.extend(
+                self.check_pins(page.tools, page.next_cursor.is_none())
+                    .await,
+            );
             cursor = page.next_cursor;
             if cursor.is_none() {
                 break;
@@ -323,17 +372,6 @@ impl Relay {
             *m = Some(all);
         }
         t
-    }
-
-    fn can_elicit(&self, peer: &Peer<RoleServer>) -> bool {
-        peer.peer_info().is_some_and(|info| {
-            info.protocol_version.has_initialize()
-                && info
-                    .capabilities
-                    .elicitation
-                    .as_ref()
-                    .is_some_and(|e| e.form.is_some() || e.url.is_none())
-        })
     }
 
     async fn call_tool(
@@ -377,45 +415,47 @@ impl Relay {
         client: Option<&Peer<RoleServer>>,
         cancelled: &CancellationToken,
     ) -> Result<(), String> {
-        let cfg = Arc::clone(&self.shared.config);
+        let cfg = &self.shared.config;
         let qualified = names::qualified(&cfg.server, tool);
         let trust = self.trust_of(server, tool).await;
         let pin_refusal = trust.refusal(&cfg.server, tool);
         let call = Call {
             id: call_id(&qualified, &input),
-            tool: qualified.clone(),
+            tool: qualified,
             input,
             client: Client::Mcp,
             cwd: None,
         };
-        let elicit = client.filter(|c| self.can_elicit(c));
-        let (approver, blocked, may_wait): (Box<dyn Approver>, Vec<String>, bool) =
-            if pin_refusal.is_some() {
-                (Box::new(NeverApprover), vec![qualified], false)
-            } else if let Some(peer) = elicit {
-                (
-                    Box::new(ElicitApprover {
-                        peer: peer.clone(),
-                        runtime: tokio::runtime::Handle::current(),
-                        cancelled: cancelled.clone(),
-                        server: cfg.server.clone(),
-                    }),
-                    Vec::new(),
-                    true,
-                )
-            } else {
-                (Box::new(QueueApprover), Vec::new(), false)
-            };
-        let passage = cfg.host.pass(call, approver, blocked, may_wait).await?;
-        if matches!(passage.verdict, Verdict::Run) {
-            return Ok(());
+        let ask = match pin_refusal {
+            Some(why) => Ask::Blocked(why),
+            None => Ask::Person(client),
+        };
+        decide(cfg, call, ask, cancelled).await
+    }
+
+    /// Carries out the [plan](methods::client_request) for a request that
+    /// is neither `initialize`, `ping`, `tools/list` nor `tools/call`:
+    /// `Ok` when it is to be relayed.
+    async fn plan(
+        &self,
+        request: &ClientRequest,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let cfg = &self.shared.config;
+        match methods::client_request(&cfg.server, request) {
+            Plan::Relay => Ok(()),
+            Plan::Unfit { method, tool, raw } => Err(unfit(cfg, &method, &tool, &raw)),
+            Plan::Decide { call, ask, known } => {
+                let ask = if ask {
+                    Ask::Person(Some(&ctx.peer))
+                } else {
+                    Ask::Never
+                };
+                decide(cfg, call, ask, &ctx.ct)
+                    .await
+                    .map_err(|text| refused_request(known, text))
+            }
         }
-        let mut text = passage.message;
-        if let Some(why) = pin_refusal {
-            text.push('\n');
-            text.push_str(&why);
-        }
-        Err(text)
     }
 
     /// What the client is told of an allowed call whose result never came.
@@ -425,6 +465,93 @@ impl Relay {
              ({why}); whether it ran is unknown",
             self.shared.config.server
         )
+    }
+}
+
+/// Who may let a call through that the policy asks about.
+pub(crate) enum Ask<'a> {
+    /// The person at the client (a form, when it can show one), else the
+    /// approval queue.
+    Person(Option<&'a Peer<RoleServer>>),
+    /// Nobody: only a rule that allows it does.
+    Never,
+    /// The host refuses it whatever the policy says, for this reason.
+    Blocked(String),
+}
+
+/// Passes `call` through the gate (decision, approval as `ask` says,
+/// ledger row): `Ok` when it is to run, else the text the sender is told.
+pub(crate) async fn decide(
+    cfg: &Arc<Config>,
+    call: Call,
+    ask: Ask<'_>,
+    cancelled: &CancellationToken,
+) -> Result<(), String> {
+    let (approver, blocked, may_wait, why): (Box<dyn Approver>, Vec<String>, bool, _) = match ask {
+        Ask::Blocked(why) => (
+            Box::new(NeverApprover),
+            vec![call.tool.clone()],
+            false,
+            Some(why),
+        ),
+        Ask::Never => (Box::new(NeverApprover), Vec::new(), false, None),
+        Ask::Person(client) => match client.filter(|c| can_elicit(c)) {
+            Some(peer) => (
+                Box::new(ElicitApprover {
+                    peer: peer.clone(),
+                    runtime: tokio::runtime::Handle::current(),
+                    cancelled: cancelled.clone(),
+                    server: cfg.server.clone(),
+                }),
+                Vec::new(),
+                true,
+                None,
+            ),
+            None => (Box::new(QueueApprover), Vec::new(), false, None),
+        },
+    };
+    let passage = cfg.host.pass(call, approver, blocked, may_wait).await?;
+    if matches!(passage.verdict, Verdict::Run) {
+        return Ok(());
+    }
+    let mut text = passage.message;
+    if let Some(why) = why {
+        text.push('\n');
+        text.push_str(&why);
+    }
+    Err(text)
+}
+
+/// Whether the client can show an approval form (`elicitation/create`).
+fn can_elicit(peer: &Peer<RoleServer>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        info.protocol_version.has_initialize()
+            && info
+                .capabilities
+                .elicitation
+                .as_ref()
+                .is_some_and(|e| e.form.is_some() || e.url.is_none())
+    })
+}
+
+/// Records a request whose parameters do not fit its method, and the
+/// error its sender gets (-32602).
+pub(crate) fn unfit(cfg: &Config, method: &str, tool: &str, raw: &str) -> ErrorData {
+    let why = format!(
+        "the parameters of `{method}` do not fit the MCP schema of that method, so toolgate \
+         did not pass the request on (the other side could read them otherwise)"
+    );
+    cfg.host.reject(tool, raw, &why);
+    ErrorData::invalid_params(why, None)
+}
+
+/// The error the sender of a request the gate refused gets: -32601 for a
+/// method the gateway does not know, -32600 for one it does.
+pub(crate) fn refused_request(known: bool, text: String) -> ErrorData {
+    if known {
+        ErrorData::invalid_request(text, None)
+    } else {
+        ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, text, None)
     }
 }
 
@@ -439,7 +566,7 @@ fn refused(text: String) -> ServerResult {
 
 /// The call id of an MCP call: derived from the tool and its arguments, so
 /// the same call retried after an approval has the same digest.
-fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> String {
+pub(crate) fn call_id(tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> String {
     // The canonical form of {"input": INPUT, "tool": TOOL}, written without
     // building it.
     let json = format!(
@@ -476,7 +603,7 @@ const LIFECYCLE_KEYS: [&str; 4] = [
 
 /// A client request's `_meta` as the server gets it: everything but the
 /// per-request lifecycle keys.
-fn for_server(mut meta: RequestMetaObject) -> RequestMetaObject {
+pub(crate) fn for_server(mut meta: RequestMetaObject) -> RequestMetaObject {
     for key in LIFECYCLE_KEYS {
         meta.remove(key);
     }
@@ -552,6 +679,7 @@ impl Service<RoleServer> for Relay {
             ClientRequest::ListToolsRequest(r) => self.list_tools(r, ctx).await,
             ClientRequest::CallToolRequest(r) => self.call_tool(r, ctx).await,
             other => {
+                self.plan(&other, &ctx).await?;
                 let peer = self.server_for(&ctx.meta).await?;
                 let r = forward(
                     &peer,
@@ -581,6 +709,8 @@ impl Service<RoleServer> for Relay {
             ClientNotification::CancelledNotification(_) => return Ok(()),
             // The gateway tells the server itself when it connects.
             ClientNotification::InitializedNotification(_) => return Ok(()),
+            // Not one of the protocol's: dropped, never forwarded.
+            ClientNotification::CustomNotification(_) => return Ok(()),
             ClientNotification::ProgressNotification(p) => {
                 let mapped = self
                     .shared

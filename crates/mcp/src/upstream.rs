@@ -12,7 +12,8 @@ use tokio::process::{Child, Command};
 
 use crate::fast::ServerTap;
 use crate::framing;
-use crate::relay::{Shared, forward, to_error};
+use crate::methods::{self, Plan};
+use crate::relay::{Ask, Shared, decide, forward, refused_request, to_error, unfit};
 
 /// Where the MCP server is.
 #[derive(Debug, Clone)]
@@ -114,6 +115,18 @@ impl Service<RoleClient> for ToClient {
         let Some(shared) = self.shared.upgrade() else {
             return Err(ErrorData::internal_error("the client has gone", None));
         };
+        let cfg = &shared.config;
+        match methods::server_request(&cfg.server, &request) {
+            Plan::Relay => {}
+            Plan::Unfit { method, tool, raw } => return Err(unfit(cfg, &method, &tool, &raw)),
+            // Nobody is asked about what a server asks of the client: only
+            // a rule that allows the method lets it through.
+            Plan::Decide { call, known, .. } => {
+                decide(cfg, call, Ask::Never, &ctx.ct)
+                    .await
+                    .map_err(|text| refused_request(known, text))?;
+            }
+        }
         let Some(client) = shared.downstream.get() else {
             return Err(ErrorData::internal_error(
                 "the client is not connected yet",
@@ -150,6 +163,12 @@ impl Service<RoleClient> for ToClient {
             }
             ServerNotification::ToolListChangedNotification(_) => {
                 shared.forget_tools();
+            }
+            // Not one of the protocol's: dropped, never relayed.
+            ServerNotification::CustomNotification(n)
+                if !methods::SERVER_CUSTOM_NOTIFICATIONS.contains(&n.method.as_str()) =>
+            {
+                return Ok(());
             }
             _ => {}
         }

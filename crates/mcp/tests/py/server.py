@@ -5,11 +5,14 @@ the gateway tests: every tool leaves its proof on disk.
 
 Environment: MARKER_DESC changes the description of `touch` (a changed
 definition, for pinning tests); MARKER_PIDFILE names a file the server
-writes its process id to.
+writes its process id to; MARKER_RESOURCES lists files (separated by
+`os.pathsep`) served as `file://` resources, each read leaving PATH.read
+beside the file.
 """
 
 import os
 import time
+from pathlib import Path
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -46,6 +49,27 @@ async def redefine(description: str, ctx: Context) -> str:
     server.add_tool(touch, name="touch", description=description)
     await ctx.session.send_tool_list_changed()
     return "redefined"
+
+
+@server.tool(description="Add a tool `name` that creates the file at `path`, then say the tool list changed.")
+async def grow(name: str, ctx: Context) -> str:
+    server.add_tool(touch, name=name, description="Create the file at `path` (added later).")
+    await ctx.session.send_tool_list_changed()
+    return f"added {name}"
+
+
+def serve_file(path: str) -> None:
+    def read() -> str:
+        with open(path + ".read", "a"):
+            pass
+        with open(path) as f:
+            return f.read()
+
+    server.resource(Path(path).as_uri(), name=os.path.basename(path))(read)
+
+
+for p in filter(None, os.environ.get("MARKER_RESOURCES", "").split(os.pathsep)):
+    serve_file(p)
 
 
 @server.tool(description="Exit the server in the middle of the call.")
