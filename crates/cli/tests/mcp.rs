@@ -920,7 +920,7 @@ fn a_server_on_streamable_http_is_gated_the_same() {
     );
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
@@ -996,7 +996,7 @@ fn listen_serves_clients_over_streamable_http_each_with_its_own_server() {
 }
 
 /// SIGTERM to a process this test started.
-fn terminate(pid: u32) {
+pub(crate) fn terminate(pid: u32) {
     let ok = Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 use toolgate_store::Decision;
 
-use crate::mcp::{Env, Wire, npm_server, own_server, py_dir, python};
+use crate::mcp::{Env, Wire, free_port, npm_server, own_server, py_dir, python, terminate};
 
 /// The ledger rows of `env` as (tool, decision, rule).
 fn decided(env: &Env) -> Vec<(String, Decision, Option<String>)> {
@@ -441,4 +441,59 @@ fn a_server_line_that_repeats_a_key_is_not_passed_on() {
             refused_row("mcp__dupes__ping"),
         ]
     );
+}
+
+/// One HTTP/1.1 POST of `body` to `port`'s `/mcp`; the status line and the
+/// body of the answer.
+fn post(port: u16, body: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).expect("read");
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head.lines().next().unwrap_or_default().to_string();
+    (status, body.to_string())
+}
+
+#[test]
+fn an_http_client_body_that_repeats_a_key_is_refused_and_recorded() {
+    let env = Env::new("allow = [\"mcp__marker__*\"]\n");
+    let port = free_port();
+    let mut gw = env.gateway("marker", &["--listen", &port.to_string()], &own_server());
+    gw.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut gateway = gw.spawn().expect("start toolgate mcp --listen");
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let m = text(&json!(env.ws("m1")));
+    let (status, body) = post(
+        port,
+        &call_line(
+            "1",
+            &format!(r#"{{"name":"touch","arguments":{{"path":"x"}},"arguments":{{"path":{m}}}}}"#),
+        ),
+    );
+    assert!(status.contains(" 200 "), "{status}");
+    let r: Value = serde_json::from_str(&body).expect("a JSON-RPC answer");
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(1), json!(-32600)),
+        "{r}"
+    );
+    assert_eq!(decided(&env), vec![refused_row("mcp__marker__touch")]);
+    assert!(!env.ws("m1").exists());
+    terminate(gateway.id());
+    let _ = gateway.wait();
 }
