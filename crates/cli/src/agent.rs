@@ -19,10 +19,8 @@ use toolgate_gate::{
     Answer, Approver, FixedApprover, Gate, GateOptions, NeverApprover, QueueApprover,
     TerminalApprover,
 };
-use toolgate_store::Store;
 use toolgate_tools::Workspace;
 
-use crate::check::load_policy;
 use crate::cli::PolicyArgs;
 
 /// Exit status when a budget stopped the run.
@@ -175,20 +173,19 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         };
         Box::new(ScriptedModel::new(script))
     };
-    let policy = load_policy(&PolicyArgs {
+    let setup = crate::check::setup(&PolicyArgs {
         policy: args.policy.clone(),
         workspace: args.workspace.clone(),
         mode: None,
-    })?;
+    });
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let policy = setup.load_policy(&cwd).map_err(|e| anyhow!("{e}"))?;
     let workspace = Workspace::open(policy.roots(), policy.read_roots())
         .map_err(|e| anyhow!("cannot open the workspace: {e}"))?;
     // The store opens in the directory the policy protects.
-    let state_dir = match policy.state_dir() {
-        Some(dir) => dir.to_path_buf(),
-        None => toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
-    };
-    let store =
-        Store::open_configured(state_dir, policy.database()).context("cannot open the ledger")?;
+    let store = setup
+        .open_store(Some(&policy))
+        .map_err(|e| anyhow!("{e}"))?;
     let gate = Gate::new(
         policy,
         approver(&args),

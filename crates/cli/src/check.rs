@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, anyhow, bail};
+use toolgate_gate::Setup;
 use toolgate_policy::{Call, Context, LoadOptions, Mode, Policy};
 
 use crate::cli::{CheckArgs, PolicyArgs, TestArgs};
@@ -13,33 +14,16 @@ use crate::cli::{CheckArgs, PolicyArgs, TestArgs};
 /// directory (or the workspace, when given).
 pub fn load_policy(args: &PolicyArgs) -> anyhow::Result<Policy> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let start = args.workspace.clone().unwrap_or_else(|| cwd.clone());
-    let opts = LoadOptions {
-        workspace: args.workspace.clone(),
-        ..LoadOptions::default()
-    };
-    discover(args.policy.as_deref(), &start, &opts).map_err(|e| anyhow!("{e}"))
+    setup(args).load_policy(&cwd).map_err(|e| anyhow!("{e}"))
 }
 
-/// `Policy::discover` with the project's trust read from the state store:
-/// what every command that decides calls.
-pub fn discover(
-    explicit: Option<&std::path::Path>,
-    start: &std::path::Path,
-    opts: &LoadOptions,
-) -> Result<Policy, toolgate_policy::PolicyError> {
-    let state_dir = opts
-        .state_dir
-        .clone()
-        .or_else(|| toolgate_policy::state_dir().ok());
-    let check = |db: Option<&str>, file: &std::path::Path, digest: &str| match &state_dir {
-        Some(dir) => {
-            toolgate_store::is_trusted_in(dir, db, file, digest).map_err(|e| e.to_string())
-        }
-        None => Err("no state directory is known".to_owned()),
-    };
-    let layering = toolgate_policy::layers::Layering::from_env().with_trust(&check);
-    toolgate_policy::layers::discover(explicit, start, opts, &layering)
+/// The host layer's settings from the policy arguments.
+pub fn setup(args: &PolicyArgs) -> Setup {
+    Setup {
+        policy: args.policy.clone(),
+        workspace: args.workspace.clone(),
+        ..Setup::default()
+    }
 }
 
 pub fn parse_mode(mode: Option<&str>) -> anyhow::Result<Option<Mode>> {

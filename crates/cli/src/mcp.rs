@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use toolgate_mcp::{Config, Host, UpstreamSpec, names};
 use toolgate_store::{Store, shown};
 
-use crate::check::{load_policy, parse_mode};
+use crate::check::parse_mode;
 use crate::cli::PolicyArgs;
 
 #[derive(Debug, Args)]
@@ -109,15 +109,19 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     };
     let listen = args.listen.as_deref().map(listen_addr).transpose()?;
     let mode = parse_mode(args.policy.mode.as_deref())?;
-    let policy = load_policy(&args.policy)?;
+    let setup = crate::check::setup(&args.policy);
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let policy = setup.load_policy(&cwd).map_err(|e| anyhow!("{e}"))?;
     // The directory the policy protects is the one the store writes.
     let state_dir = match policy.state_dir() {
         Some(d) => d.to_path_buf(),
-        None => toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
+        None => setup.state_dir().map_err(|e| anyhow!("{e}"))?,
     };
-    // Created now, so that a store that cannot be opened is reported before
+    // Opened now, so that a store that cannot be opened is reported before
     // the client connects (each call opens it again, and fails closed).
-    Store::open_configured(&state_dir, policy.database()).context("cannot open the state store")?;
+    setup
+        .open_store(Some(&policy))
+        .map_err(|e| anyhow!("{e}"))?;
     let host = Host {
         policy: Arc::new(policy),
         state_dir,

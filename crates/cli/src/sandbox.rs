@@ -94,7 +94,13 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
     let mut cmd = Command::new(program);
     cmd.args(rest);
     if let Some(why) = opt_out {
-        return Ok(unsandboxed(&mut cmd, &args.command, why));
+        let store = crate::check::setup(&PolicyArgs {
+            policy: args.policy.clone(),
+            workspace: args.workspace.clone(),
+            mode: None,
+        })
+        .open_store(Some(&policy));
+        return Ok(unsandboxed(&mut cmd, &args.command, why, store));
     }
     let profile = Profile::from_policy(Arc::new(policy));
     if toolgate_sandbox::can_exec(&profile) {
@@ -125,12 +131,14 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs the command without the sandbox, after opening the ledger: an
 /// opt-out that cannot be recorded does not run.
-fn unsandboxed(cmd: &mut Command, argv: &[OsString], why: OptOut) -> ExitCode {
-    // The directory the policy protects, the one every host writes.
-    let store = match toolgate_policy::state_dir()
-        .map_err(|e| e.to_string())
-        .and_then(|dir| Store::open_in(dir).map_err(|e| e.to_string()))
-    {
+/// `store` is the configured one, where every host records.
+fn unsandboxed(
+    cmd: &mut Command,
+    argv: &[OsString],
+    why: OptOut,
+    store: Result<Store, toolgate_gate::HostError>,
+) -> ExitCode {
+    let store = match store {
         Ok(s) => s,
         Err(e) => {
             return refuse(format!(

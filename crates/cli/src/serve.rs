@@ -22,9 +22,11 @@ pub struct ServeArgs {
     /// and holds the token can approve calls; use TLS in front of it).
     #[arg(long)]
     pub allow_remote: bool,
-    /// The state database (default: $TOOLGATE_STATE_DIR/toolgate.db, else
-    /// ~/.local/state/toolgate/toolgate.db); the token file is written
-    /// beside it.
+    /// The state database, a SQLite file (the token file is written
+    /// beside it) or a postgres:// URL (default: $TOOLGATE_DATABASE_URL,
+    /// else the policy's `[state] database`, else
+    /// $TOOLGATE_STATE_DIR/toolgate.db, else
+    /// ~/.local/state/toolgate/toolgate.db).
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
     #[command(flatten)]
@@ -33,29 +35,29 @@ pub struct ServeArgs {
 
 pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let policy = load_policy(&args.policy)?;
-    let (state_dir, db) = match args.db {
-        Some(db) => {
-            let dir = db
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("."));
-            (dir, db)
-        }
-        None => {
-            let dir = toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?;
-            let db = dir.join(toolgate_store::DB_FILE_NAME);
-            (dir, db)
-        }
+    // The store every host of this policy records into: `--db`, else
+    // $TOOLGATE_DATABASE_URL, else the policy's `[state] database`, else
+    // the state directory's file.
+    let database = match &args.db {
+        Some(db) => Some(db.to_string_lossy().into_owned()),
+        None => toolgate_store::configured_database(policy.database()),
+    };
+    let state_dir = match &args.db {
+        Some(db) => db
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        None => toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
     };
     let config = Config {
         listen: args.listen,
         allow_remote: args.allow_remote,
         notify: policy.notify().clone(),
         roots: policy.roots().to_vec(),
+        database,
         ..Config::new(state_dir)
     };
-    let config = Config { db, ..config };
     let server = Server::bind(config).map_err(|e| anyhow!("{e}"))?;
     if !server.local_addr().ip().is_loopback() {
         eprintln!(

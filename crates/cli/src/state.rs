@@ -13,10 +13,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use toolgate_tools::BuiltinTools;
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome};
-use toolgate_store::{Answer, ApprovalStatus, RowFilter, Store, shown};
+use toolgate_gate::approvals::{self, ApproveRequest, Approved};
+use toolgate_gate::{Gate, GateOptions, NeverApprover, Outcome, Setup};
+use toolgate_store::{ApprovalStatus, RowFilter, Store, shown};
 
 use crate::check::load_policy;
 use crate::cli::PolicyArgs;
@@ -35,21 +36,25 @@ pub struct DbArgs {
 
 impl DbArgs {
     pub(crate) fn open(&self) -> anyhow::Result<Store> {
-        let store = match &self.db {
-            Some(p) => Store::open(p),
-            None => Store::open_configured(
-                toolgate_policy::state_dir().map_err(|e| anyhow!("{e}"))?,
-                policy_database().as_deref(),
-            ),
+        let setup = Setup {
+            database: self.db.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            ..Setup::default()
         };
-        store.map_err(|e| anyhow!("{e}"))
+        let policy = match &self.db {
+            Some(_) => None,
+            None => policy_for_store(),
+        };
+        setup
+            .open_store(policy.as_ref())
+            .map_err(|e| anyhow!("{e}"))
     }
 }
 
-/// The `[state] database` of the policy found from the working directory.
-/// A policy that does not load is reported and the state directory's store
-/// is used: the queue and the ledger can still be looked at.
-fn policy_database() -> Option<String> {
+/// The policy found from the working directory, for its `[state]
+/// database`. A policy that does not load is reported and the state
+/// directory's store is used: the queue and the ledger can still be looked
+/// at.
+fn policy_for_store() -> Option<toolgate_policy::Policy> {
     if std::env::var_os(toolgate_store::DATABASE_URL_ENV).is_some() {
         return None;
     }
@@ -58,7 +63,7 @@ fn policy_database() -> Option<String> {
         workspace: None,
         mode: None,
     }) {
-        Ok(policy) => policy.database().map(str::to_owned),
+        Ok(policy) => Some(policy),
         Err(e) => {
             eprintln!("toolgate: warning: {e}; using the state directory's store");
             None
@@ -180,9 +185,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             Ok(ExitCode::SUCCESS)
         }
         ApprovalsCommand::Decline { id, note } => {
-            store
-                .answer(&id, Answer::Decline, note.as_deref(), &who())
-                .map_err(|e| anyhow!("{e}"))?;
+            approvals::decline(&store, &id, note.as_deref(), &who()).map_err(|e| anyhow!("{e}"))?;
             writeln!(out, "declined {id}: the call will not run")?;
             Ok(ExitCode::SUCCESS)
         }
@@ -191,43 +194,48 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
             session,
             note,
             policy,
-            digest: _,
+            digest,
         } => {
-            let pending = store
-                .approval(&id)
-                .map_err(|e| anyhow!("{e}"))?
-                .ok_or_else(|| anyhow!("no approval `{id}`"))?;
-            let answer = if session {
-                Answer::Session
-            } else {
-                Answer::Approve
-            };
-            // A call of toolgate's own tools approved on the page, whose
-            // waiter has gone, is approved already: run it here.
-            let approved_elsewhere =
-                pending.status == ApprovalStatus::Approved && pending.client.is_none();
-            if !approved_elsewhere {
-                store
-                    .answer(&id, answer, note.as_deref(), &who())
-                    .map_err(|e| anyhow!("{e}"))?;
-            }
-            if pending.rule.as_deref() == Some(toolgate_policy::rule_ids::HOST_PIN_CHANGED) {
-                return accept_pin(&store, &pending, &mut out);
-            }
-            if pending.server.is_some() {
-                writeln!(
-                    out,
-                    "approved {id}: the same call made again through `toolgate mcp` runs, once"
-                )?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            if pending.client.is_some() {
-                writeln!(
-                    out,
-                    "approved {id}: the waiting {} hook lets its client run the call",
-                    shown::line(pending.client.as_deref().unwrap_or("client"))
-                )?;
-                return Ok(ExitCode::SUCCESS);
+            let who = who();
+            let (pending, next) = approvals::approve(
+                &store,
+                &id,
+                ApproveRequest {
+                    digest: digest.as_deref(),
+                    session,
+                    note: note.as_deref(),
+                    who: &who,
+                },
+            )
+            .map_err(|e| anyhow!("{}", shown::line(&e.to_string())))?;
+            match next {
+                Approved::Pinned { server, tool } => {
+                    // The server names its own tools: shown escaped.
+                    let (tool, server) = (shown::line(&tool), shown::line(&server));
+                    writeln!(
+                        out,
+                        "approved {id}: the new definition of `{tool}` of `{server}` is trusted"
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                Approved::HostRuns {
+                    server: Some(_), ..
+                } => {
+                    writeln!(
+                        out,
+                        "approved {id}: the same call made again through `toolgate mcp` runs, once"
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                Approved::HostRuns { client, .. } => {
+                    writeln!(
+                        out,
+                        "approved {id}: the waiting {} hook lets its client run the call",
+                        shown::line(client.as_deref().unwrap_or("client"))
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                Approved::Resume => {}
             }
             let policy = load_policy(&policy)?;
             let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots())
@@ -238,7 +246,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 GateOptions {
                     session: pending.session.clone(),
                     store: Some(store),
-                    who: who(),
+                    who,
                     ..GateOptions::default()
                 },
             )
@@ -263,55 +271,6 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 ExitCode::from(1)
             })
         }
-    }
-}
-
-/// Approving a changed MCP tool definition: it becomes the pin (only the
-/// definition that was queued, by its digest), and the approval is closed
-/// with its resolution row.
-fn accept_pin(
-    store: &Store,
-    pending: &toolgate_store::Pending,
-    out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
-    let server = pending.server.as_deref().unwrap_or_default();
-    let definition: serde_json::Value =
-        serde_json::from_str(&pending.snapshot_json).unwrap_or_default();
-    let Some(tool) = definition["name"].as_str() else {
-        bail!("approval `{}` holds no tool definition", pending.id);
-    };
-    let claimed = store
-        .claim_for_execution(&pending.id)
-        .map_err(|e| anyhow!("{e}"))?;
-    if claimed.is_none() {
-        bail!("approval `{}` was already used", pending.id);
-    }
-    let accepted = store
-        .accept_pin(server, tool, Some(&pending.digest))
-        .map_err(|e| anyhow!("{e}"))?;
-    let outcome = if accepted.is_some() {
-        toolgate_store::Outcome::Executed
-    } else {
-        toolgate_store::Outcome::Blocked
-    };
-    store
-        .finish(&pending.id, outcome, 0)
-        .map_err(|e| anyhow!("{e}"))?;
-    // The server names its own tools: shown escaped.
-    let (tool, server) = (shown::line(tool), shown::line(server));
-    match accepted {
-        Some(_) => {
-            writeln!(
-                out,
-                "approved {}: the new definition of `{tool}` of `{server}` is trusted",
-                pending.id
-            )?;
-            Ok(ExitCode::SUCCESS)
-        }
-        None => bail!(
-            "the definition of `{tool}` of `{server}` has changed again or was accepted already; \
-             see `toolgate mcp pins list {server}`"
-        ),
     }
 }
 

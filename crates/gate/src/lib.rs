@@ -48,10 +48,12 @@ assert!(r.is_error && r.content.contains("was not executed"));
 */
 #![deny(missing_docs)]
 
+pub mod approvals;
 mod approver;
 mod error;
 mod executor;
 mod gate;
+pub mod host;
 mod queue;
 mod record;
 mod result;
@@ -64,6 +66,7 @@ pub use approver::{
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
 pub use gate::{Gate, GateOptions, INVALID_ARGUMENTS_RULE, Stats, new_session_id};
+pub use host::{HostError, Setup};
 pub use result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
 pub use texts::refusal_text;
 pub use toolgate_policy::{Call, Decision, Effect};

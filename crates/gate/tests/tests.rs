@@ -1,4 +1,5 @@
 //! Integration tests of the gate: one test executable, one module per area.
 
+mod approvals;
 mod processes;
 mod scenarios;

@@ -14,11 +14,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use toolgate_gate::{
-    Gate, GateOptions, HostApprover, Patience, UnavailableApprover, Verdict as GateVerdict,
+    Gate, GateOptions, HostApprover, Patience, Setup, UnavailableApprover, Verdict as GateVerdict,
     WaitingApprover, texts,
 };
-use toolgate_policy::{Call, Client, LoadOptions, Mode, Policy};
-use toolgate_store::Store;
+use toolgate_policy::{Call, Client, Mode, Policy};
 
 use crate::codex::{CodexEvent, CodexInput};
 use crate::{ClaudeInput, ClaudePermissionMode, GeminiInput, HookReply, Permission};
@@ -304,18 +303,6 @@ impl Job {
             Some(dir) => Ok(dir.clone()),
             None => toolgate_policy::state_dir().map_err(|e| e.to_string()),
         };
-        let load = LoadOptions {
-            state_dir: state_dir.as_ref().ok().cloned(),
-            ..LoadOptions::default()
-        };
-        // A project's allow rules apply once it is trusted, which the
-        // state store knows.
-        let trust = |db: Option<&str>, file: &Path, digest: &str| match &state_dir {
-            Ok(dir) => {
-                toolgate_store::is_trusted_in(dir, db, file, digest).map_err(|e| e.to_string())
-            }
-            Err(e) => Err(e.clone()),
-        };
         let anchor = crate::anchor::anchor(
             opts.workspace.as_deref(),
             state_dir.as_deref().ok(),
@@ -323,20 +310,22 @@ impl Job {
             &self.session,
             cwd,
         );
-        let layering = toolgate_policy::layers::Layering::from_env()
-            .with_trust(&trust)
-            .with_anchor(Some(anchor));
-        let policy =
-            toolgate_policy::layers::discover(opts.policy.as_deref(), cwd, &load, &layering)
-                .map_err(|e| {
-                    format!("toolgate: cannot load the policy: {e}; the call was blocked")
-                })?;
+        let setup = Setup {
+            policy: opts.policy.clone(),
+            anchor: Some(anchor),
+            state_dir: state_dir.as_ref().ok().cloned(),
+            ..Setup::default()
+        };
+        let policy = setup
+            .load_policy(cwd)
+            .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;
         // Spooled: a hook process lives for one call, and opening SQLite
         // would be most of its work; its ledger row goes to the spool
         // beside the database unless the call needs the database itself
         // (an ask: grants, the queue).
-        let opened = state_dir.and_then(|dir| {
-            Store::open_configured_spooled(&dir, policy.database())
+        let opened = state_dir.and_then(|_| {
+            setup
+                .open_store_spooled(Some(&policy))
                 .map_err(|e| format!("the ledger cannot be opened: {e}"))
         });
         let (store, store_error) = match opened {

@@ -107,7 +107,7 @@ impl<'k> Seen<'k> {
         if let Some(set) = &mut self.many {
             return set.insert(key);
         }
-        if self.few.iter().any(|k| *k == key) {
+        if self.few.contains(&key) {
             return false;
         }
         self.few.push(key);

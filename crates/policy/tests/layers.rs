@@ -346,7 +346,11 @@ fn a_file_below_the_anchor_only_tightens() {
             d.rule
         );
         assert_eq!(p.mode(), Mode::Default, "a nested mode does not apply");
-        assert_eq!(p.roots(), [fx.root.clone()], "nested roots do not apply");
+        assert_eq!(
+            p.roots(),
+            std::slice::from_ref(&fx.root),
+            "nested roots do not apply"
+        );
         let layers = p.layers().expect("layers");
         let inactive: Vec<_> = layers
             .inactive()

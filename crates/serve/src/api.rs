@@ -11,7 +11,8 @@ use axum::response::Response;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_store::{Answer, ApprovalStatus, Error as StoreError, RowFilter, Store};
+use toolgate_gate::approvals::{self, ApprovalError, ApproveRequest, Approved};
+use toolgate_store::{ApprovalStatus, Error as StoreError, RowFilter, Store};
 
 use crate::auth::refuse;
 use crate::state::AppState;
@@ -120,46 +121,40 @@ pub(crate) async fn approve(
     let result = db(
         &state,
         move |s| -> Result<Result<Value, Response>, StoreError> {
-            let Some(p) = s.approval(&key)? else {
-                return Ok(Err(refuse(
-                    StatusCode::NOT_FOUND,
-                    &format!("no approval `{key}`"),
-                )));
+            let answer = if body.session { "session" } else { "approve" };
+            let req = ApproveRequest {
+                digest: Some(&body.digest),
+                session: body.session,
+                note: body.note.as_deref(),
+                who: WHO,
             };
-            if p.status != ApprovalStatus::Pending {
-                return Ok(Err(refuse(
-                    StatusCode::CONFLICT,
-                    &format!("approval `{key}` is {}, not pending", p.status),
-                )));
+            match approvals::approve(s, &key, req) {
+                Ok((p, next)) => Ok(Ok(json!({
+                    "id": p.id,
+                    "status": p.status.as_str(),
+                    "answer": answer,
+                    "pinned": matches!(next, Approved::Pinned { .. }),
+                }))),
+                Err(e) => answer_error(e),
             }
-            if !crate::token::same(&body.digest, &p.digest) {
-                return Ok(Err(refuse(
-                    StatusCode::CONFLICT,
-                    "the digest in the request is not the call's digest: reload and look again",
-                )));
-            }
-            if !view::digest_ok(&p) {
-                return Ok(Err(refuse(
-                    StatusCode::CONFLICT,
-                    "the stored call no longer matches its digest; it was changed after it was \
-                 queued, so it cannot be approved",
-                )));
-            }
-            let answer = if body.session {
-                Answer::Session
-            } else {
-                Answer::Approve
-            };
-            let answered = s.answer(&key, answer, body.note.as_deref(), WHO)?;
-            Ok(Ok(json!({
-                "id": answered.approval.id,
-                "status": answered.approval.status.as_str(),
-                "answer": answer.as_str(),
-            })))
         },
     )
     .await;
     finish_answer(&state, result)
+}
+
+/// An approval error as the API's answer: 404 for an unknown id, 409 for
+/// one that cannot be answered as asked, the store's errors as such.
+fn answer_error(e: ApprovalError) -> Result<Result<Value, Response>, StoreError> {
+    let conflict = |m: String| Ok(Err(refuse(StatusCode::CONFLICT, &m)));
+    match e {
+        ApprovalError::Store(e) => Err(e),
+        ApprovalError::NotFound(_) => Ok(Err(refuse(StatusCode::NOT_FOUND, &e.to_string()))),
+        ApprovalError::WrongDigest(_) => conflict(
+            "the digest in the request is not the call's digest: reload and look again".into(),
+        ),
+        other => conflict(other.to_string()),
+    }
 }
 
 #[derive(Deserialize)]
@@ -183,17 +178,14 @@ pub(crate) async fn decline(
     let result = db(
         &state,
         move |s| -> Result<Result<Value, Response>, StoreError> {
-            let note = body
-                .note
-                .as_deref()
-                .map(str::trim)
-                .filter(|n| !n.is_empty());
-            let answered = s.answer(&id, Answer::Decline, note, WHO)?;
-            Ok(Ok(json!({
-                "id": answered.approval.id,
-                "status": answered.approval.status.as_str(),
-                "answer": "decline",
-            })))
+            match approvals::decline(s, &id, body.note.as_deref(), WHO) {
+                Ok(p) => Ok(Ok(json!({
+                    "id": p.id,
+                    "status": p.status.as_str(),
+                    "answer": "decline",
+                }))),
+                Err(e) => answer_error(e),
+            }
         },
     )
     .await;

@@ -33,6 +33,9 @@ pub enum ServeError {
     /// The state store failed.
     #[error("{0}")]
     Store(#[from] toolgate_store::Error),
+    /// The configured store could not be opened.
+    #[error("{0}")]
+    Host(#[from] toolgate_gate::HostError),
     /// The async runtime or the socket failed while serving.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),

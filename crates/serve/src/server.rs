@@ -25,7 +25,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use toolgate_policy::Notify;
-use toolgate_store::Store;
 
 use crate::state::AppState;
 use crate::watch::Watcher;
@@ -40,8 +39,10 @@ pub struct Config {
     pub allow_remote: bool,
     /// The state directory: the token file is written here.
     pub state_dir: PathBuf,
-    /// The database (usually `state_dir/toolgate.db`).
-    pub db: PathBuf,
+    /// The store: a SQLite file or a `postgres://` URL, as the host layer
+    /// resolved it; `None`: `$TOOLGATE_DATABASE_URL`, else `toolgate.db` in
+    /// the state directory.
+    pub database: Option<String>,
     /// The policy's `[notify]` table.
     pub notify: Notify,
     /// The workspace roots; write previews read files only beneath them.
@@ -78,7 +79,7 @@ impl Config {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 7777)),
             allow_remote: false,
-            db: state_dir.join(toolgate_store::DB_FILE_NAME),
+            database: None,
             state_dir,
             notify: Notify::default(),
             roots: Vec::new(),
@@ -148,7 +149,12 @@ impl Server {
         let addr = listener.local_addr()?;
         // The token first: it creates the state directory (0700) if needed.
         let token = token::create(&config.state_dir)?;
-        let store = Store::open(&config.db)?;
+        let store = toolgate_gate::Setup {
+            state_dir: Some(config.state_dir.clone()),
+            database: config.database.clone(),
+            ..toolgate_gate::Setup::default()
+        }
+        .open_store(None)?;
         let csrf = token::random_token()?;
         let state = AppState::new(
             store,

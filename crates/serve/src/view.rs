@@ -70,11 +70,6 @@ fn cut(s: &str, n: usize) -> String {
     }
 }
 
-/// Whether the stored snapshot still hashes to the stored digest.
-pub(crate) fn digest_ok(p: &Pending) -> bool {
-    stored_call(p).is_some_and(|c| c.digest() == p.digest)
-}
-
 fn stored_call(p: &Pending) -> Option<Call> {
     let v: Value = serde_json::from_str(&p.snapshot_json).ok()?;
     Call::from_value(&v).ok()
@@ -108,7 +103,7 @@ pub(crate) fn approval(p: &Pending, roots: &[PathBuf], now_ms: u64) -> Value {
         "call_id": p.call_id,
         "tool": p.tool,
         "digest": p.digest,
-        "digest_ok": call.as_ref().is_some_and(|c| c.digest() == p.digest),
+        "digest_ok": toolgate_gate::approvals::digest_ok(p),
         "rule": p.rule,
         "reason": p.reason,
         "remember_allowed": p.remember_allowed,

@@ -207,11 +207,17 @@ pub fn is_trusted_in(
 /// The database a host is configured to use instead of the state
 /// directory's SQLite file: `$TOOLGATE_DATABASE_URL` when set, else
 /// `database` (the policy's `[state] database`).
-fn configured_database(database: Option<&str>) -> Option<String> {
+pub fn configured_database(database: Option<&str>) -> Option<String> {
     std::env::var(DATABASE_URL_ENV)
         .ok()
         .filter(|v| !v.trim().is_empty())
         .or_else(|| database.map(str::to_owned))
+}
+
+/// Whether a database value names PostgreSQL (`postgres://` or
+/// `postgresql://`) rather than a SQLite file.
+pub fn is_postgres_url(value: &str) -> bool {
+    postgres::is_url(value)
 }
 
 /// An open toolgate store, in a SQLite file or a PostgreSQL database.

@@ -159,13 +159,28 @@ pub fn project(policy: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
 /// A real `toolgate hook claude --approver queue --wait SECS` process,
 /// given one PreToolUse call for `command` on its standard input.
 pub fn waiting_hook(project: &Path, state: &Path, command: &str, wait: u32) -> Child {
+    waiting_hook_with(project, state, command, wait, &[])
+}
+
+/// The same, with extra environment variables for the hook.
+pub fn waiting_hook_with(
+    project: &Path,
+    state: &Path,
+    command: &str,
+    wait: u32,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Child {
     let input = json!({
         "session_id": "sess-page", "transcript_path": "/t.jsonl", "cwd": project,
         "permission_mode": "default", "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": command, "description": "run it"},
         "tool_use_id": "toolu_page_1",
     });
-    let mut child = toolgate()
+    let mut cmd = toolgate();
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
         .args([
             "hook",
             "claude",
