@@ -24,14 +24,31 @@ use serve_support::{Served, hook_answer, project, waiting_hook};
 
 const POLICY: &str = "[policy]\ndefault = \"ask\"\nallow = [\"Read\"]\n";
 
-fn playwright_core() -> PathBuf {
+/// Whether chromium and playwright-core are installed (see
+/// `support::available`).
+fn have_browser() -> bool {
+    let chromium_present = std::env::var_os("TOOLGATE_CHROMIUM").is_some()
+        || std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join("chromium").is_file());
+    support::available(
+        "chromium with playwright-core",
+        chromium_present && playwright_dir().join("package.json").exists(),
+        "scripts/install-browser.sh",
+    )
+}
+
+fn playwright_dir() -> PathBuf {
     let dir = match std::env::var_os("TOOLGATE_BROWSER_DIR") {
         Some(d) => PathBuf::from(d),
         None => {
             PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/toolgate-browser")
         }
     };
-    let p = dir.join("playwright-core");
+    dir.join("playwright-core")
+}
+
+fn playwright_core() -> PathBuf {
+    let p = playwright_dir();
     assert!(
         p.join("package.json").exists(),
         "playwright-core is not at {}: run scripts/install-browser.sh",
@@ -89,6 +106,9 @@ fn assert_png(shot: &PathBuf) {
 
 #[test]
 fn clicking_approve_on_the_page_lets_the_waiting_hook_allow() {
+    if !have_browser() {
+        return;
+    }
     let (_dir, project, state) = project(POLICY);
     let served = Served::start(&project, &state, None);
     let command = "touch made-after-the-page-approved && git commit -am 'page test'";
@@ -132,6 +152,9 @@ fn clicking_approve_on_the_page_lets_the_waiting_hook_allow() {
 
 #[test]
 fn declining_on_the_page_with_a_note_tells_the_model_why() {
+    if !have_browser() {
+        return;
+    }
     let (_dir, project, state) = project(POLICY);
     let served = Served::start(&project, &state, None);
     let hook = waiting_hook(&project, &state, "rm -rf ./build", 60);
@@ -210,6 +233,9 @@ fn claude_code_answered_on_the_page(
 
 #[test]
 fn claude_code_runs_the_command_approved_on_the_page() {
+    if !(have_browser() && support::have_clients()) {
+        return;
+    }
     let (sandbox, results) =
         claude_code_answered_on_the_page("touch made-after-page-approval", "approve", None);
     assert!(
@@ -222,6 +248,9 @@ fn claude_code_runs_the_command_approved_on_the_page() {
 
 #[test]
 fn claude_code_tells_the_model_the_note_declined_on_the_page() {
+    if !(have_browser() && support::have_clients()) {
+        return;
+    }
     let note = "not now, the release is frozen";
     let (sandbox, results) =
         claude_code_answered_on_the_page("touch declined-on-page", "decline", Some(note));

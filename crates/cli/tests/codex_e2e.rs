@@ -88,6 +88,9 @@ fn exec(cmd: &str) -> Turn {
 
 #[test]
 fn codex_runs_only_what_the_policy_allows() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let sandbox = project(POLICY);
     let api = FakeResponses::start(vec![
         exec("rm -f keep.txt"),
@@ -153,6 +156,9 @@ fn codex_runs_only_what_the_policy_allows() {
 
 #[test]
 fn a_call_the_hook_cannot_decide_is_blocked() {
+    if !crate::support::have_clients() {
+        return;
+    }
     // A policy that does not load: the hook cannot decide anything.
     let sandbox = project("allow = [\"Bash(touch *)\"\n");
     let api = FakeResponses::start(vec![exec("touch marker")]);
@@ -170,6 +176,9 @@ fn a_call_the_hook_cannot_decide_is_blocked() {
 
 #[test]
 fn install_with_trust_makes_codex_run_the_hook_without_a_bypass() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let ledger = |sandbox: &Sandbox| match Store::open(sandbox.state.join("toolgate.db")) {
         Ok(store) => store.rows(&RowFilter::default()).expect("ledger rows"),
         Err(_) => Vec::new(),
@@ -242,6 +251,9 @@ deny  = ["Bash(touch *)"]
 
 #[test]
 fn install_with_trust_fails_when_codex_does_not_load_the_hooks() {
+    if !crate::support::have_clients() {
+        return;
+    }
     // A project install in a project Codex does not trust: Codex does not
     // read its `.codex/hooks.json`, so nothing can be trusted, and the
     // command says so rather than claiming success.

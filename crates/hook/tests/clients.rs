@@ -132,6 +132,9 @@ impl ClaudeCase {
 
 #[test]
 fn claude_deny_blocks_the_call_and_the_model_gets_the_reason() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = ClaudeCase::run(
         &claude::reply(Permission::Deny, REASON),
         "MARKER",
@@ -159,6 +162,9 @@ fn claude_deny_blocks_the_call_and_the_model_gets_the_reason() {
 
 #[test]
 fn claude_allow_runs_the_call() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = ClaudeCase::run(
         &claude::reply(Permission::Allow, "allowed by rule `allow[0]`"),
         "MARKER2",
@@ -176,6 +182,9 @@ fn claude_allow_runs_the_call() {
 
 #[test]
 fn claude_ask_is_refused_headless_with_the_reason_alone() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = ClaudeCase::run(
         &claude::reply(Permission::Ask, REASON),
         "MARKER",
@@ -191,6 +200,9 @@ fn claude_ask_is_refused_headless_with_the_reason_alone() {
 
 #[test]
 fn claude_ask_is_not_lifted_by_a_settings_allow_rule() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let allow = json!({"allow": ["Bash(touch *)"]});
     let case = ClaudeCase::run(
         &claude::reply(Permission::Ask, REASON),
@@ -204,6 +216,9 @@ fn claude_ask_is_not_lifted_by_a_settings_allow_rule() {
 
 #[test]
 fn claude_failure_reply_blocks_with_exit_2() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = ClaudeCase::run(&claude::failure(REASON), "MARKER", None, false);
     let result = case.result();
     assert!(!case.executed("MARKER"));
@@ -218,6 +233,9 @@ fn claude_failure_reply_blocks_with_exit_2() {
 
 #[test]
 fn claude_exit_2_blocks_even_when_stdout_allows() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let allow = claude::reply(Permission::Allow, "").stdout;
     let case = ClaudeCase::run(&reply(&allow, REASON, 2), "MARKER", None, false);
     assert!(case.result().is_error);
@@ -226,6 +244,9 @@ fn claude_exit_2_blocks_even_when_stdout_allows() {
 
 #[test]
 fn claude_exit_1_does_not_block() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let allow = json!({"allow": ["Bash(touch *)"]});
     let case = ClaudeCase::run(&reply("", REASON, 1), "MARKER", Some(allow), true);
     assert!(!case.result().is_error);
@@ -237,6 +258,9 @@ fn claude_exit_1_does_not_block() {
 
 #[test]
 fn claude_honours_the_json_answer_on_exit_1() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let deny = claude::reply(Permission::Deny, REASON).stdout;
     let case = ClaudeCase::run(&reply(&deny, "", 1), "MARKER", None, false);
     assert_eq!(
@@ -248,6 +272,9 @@ fn claude_honours_the_json_answer_on_exit_1() {
 
 #[test]
 fn claude_ignores_an_unreadable_answer_and_applies_its_own_rules() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let allow = json!({"allow": ["Bash(touch *)"]});
     for answer in [
         "deny",
@@ -265,6 +292,9 @@ fn claude_ignores_an_unreadable_answer_and_applies_its_own_rules() {
 
 #[test]
 fn claude_hook_allow_does_not_lift_a_settings_deny_rule() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let deny = json!({"deny": ["Bash(touch *)"]});
     let case = ClaudeCase::run(
         &claude::reply(Permission::Allow, ""),
@@ -282,6 +312,9 @@ fn claude_hook_allow_does_not_lift_a_settings_deny_rule() {
 
 #[test]
 fn claude_runs_the_call_when_the_hook_times_out() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let sandbox = Sandbox::new();
     let hook = sandbox.capture_hook("hook", &claude::reply(Permission::Deny, REASON));
     hook.delay(3);
@@ -302,6 +335,9 @@ fn claude_runs_the_call_when_the_hook_times_out() {
 
 #[test]
 fn claude_hook_inputs_match_the_fixtures() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.path("hello.txt"), "hello\n").expect("write hello.txt");
     let hook = sandbox.capture_hook("hook", &claude::reply(Permission::Allow, ""));
@@ -445,6 +481,9 @@ impl GeminiCase {
 
 #[test]
 fn gemini_deny_blocks_the_call_and_the_model_gets_the_reason() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&gemini::reply(Permission::Deny, REASON), "MARKER");
     let response = case.response();
     assert!(!case.executed("MARKER"), "a denied call must not run");
@@ -461,6 +500,9 @@ fn gemini_deny_blocks_the_call_and_the_model_gets_the_reason() {
 
 #[test]
 fn gemini_allow_runs_the_call() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&gemini::reply(Permission::Allow, ""), "MARKER2");
     let response = case.response();
     assert!(case.executed("MARKER2"));
@@ -469,6 +511,9 @@ fn gemini_allow_runs_the_call() {
 
 #[test]
 fn gemini_failure_reply_blocks() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&gemini::failure(REASON), "MARKER");
     assert_eq!(
         case.response().error(),
@@ -479,6 +524,9 @@ fn gemini_failure_reply_blocks() {
 
 #[test]
 fn gemini_exit_2_blocks_with_plain_text_on_stderr() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&reply("", REASON, 2), "MARKER");
     assert_eq!(
         case.response().error(),
@@ -489,6 +537,9 @@ fn gemini_exit_2_blocks_with_plain_text_on_stderr() {
 
 #[test]
 fn gemini_exit_2_without_output_does_not_block() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&reply("", "", 2), "MARKER");
     assert_eq!(case.response().error(), None);
     assert!(
@@ -499,6 +550,9 @@ fn gemini_exit_2_without_output_does_not_block() {
 
 #[test]
 fn gemini_json_on_stdout_wins_over_exit_2() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(
         &reply(&gemini::reply(Permission::Allow, "").stdout, REASON, 2),
         "MARKER",
@@ -509,6 +563,9 @@ fn gemini_json_on_stdout_wins_over_exit_2() {
 
 #[test]
 fn gemini_exit_1_does_not_block() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&reply("", REASON, 1), "MARKER");
     assert_eq!(case.response().error(), None);
     assert!(case.executed("MARKER"));
@@ -516,6 +573,9 @@ fn gemini_exit_1_does_not_block() {
 
 #[test]
 fn gemini_plain_text_on_exit_0_does_not_block() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&reply("deny", "", 0), "MARKER");
     assert_eq!(case.response().error(), None);
     assert!(case.executed("MARKER"));
@@ -523,6 +583,9 @@ fn gemini_plain_text_on_exit_0_does_not_block() {
 
 #[test]
 fn gemini_ignores_the_claude_answer_shape() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let case = GeminiCase::run(&claude::reply(Permission::Deny, REASON), "MARKER");
     assert_eq!(case.response().error(), None);
     assert!(
@@ -533,6 +596,9 @@ fn gemini_ignores_the_claude_answer_shape() {
 
 #[test]
 fn gemini_ask_waits_forever_when_headless() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let (sandbox, hook, api) = GeminiCase::setup(&gemini::reply(Permission::Ask, REASON), "MARKER");
     let outcome = support::run_gemini_for(
         &sandbox,
@@ -551,6 +617,9 @@ fn gemini_ask_waits_forever_when_headless() {
 
 #[test]
 fn gemini_runs_the_call_when_the_hook_times_out() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let (sandbox, hook, api) =
         GeminiCase::setup(&gemini::reply(Permission::Deny, REASON), "MARKER");
     hook.delay(3);
@@ -568,6 +637,9 @@ fn gemini_runs_the_call_when_the_hook_times_out() {
 
 #[test]
 fn gemini_refuses_its_file_tools_on_env_files_before_the_hook() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.path(".env"), "KEY=value\n").expect("write .env");
     let hook = sandbox.capture_hook("hook", &gemini::reply(Permission::Allow, ""));
@@ -584,6 +656,9 @@ fn gemini_refuses_its_file_tools_on_env_files_before_the_hook() {
 
 #[test]
 fn gemini_hook_inputs_match_the_fixtures() {
+    if !crate::support::have_clients() {
+        return;
+    }
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.path("hello.txt"), "hello\n").expect("write hello.txt");
     let hook = sandbox.capture_hook("hook", &gemini::reply(Permission::Allow, ""));

@@ -132,7 +132,12 @@ fn fails_closed_naming_the_part_the_kernel_cannot_enforce() {
         .handle_access(missing)
         .is_ok()
     {
-        return; // this kernel has it: nothing to simulate with it
+        // This kernel has every right the crate knows: no old kernel can
+        // be stood in for here, so the test says so instead of passing.
+        eprintln!(
+            "skipped: this kernel enforces Landlock's ResolveUnix, so no missing right can stand in for an old kernel"
+        );
+        return;
     }
     let (w, policy) = ws("allow = [\"Read\"]\n");
     let opts = Options {

@@ -75,11 +75,48 @@ pub fn clients_dir() -> PathBuf {
     }
 }
 
-fn client(folder: &str, bin: &str) -> PathBuf {
-    let path = clients_dir()
+fn client_path(folder: &str, bin: &str) -> PathBuf {
+    clients_dir()
         .join(folder)
         .join("node_modules/.bin")
-        .join(bin);
+        .join(bin)
+}
+
+/// Whether what a test needs from outside the repository is installed.
+/// Without it, the test says it was skipped and why (and returns early);
+/// under `CI=true` it is required, and its absence fails the test.
+#[allow(dead_code)]
+pub fn available(what: &str, present: bool, install: &str) -> bool {
+    if present {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{what} is not installed: CI runs these tests ({install})");
+    }
+    eprintln!("skipped: {what} is not installed ({install}); CI runs this test");
+    false
+}
+
+/// Whether the pinned Claude Code, Gemini CLI and Codex CLI are installed
+/// (see [`available`]).
+#[allow(dead_code)]
+pub fn have_clients() -> bool {
+    let present = [
+        client_path(&format!("claude-code-{CLAUDE_CODE_VERSION}"), "claude"),
+        client_path(&format!("gemini-cli-{GEMINI_CLI_VERSION}"), "gemini"),
+        client_path(&format!("codex-cli-{CODEX_CLI_VERSION}"), "codex"),
+    ]
+    .iter()
+    .all(|p| p.is_file());
+    available(
+        "the real Claude Code, Gemini CLI and Codex CLI",
+        present,
+        "scripts/install-clients.sh",
+    )
+}
+
+fn client(folder: &str, bin: &str) -> PathBuf {
+    let path = client_path(folder, bin);
     assert!(
         path.is_file(),
         "{} is missing: run scripts/install-clients.sh (it installs the pinned Claude Code and \
