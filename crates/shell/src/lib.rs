@@ -54,6 +54,7 @@ assert!(!a.commands[1].read_only); // a program of the workspace, not `cat`
 
 mod arith;
 mod effects;
+mod environ;
 mod glob;
 mod hazards;
 mod parse;

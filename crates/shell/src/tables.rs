@@ -222,16 +222,20 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "dxPOI", ..spec(&["unzip"], Custom, false) },
     Spec { short_args: "", ..spec(&["zip"], Custom, false) },
     // Fetchers.
-    Spec { short_args: "oTdFHXuAebcDKmwxrECyYzUQtP", long_args: &["output", "upload-file", "data", "data-binary", "data-raw", "data-urlencode", "data-ascii", "json", "form", "form-string", "header", "request", "user", "user-agent", "referer", "cookie", "cookie-jar", "dump-header", "config", "max-time", "write-out", "proxy", "range", "cert", "key", "cacert", "capath", "continue-at", "speed-limit", "speed-time", "time-cond", "proxy-user", "quote", "telnet-option", "url", "output-dir", "retry", "retry-delay", "retry-max-time", "connect-timeout", "resolve", "connect-to", "interface", "limit-rate", "max-filesize", "max-redirs", "netrc-file", "trace", "trace-ascii", "stderr", "libcurl", "etag-save", "etag-compare", "hsts", "alt-svc", "unix-socket", "abstract-unix-socket", "variable", "oauth2-bearer", "proto", "proto-redir", "ciphers", "key-type", "cert-type", "pass", "crlfile", "pinnedpubkey", "preproxy", "proxy-header", "aws-sigv4", "create-file-mode", "expect100-timeout", "happy-eyeballs-timeout-ms", "keepalive-time", "local-port", "mail-from", "mail-rcpt", "mail-auth", "noproxy", "parallel-max", "socks4", "socks4a", "socks5", "socks5-hostname", "tls-max", "tlsuser", "tlspassword", "ftp-port", "krb", "login-options", "sasl-authzid", "service-name", "dns-servers", "doh-url", "ip-tos", "vlan-priority"], file_opts: &[("-o", Write), ("--output", Write), ("-T", Read), ("--upload-file", Read), ("-c", Write), ("--cookie-jar", Write), ("-D", Write), ("--dump-header", Write), ("-K", Read), ("--config", Read), ("-E", Read), ("--cert", Read), ("--key", Read), ("--cacert", Read), ("--netrc-file", Read), ("--trace", Write), ("--trace-ascii", Write), ("--stderr", Write), ("--libcurl", Write), ("--etag-save", Write), ("--etag-compare", Read), ("--url", Fetch), ("--output-dir", WriteDir)], ..spec(&["curl"], Custom, false) },
-    Spec { short_args: "OoaPieUtTwQlARDIXBh", long_args: &["output-document", "output-file", "append-output", "directory-prefix", "input-file", "post-file", "body-file", "load-cookies", "save-cookies", "user", "password", "http-user", "http-password", "header", "user-agent", "tries", "timeout", "wait", "level", "accept", "reject", "domains", "include-directories", "exclude-directories", "base", "execute", "ca-certificate", "certificate", "private-key", "method", "post-data", "body-data", "referer", "config", "quota", "limit-rate", "waitretry", "bind-address", "dns-timeout", "connect-timeout", "read-timeout", "restrict-file-names", "cut-dirs", "default-page", "adjust-extension", "progress", "accept-regex", "reject-regex", "regex-type", "exclude-domains", "warc-file", "rejected-log", "ca-directory", "crl-file", "ciphers", "secure-protocol", "local-encoding", "remote-encoding", "e-robots"], file_opts: &[("-O", Write), ("--output-document", Write), ("-o", Write), ("--output-file", Write), ("-a", Write), ("--append-output", Write), ("-P", WriteDir), ("--directory-prefix", WriteDir), ("-i", Read), ("--input-file", Read), ("--post-file", Read), ("--body-file", Read), ("--load-cookies", Read), ("--save-cookies", Write), ("--ca-certificate", Read), ("--certificate", Read), ("--private-key", Read), ("--config", Read), ("--warc-file", Write), ("--rejected-log", Write)], ..spec(&["wget", "wget2"], Custom, false) },
+    Spec { short_args: "oTdFHXuAebcDKmwxrECyYzUQtP", long_args: &["output", "upload-file", "data", "data-binary", "data-raw", "data-urlencode", "data-ascii", "json", "form", "form-string", "header", "request", "user", "user-agent", "referer", "cookie", "cookie-jar", "dump-header", "config", "max-time", "write-out", "proxy", "range", "cert", "key", "cacert", "capath", "continue-at", "speed-limit", "speed-time", "time-cond", "proxy-user", "quote", "telnet-option", "url", "output-dir", "retry", "retry-delay", "retry-max-time", "connect-timeout", "resolve", "connect-to", "interface", "limit-rate", "max-filesize", "max-redirs", "netrc-file", "trace", "trace-ascii", "stderr", "libcurl", "etag-save", "etag-compare", "hsts", "alt-svc", "unix-socket", "abstract-unix-socket", "variable", "oauth2-bearer", "proto", "proto-redir", "ciphers", "key-type", "cert-type", "pass", "crlfile", "pinnedpubkey", "preproxy", "proxy-header", "aws-sigv4", "create-file-mode", "expect100-timeout", "happy-eyeballs-timeout-ms", "keepalive-time", "local-port", "mail-from", "mail-rcpt", "mail-auth", "noproxy", "parallel-max", "socks4", "socks4a", "socks5", "socks5-hostname", "tls-max", "tlsuser", "tlspassword", "ftp-port", "krb", "login-options", "sasl-authzid", "service-name", "dns-servers", "doh-url", "ip-tos", "vlan-priority", "proxy1.0", "proxy-cacert", "proxy-capath", "proxy-cert", "proxy-key", "proxy-crlfile", "proxy-pinnedpubkey", "proxy-cert-type", "proxy-key-type", "proxy-pass", "proxy-ciphers", "proxy-tls13-ciphers", "proxy-tlsuser", "proxy-tlspassword", "proxy-tlsauthtype", "proxy-service-name", "tls13-ciphers", "tlsauthtype", "curves", "url-query", "ssl-sessions", "knownhosts", "pubkey", "hostpubsha256", "hostpubmd5", "trace-config", "ech", "request-target", "socks5-gssapi-service", "rate", "egd-file", "random-file", "engine", "delegation", "ftp-account", "ftp-alternative-to-user", "ftp-method", "ftp-ssl-ccc-mode", "proto-default", "haproxy-clientip"], file_opts: &[("-o", Write), ("--output", Write), ("-T", Read), ("--upload-file", Read), ("-c", Write), ("--cookie-jar", Write), ("-D", Write), ("--dump-header", Write), ("-K", Read), ("--config", Read), ("-E", Read), ("--cert", Read), ("--key", Read), ("--cacert", Read), ("--netrc-file", Read), ("--trace", Write), ("--trace-ascii", Write), ("--stderr", Write), ("--libcurl", Write), ("--etag-save", Write), ("--etag-compare", Read), ("--url", Fetch), ("--output-dir", WriteDir), ("--capath", Read), ("--crlfile", Read), ("--proxy-cacert", Read), ("--proxy-capath", Read), ("--proxy-cert", Read), ("--proxy-key", Read), ("--proxy-crlfile", Read), ("--knownhosts", Read), ("--pubkey", Read), ("--doh-url", Fetch), ("--egd-file", Read), ("--random-file", Read)], ..spec(&["curl"], Custom, false) },
+    Spec { short_args: "OoaPieUtTwQlARDIXBh", long_args: &["output-document", "output-file", "append-output", "directory-prefix", "input-file", "post-file", "body-file", "load-cookies", "save-cookies", "user", "password", "http-user", "http-password", "header", "user-agent", "tries", "timeout", "wait", "level", "accept", "reject", "domains", "include-directories", "exclude-directories", "base", "execute", "ca-certificate", "certificate", "private-key", "method", "post-data", "body-data", "referer", "config", "quota", "limit-rate", "waitretry", "bind-address", "dns-timeout", "connect-timeout", "read-timeout", "restrict-file-names", "cut-dirs", "default-page", "adjust-extension", "progress", "accept-regex", "reject-regex", "regex-type", "exclude-domains", "warc-file", "rejected-log", "ca-directory", "crl-file", "ciphers", "secure-protocol", "local-encoding", "remote-encoding", "e-robots", "hsts-file", "input-metalink", "warc-dedup", "warc-header", "warc-max-size", "warc-tempdir", "cut-dirs", "preferred-location", "proxy-user", "proxy-password", "ftp-user", "ftp-password", "dns-servers", "bind-dns-address", "start-pos", "retry-on-http-error", "report-speed", "certificate-type", "private-key-type", "pinnedpubkey", "random-file", "egd-file", "compression", "max-redirect", "follow-tags", "ignore-tags", "exclude-directories", "accept-regex"], file_opts: &[("-O", Write), ("--output-document", Write), ("-o", Write), ("--output-file", Write), ("-a", Write), ("--append-output", Write), ("-P", WriteDir), ("--directory-prefix", WriteDir), ("-i", Read), ("--input-file", Read), ("--post-file", Read), ("--body-file", Read), ("--load-cookies", Read), ("--save-cookies", Write), ("--ca-certificate", Read), ("--certificate", Read), ("--private-key", Read), ("--config", Read), ("--warc-file", Write), ("--rejected-log", Write), ("--ca-directory", Read), ("--crl-file", Read), ("--input-metalink", Read), ("--warc-dedup", Read), ("--warc-tempdir", WriteDir), ("--random-file", Read), ("--egd-file", Read)], ..spec(&["wget", "wget2"], Custom, false) },
     Spec { short_args: "doixsjkU", long_args: &["dir", "out", "input-file", "max-connection-per-server", "split", "max-concurrent-downloads", "min-split-size", "user-agent", "header", "save-session", "conf-path", "log", "checksum", "referer", "load-cookies", "save-cookies", "torrent-file", "metalink-file"], file_opts: &[("-d", WriteDir), ("--dir", WriteDir), ("-o", Write), ("--out", Write), ("-i", Read), ("--input-file", Read), ("--save-session", Write), ("--conf-path", Read), ("-l", Write), ("--log", Write), ("--load-cookies", Read), ("--save-cookies", Write), ("-T", Read), ("--torrent-file", Read), ("-M", Read), ("--metalink-file", Read)], ..spec(&["aria2c"], Custom, false) },
     Spec { short_args: "oaApsv", long_args: &["output", "session", "session-read-only", "auth", "auth-type", "verify", "cert", "cert-key", "cert-key-pass", "proxy", "timeout", "style", "print", "pretty", "format-options", "boundary", "max-redirects", "max-headers", "default-scheme", "ssl", "ciphers", "history-print", "unsorted", "response-charset", "response-mime", "raw"], file_opts: &[("-o", Write), ("--output", Write), ("--session", Write), ("--session-read-only", Read), ("--cert", Read), ("--cert-key", Read)], ..spec(&["http", "https", "xh", "xhs", "httpie"], Custom, false) },
     Spec { short_args: "", ..spec(&["git"], Custom, false) },
     Spec { short_args: "cDFiJloPSX", file_opts: &[("-F", Read), ("-i", Read)], recursive: &["-r"], ..spec(&["scp"], Custom, false) },
     Spec { short_args: "efTBM", long_args: &["rsh", "rsync-path", "exclude", "include", "exclude-from", "include-from", "files-from", "password-file", "log-file", "log-file-format", "backup-dir", "suffix", "temp-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "usermap", "groupmap", "timeout", "contimeout", "port", "bwlimit", "max-size", "min-size", "max-delete", "partial-dir", "filter", "out-format", "info", "debug", "iconv", "block-size", "modify-window", "address", "sockopts", "outbuf", "checksum-choice", "compress-choice", "compress-level", "skip-compress", "stop-after", "stop-at", "write-batch", "only-write-batch", "read-batch", "protocol", "remote-option"], file_opts: &[("--exclude-from", Read), ("--include-from", Read), ("--files-from", Read), ("--password-file", Read), ("--log-file", Write), ("--write-batch", Write), ("--only-write-batch", Write), ("--read-batch", Read)], recursive: &["-r", "-a", "--recursive", "--archive"], ..spec(&["rsync"], Custom, false) },
     Spec { short_args: "BbcDEeFIiJLlmOopQRSWw", file_opts: &[("-F", Read), ("-i", Read), ("-E", Write)], ..spec(&["ssh"], Custom, false) },
+    Spec { short_args: "BbcDFiJlloPRSsX", file_opts: &[("-F", Read), ("-i", Read), ("-b", Read)], ..spec(&["sftp"], Custom, false) },
     // Commands with no file operands that only read or print.
     Spec { short_args: "", ..spec(&["echo", "printf", "pwd", "true", "false", ":", "which", "type", "whereis", "whoami", "id", "uname", "printenv", "seq", "expr", "basename", "dirname", "sleep", "cd", "pushd", "popd", "dirs", "ps", "free", "uptime", "df", "nproc", "locale", "tty", "groups", "arch", "cal", "jobs", "help", "lsb_release", "getconf", "tr", "yes", "wait", "hash", "history", "command", "env", "numfmt", "factor", "lscpu", "lsblk", "whatis", "apropos", "man", "tput", "logname", "users", "who", "w", "last", "stty", "shopt", "set", "ulimit", "umask", "dc"], Operands::None, true) },
+    // Declarations: their `NAME=value` operands are variables, given to
+    // later commands (`crate::environ`), never files.
+    Spec { short_args: "", ..spec(&["export", "declare", "typeset", "local", "readonly", "unset"], Operands::None, false) },
     Spec { short_args: "dfrs", long_args: &["date", "file", "reference", "set"], file_opts: &[("-f", Read), ("--file", Read), ("-r", Read), ("--reference", Read)], ..spec(&["date"], Operands::None, true) },
     Spec { short_args: "F", long_args: &["file"], file_opts: &[("-F", Read), ("--file", Read)], ..spec(&["hostname"], Operands::None, true) },
     Spec { ..spec(&["bc"], All(Read), true) },
@@ -359,10 +363,10 @@ fn build_map() -> FnvMap<&'static str, Known> {
     map
 }
 
-/// Whether assigning `var` changes what later commands run ([`EXEC_ENV`]).
+/// Whether assigning `var` can change what later commands do
+/// ([`crate::environ`]).
 pub(crate) fn changes_what_runs(var: &str) -> bool {
-    // A few dozen names: a scan costs less than building a set.
-    EXEC_ENV.contains(&var)
+    crate::environ::matters(var)
 }
 
 /// Whether `git SUB` only reads ([`GIT_READ_ONLY`]).
@@ -703,85 +707,6 @@ pub(crate) const INTERPRETERS: &[&str] = &[
 pub(crate) const FETCHERS: &[&str] = &[
     "curl", "wget", "wget2", "fetch", "http", "https", "xh", "xhs", "aria2c", "lynx", "links",
     "w3m", "nc", "ncat", "netcat", "socat", "scp", "sftp", "ftp", "tftp", "rsync", "httpie",
-];
-
-/// Variables whose value changes which program runs or injects code into
-/// one: assigning them makes every later command unknown.
-pub(crate) const EXEC_ENV: &[&str] = &[
-    "PATH",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "BASH_ENV",
-    "ENV",
-    "ZDOTDIR",
-    "PROMPT_COMMAND",
-    "PS4",
-    "IFS",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "CDPATH",
-    "HOME",
-    "GLOBIGNORE",
-    "PAGER",
-    "MANPAGER",
-    "GIT_PAGER",
-    "EDITOR",
-    "VISUAL",
-    "GIT_EDITOR",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_ASKPASS",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "GIT_EXEC_PATH",
-    "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    "GIT_PROXY_COMMAND",
-    "GIT_TEMPLATE_DIR",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-    "GIT_SEQUENCE_EDITOR",
-    "GIT_ATTR_SOURCE",
-    "LESS",
-    "LESSKEY",
-    "LESSKEYIN",
-    "LESSEDIT",
-    "MANOPT",
-    "RIPGREP_CONFIG_PATH",
-    "TAR_OPTIONS",
-    "SYSTEMD_PAGER",
-    "TERMINFO",
-    "TERMINFO_DIRS",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "PYTHONHOME",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PERL5OPT",
-    "PERL5LIB",
-    "PERLLIB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "BROWSER",
-    "TERMINAL",
-    "DYLD_INSERT_LIBRARIES",
-    "DYLD_LIBRARY_PATH",
-    "RUSTC_WRAPPER",
-    "RUSTC",
-    "CARGO_BUILD_RUSTC_WRAPPER",
-    "MAKEFLAGS",
-    "CC",
-    "CXX",
 ];
 
 /// git's global options (before the subcommand) that take the next word

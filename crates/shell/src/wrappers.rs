@@ -25,8 +25,9 @@ pub(crate) enum Step {
         rest: Vec<Arg>,
         /// `env -C DIR`.
         cwd: Option<Arg>,
-        /// Variables `env` sets (`env PATH=.. cmd`).
-        env: Vec<String>,
+        /// Variables `env` gives the command, with their values (`env
+        /// PATH=.. cmd`).
+        env: Vec<(String, Arg)>,
         /// Why part of the wrapper cannot be followed.
         unknown: Option<String>,
         /// `xargs`: the command gets more operands from its input; the
@@ -172,89 +173,89 @@ fn unknown_option(name: &str, p: &Parsed<'_>, short: &str, long: &[&str]) -> Opt
     ))
 }
 
+/// `env [OPTION].. [NAME=VALUE].. [COMMAND [ARG]..]`. `-S STRING` splits
+/// STRING into words that are read in its place, options and assignments
+/// included (`env -S 'GIT_PAGER=x git log'`).
 fn env(argv: &[Arg]) -> Step {
-    let mut i = 1;
+    use std::collections::VecDeque;
+    let mut words: VecDeque<Arg> = argv.iter().skip(1).cloned().collect();
+    let mut wrapper = vec![argv[0].text.clone()];
     let mut cwd = None;
     let mut vars = Vec::new();
     let mut unknown = None;
-    let mut prefix: Vec<Arg> = Vec::new();
-    while let Some(a) = argv.get(i) {
+    let mut options = true;
+    while let Some(a) = words.pop_front() {
         let t = a.text.as_str();
-        if !a.literal {
+        let assignment = t
+            .split_once('=')
+            .filter(|(name, _)| a.literal && crate::parse::is_name(name));
+        if let Some((name, value)) = assignment {
+            vars.push((name.to_string(), a.with_text(value)));
+            wrapper.push(a.text.clone());
+            continue;
+        }
+        let option = a.literal && options && t.starts_with('-');
+        if !option {
+            words.push_front(a);
             break;
         }
+        wrapper.push(a.text.clone());
         if t == "--" {
-            i += 1;
-            break;
+            options = false;
+            continue;
         }
-        let value_of = |i: usize, attached: &str| -> (Option<Arg>, usize) {
-            if attached.is_empty() {
-                (argv.get(i + 1).cloned(), 2)
-            } else {
-                (Some(a.with_text(attached)), 1)
-            }
+        // The options that take a value, long and short.
+        let valued = |long: &str, short: &str| -> Option<String> {
+            t.strip_prefix(long)
+                .filter(|r| r.is_empty() || r.starts_with('='))
+                .map(|r| r.trim_start_matches('=').to_string())
+                .or_else(|| t.strip_prefix(short).map(str::to_string))
         };
-        if let Some(rest) = t
-            .strip_prefix("--chdir")
-            .map(|r| r.trim_start_matches('='))
-            .or_else(|| t.strip_prefix("-C"))
-        {
-            let (v, n) = value_of(i, rest);
-            cwd = v;
-            i += n;
-        } else if let Some(rest) = t
-            .strip_prefix("--unset")
-            .map(|r| r.trim_start_matches('='))
-            .or_else(|| t.strip_prefix("-u"))
-        {
-            let (_, n) = value_of(i, rest);
-            i += n;
-        } else if let Some(rest) = t
-            .strip_prefix("--split-string")
-            .map(|r| r.trim_start_matches('='))
-            .or_else(|| t.strip_prefix("-S"))
-        {
-            let (v, n) = value_of(i, rest);
-            i += n;
-            match v {
-                Some(v) if v.literal => match shell_words::split(&v.text) {
-                    Ok(words) => prefix.extend(words.into_iter().map(Arg::lit)),
-                    Err(_) => unknown = Some(format!("`env -S {}` cannot be split", v.text)),
-                },
-                Some(v) => unknown = Some(format!("`env -S` string is not literal: `{}`", v.text)),
-                None => {}
+        let found = [
+            ("--chdir", "-C"),
+            ("--unset", "-u"),
+            ("--split-string", "-S"),
+            ("--argv0", "-a"),
+        ]
+        .into_iter()
+        .find_map(|(l, s)| valued(l, s).map(|v| (l, v)));
+        let Some((long, attached)) = found else {
+            if t.starts_with("-P") {
+                unknown = Some("`env -P` changes where programs are found".into());
             }
-        } else if t.starts_with("-P") {
-            let (_, n) = value_of(i, t.trim_start_matches("-P"));
-            i += n;
-            unknown = Some("`env -P` changes where programs are found".into());
-        } else if t.starts_with('-') && t != "-" {
-            i += 1;
-        } else if let Some((name, _)) = t.split_once('=') {
-            vars.push(name.to_string());
-            i += 1;
+            continue;
+        };
+        let value = if attached.is_empty() {
+            let v = words.pop_front();
+            if let Some(v) = &v {
+                wrapper.push(v.text.clone());
+            }
+            v
         } else {
-            break;
-        }
-    }
-    // Assignments may also follow `-S`-split words and options.
-    while let Some(a) = argv.get(i) {
-        match a.text.split_once('=') {
-            Some((name, _)) if a.literal && crate::parse::is_name(name) => {
-                vars.push(name.to_string());
-                i += 1;
+            Some(a.with_text(attached))
+        };
+        match (long, value) {
+            ("--chdir", v) => cwd = v,
+            ("--split-string", Some(v)) if v.literal => match shell_words::split(&v.text) {
+                Ok(split) => {
+                    for w in split.into_iter().rev() {
+                        words.push_front(Arg::lit(w));
+                    }
+                }
+                Err(_) => unknown = Some(format!("`env -S {}` cannot be split", v.text)),
+            },
+            ("--split-string", Some(v)) => {
+                unknown = Some(format!("`env -S` string is not literal: `{}`", v.text));
             }
-            _ => break,
+            _ => {}
         }
     }
-    let mut rest = prefix;
-    rest.extend(argv.get(i..).unwrap_or_default().iter().cloned());
-    if rest.is_empty() {
+    if words.is_empty() {
         return Step::None;
     }
     Step::Wrapper {
-        wrapper: texts(&argv[..i.min(argv.len())]),
-        rest,
+        wrapper,
+        rest: words.into(),
         cwd,
         env: vars,
         unknown,

@@ -1,7 +1,10 @@
 //! Integration tests of the shell analysis: one test executable, one module per area.
 
 mod analyze;
+mod environ;
 mod evaluating;
 mod fuzz_regressions;
 mod hardening;
+mod network;
 mod props;
+mod real;

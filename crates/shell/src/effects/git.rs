@@ -81,9 +81,14 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                     || t.starts_with("--upload-pack")
                     || *t == "-c"
                     || t.starts_with("--config")
+                    || t.starts_with("--template")
+                    || t.starts_with("--recurse-submodules")
+                    || *t == "--recursive"
             }) {
-                d.unknowns
-                    .push("`git clone` option runs a program or sets configuration".into());
+                d.unknowns.push(
+                    "`git clone` option runs a program, sets configuration or hooks, or fetches the submodules the clone names"
+                        .into(),
+                );
             }
             let o = parse_opts(
                 rest,
@@ -109,9 +114,8 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 &[],
             );
             if let Some(url) = o.operands.first() {
-                if is_remote_url(&url.text) || !url.literal {
-                    d.add(Access::Fetch, url, false);
-                } else {
+                remote(url, d);
+                if !(is_remote_url(&url.text) || !url.literal || is_remote_helper(&url.text)) {
                     d.add(Access::Read, url, true);
                 }
                 let dest = match o.operands.get(1) {
@@ -132,9 +136,44 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 .is_some_and(|a| matches!(a.text.as_str(), "add" | "set-url")) =>
         {
             for url in operands.iter().skip(2) {
-                if is_remote_url(&url.text) || !url.literal {
-                    d.add(Access::Fetch, url, false);
+                remote(url, d);
+            }
+        }
+        // `submodule add URL [PATH]` clones URL; `set-url NAME URL` points
+        // later updates there; `update`, `init` and `sync` take the URLs
+        // `.gitmodules` names, a file of the work tree.
+        "submodule" if texts.first() != Some(&"foreach") => {
+            let words: Vec<&Arg> = operands.clone();
+            match words.first().map(|a| a.text.as_str()) {
+                Some("add") => {
+                    let o = parse_opts(
+                        rest.get(1..).unwrap_or_default(),
+                        "b",
+                        &["branch", "name", "reference", "depth"],
+                        &[],
+                    );
+                    if let Some(url) = o.operands.first() {
+                        remote(url, d);
+                        if let Some(path) = o.operands.get(1) {
+                            d.add(Access::WriteDir, path, true);
+                        }
+                    }
+                    d.add(Access::Write, &Arg::lit(".gitmodules"), false);
                 }
+                Some("set-url") => {
+                    for url in words.iter().skip(2) {
+                        remote(url, d);
+                    }
+                    d.add(Access::Write, &Arg::lit(".gitmodules"), false);
+                }
+                Some("update" | "init" | "sync") => {
+                    d.add(Access::Read, &Arg::lit(".gitmodules"), false);
+                    d.unknowns.push(
+                        "`git submodule` fetches from the URLs `.gitmodules` names, which are not known here"
+                            .into(),
+                    );
+                }
+                _ => {}
             }
         }
         "fetch" | "pull" | "push" | "ls-remote" => {
@@ -146,9 +185,15 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 d.unknowns
                     .push(format!("`git {sub}` option runs a program"));
             }
-            if let Some(remote) = operands.first() {
-                if is_remote_url(&remote.text) || !remote.literal {
-                    d.add(Access::Fetch, remote, false);
+            // The remote, or a URL anywhere among the operands (an
+            // option's value such as `--depth 1` may come first).
+            match operands.first() {
+                Some(first) if !first.literal => d.add(Access::Fetch, first, false),
+                _ => {}
+            }
+            for a in &operands {
+                if a.literal {
+                    remote(a, d);
                 }
             }
         }
@@ -195,7 +240,24 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         }
         "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-files" | "diff-index"
         | "format-patch" | "archive" => {
-            let o = parse_opts(rest, "o", &["output", "output-directory"], &[]);
+            let o = parse_opts(
+                rest,
+                "o",
+                &["output", "output-directory", "remote", "exec"],
+                &[],
+            );
+            if sub == "archive" {
+                for r in o.values(&["--remote"]) {
+                    remote(r, d);
+                    if !(is_remote_url(&r.text) || is_remote_helper(&r.text)) {
+                        d.add(Access::Read, r, true);
+                    }
+                }
+                if o.has(&["--exec"]) {
+                    d.unknowns
+                        .push("`git archive --exec` runs a program".into());
+                }
+            }
             for f in o.values(&["--output", "-o"]) {
                 d.add(Access::Write, f, sub == "format-patch");
             }
@@ -331,6 +393,36 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
     }
     let read_only = d.read_only;
     risky::git(sub, rest, read_only, d);
+}
+
+/// A remote given as a URL: a fetch of it; a `file:` URL is a read of
+/// the directory; `TRANSPORT::ADDRESS` (`ext::sh -c ..`, `fd::`) runs a
+/// remote helper, which is unknown. A remote name or a path is nothing.
+fn remote(a: &Arg, d: &mut Derived) {
+    if !a.literal {
+        d.add(Access::Fetch, a, false);
+    } else if is_remote_helper(&a.text) {
+        d.unknowns.push(format!(
+            "`{}` makes git run a remote helper program",
+            a.text
+        ));
+    } else if let Some(path) = file_url_path(&a.text) {
+        d.add(Access::Read, &a.with_text(path), true);
+    } else if is_remote_url(&a.text) {
+        d.add(Access::Fetch, a, false);
+    }
+}
+
+/// `TRANSPORT::ADDRESS`: git runs `git-remote-TRANSPORT` (gitremote-helpers(7)).
+fn is_remote_helper(text: &str) -> bool {
+    match text.split_once("::") {
+        Some((t, _)) => {
+            !t.is_empty()
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.' | b'_'))
+        }
+        None => false,
+    }
 }
 
 /// The file `git config ARGS` writes, when it sets, unsets, renames or

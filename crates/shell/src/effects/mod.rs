@@ -217,7 +217,7 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
     // looked at as a program's arguments); the host they open is a fetch.
     if matches!(
         name,
-        "nc" | "ncat" | "netcat" | "telnet" | "socat" | "sftp" | "ftp" | "tftp"
+        "nc" | "ncat" | "netcat" | "telnet" | "socat" | "ftp" | "tftp"
     ) {
         let mut d = Derived::default();
         connection(name, args, &mut d);
@@ -569,6 +569,7 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         "http" | "https" | "xh" | "xhs" | "httpie" => httpie(spec, args, d),
         "git" => git(args, d),
         "scp" | "rsync" => remote_copy(name, spec, args, d),
+        "sftp" => sftp(spec, args, d),
         "ssh" => {
             let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
             file_opts(spec, &o, d);

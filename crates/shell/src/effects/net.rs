@@ -39,14 +39,18 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
             d.unknowns
                 .push("`curl` reads more options from a file".into());
         }
+        curl_option_files(n, v, d);
+    }
+    if o.has(&["-n", "--netrc", "--netrc-optional"]) && !o.has(&["--netrc-file"]) {
+        d.add(Access::Read, &Arg::lit("~/.netrc"), false);
     }
     // Where curl connects besides the URL's host: a proxy, or a host that
     // `--connect-to` or `--resolve` puts in the URL host's place.
     for (n, v) in &o.opts {
         let Some(v) = v else { continue };
         let target = match n.as_str() {
-            "-x" | "--proxy" | "--preproxy" | "--socks4" | "--socks4a" | "--socks5"
-            | "--socks5-hostname" => Some(if v.text.contains("://") {
+            "-x" | "--proxy" | "--proxy1.0" | "--preproxy" | "--socks4" | "--socks4a"
+            | "--socks5" | "--socks5-hostname" => Some(if v.text.contains("://") {
                 v.text.clone()
             } else {
                 format!("http://{}", v.text)
@@ -83,6 +87,23 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
     for u in o.operands.iter() {
         d.add(Access::Fetch, u, false);
     }
+    // A `file:` URL is a local file: read, or written by an upload.
+    let uploads = o.has(&["-T", "--upload-file"]);
+    for u in &urls {
+        if let Some(path) = file_url_path(&u.text) {
+            let access = if uploads { Access::Write } else { Access::Read };
+            d.add(access, &u.with_text(path), false);
+        }
+    }
+    // `-J` takes the name the server gives: any file of the directory.
+    if remote_name && o.has(&["-J", "--remote-header-name"]) {
+        let dir = o.values(&["--output-dir"]).next().cloned();
+        d.add(
+            Access::WriteDir,
+            &dir.unwrap_or_else(|| Arg::lit(".")),
+            true,
+        );
+    }
     if remote_name {
         let dir = o.values(&["--output-dir"]).next().map(|a| a.text.clone());
         for u in urls {
@@ -106,24 +127,214 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
     }
 }
 
-/// `-o ProxyCommand=..` and the like make ssh (and scp, rsync over ssh)
-/// run a local command.
+/// The files curl's options read or write beyond [`Spec::file_opts`]:
+/// `-w @FILE` reads the format, `%output{FILE}` in it writes; `-b FILE`
+/// (no `=`), `-H @FILE`, `--variable NAME@FILE`, `--url-query NAME@FILE`
+/// read; `--hsts` and `--alt-svc` caches are read and written;
+/// `--unix-socket` connects to a local socket instead of the URL's host.
+fn curl_option_files(n: &str, v: &Arg, d: &mut Derived) {
+    let t = v.text.as_str();
+    let read_at = |d: &mut Derived, f: &str| {
+        if f != "-" {
+            d.add(Access::Read, &v.with_text(f), false);
+        }
+    };
+    match n {
+        "-w" | "--write-out" => {
+            if let Some(f) = t.strip_prefix('@') {
+                read_at(d, f);
+            }
+            let mut rest = t;
+            while let Some(i) = rest.find("%output{") {
+                let after = &rest[i + "%output{".len()..];
+                let end = after.find('}').unwrap_or(after.len());
+                let file = after[..end].trim_start_matches(">>");
+                d.add(Access::Write, &v.with_text(file), false);
+                rest = &after[end..];
+            }
+            if !v.literal {
+                d.unknowns
+                    .push(format!("`curl -w {t}` may read or write a file"));
+            }
+        }
+        "-b" | "--cookie" if !t.contains('=') => {
+            read_at(d, t);
+            if let Some(f) = t.strip_prefix('@') {
+                read_at(d, f);
+            }
+        }
+        "-H" | "--header" | "--proxy-header" => {
+            if let Some(f) = t.strip_prefix('@') {
+                read_at(d, f);
+            }
+        }
+        "--variable" | "--url-query" => {
+            let t = t.strip_prefix('%').unwrap_or(t);
+            if let Some((before, f)) = t.split_once('@') {
+                if !before.contains('=') {
+                    read_at(d, f);
+                }
+            }
+        }
+        "--hsts" | "--alt-svc" | "--ssl-sessions" => {
+            d.add(Access::Read, v, false);
+            d.add(Access::Write, v, false);
+        }
+        "--pinnedpubkey" | "--proxy-pinnedpubkey" if !t.starts_with("sha256//") => {
+            d.add(Access::Read, v, false);
+        }
+        "--unix-socket" => {
+            d.add(Access::Write, v, false);
+            d.unknowns.push(format!(
+                "`curl --unix-socket {t}` connects to a local socket, not to the URL's host"
+            ));
+        }
+        "--abstract-unix-socket" => d.unknowns.push(format!(
+            "`curl --abstract-unix-socket {t}` connects to a local socket, not to the URL's host"
+        )),
+        _ => {}
+    }
+}
+
+/// The local path of a `file:` URL (`file:///p`, `file://localhost/p`,
+/// `file:/p`), as curl and git read it.
+pub(super) fn file_url_path(url: &str) -> Option<String> {
+    let scheme = url.get(..5)?;
+    if !scheme.eq_ignore_ascii_case("file:") {
+        return None;
+    }
+    let rest = &url[5..];
+    let path = match rest.strip_prefix("//") {
+        Some(r) => {
+            let slash = r.find('/')?;
+            let host = &r[..slash];
+            if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+                return None;
+            }
+            &r[slash..]
+        }
+        None => rest,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    path.starts_with('/').then(|| percent_decoded(path))
+}
+
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' {
+            if let (Some(h), Some(l)) = (
+                b.get(i + 1).and_then(|c| hex(*c)),
+                b.get(i + 2).and_then(|c| hex(*c)),
+            ) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The options ssh, scp, sftp (and rsync's `-e ssh`) share: `-o` settings
+/// (ssh_config(5)) that run a local command, load a library, read a
+/// configuration, reuse a control socket, read keys, write known hosts,
+/// or connect elsewhere (`Hostname`, `ProxyJump`); `-J` jump hosts, `-F`
+/// configuration files (which can hold any of those), `-S` control
+/// sockets (ssh) and `-I` PKCS#11 libraries.
 pub(super) fn ssh_options(name: &str, o: &Opts, d: &mut Derived) {
     for v in o.values(&["-o"]) {
-        let key = v
-            .text
-            .split(['=', ' '])
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if matches!(
-            key.as_str(),
-            "proxycommand" | "localcommand" | "permitlocalcommand" | "knownhostscommand"
-        ) || !v.literal
-        {
+        let t = v.text.trim_start();
+        let (key, value) = match t.find(['=', ' ', '\t']) {
+            Some(i) => (&t[..i], t[i..].trim_start_matches([' ', '\t', '=']).trim()),
+            None => (t, ""),
+        };
+        let key = key.to_ascii_lowercase();
+        if !v.literal {
             d.unknowns
-                .push(format!("`{name} -o {}` runs a local command", v.text));
+                .push(format!("`{name} -o {}` is not literal", v.text));
+            continue;
         }
+        let none = value.eq_ignore_ascii_case("none") || value.eq_ignore_ascii_case("no");
+        match key.as_str() {
+            "proxycommand"
+            | "localcommand"
+            | "permitlocalcommand"
+            | "knownhostscommand"
+            | "pkcs11provider"
+            | "securitykeyprovider"
+            | "xauthlocation"
+            | "match"
+            | "include"
+            | "controlpath"
+            | "controlmaster"
+            | "identityagent"
+            | "canonicalizehostname"
+            | "canonicaldomains"
+            | "host"
+                if !none =>
+            {
+                d.unknowns.push(format!(
+                    "`{name} -o {}` runs a local command, loads code or configuration, or connects elsewhere",
+                    v.text
+                ));
+            }
+            "hostname" | "proxyjump" => jump_hosts(value, v, d),
+            "identityfile" | "certificatefile" | "globalknownhostsfile" | "revokedhostkeys" => {
+                for f in value.split_whitespace() {
+                    d.add(Access::Read, &v.with_text(f), false);
+                }
+            }
+            "userknownhostsfile" | "controlpersist" if !none => {
+                for f in value.split_whitespace() {
+                    d.add(Access::Write, &v.with_text(f), false);
+                }
+            }
+            _ => {}
+        }
+    }
+    for v in o.values(&["-J"]) {
+        jump_hosts(&v.text, v, d);
+    }
+    for v in o.values(&["-F"]) {
+        if !(v.literal && v.text == "none") {
+            d.unknowns.push(format!(
+                "`{name} -F {}` reads a configuration, which can run commands",
+                v.text
+            ));
+        }
+    }
+    if name == "ssh" {
+        for v in o.values(&["-S"]) {
+            if !(v.literal && v.text == "none") {
+                d.unknowns.push(format!(
+                    "`ssh -S {}` uses a control socket, whose connection may go anywhere",
+                    v.text
+                ));
+            }
+        }
+    }
+    if o.has(&["-I"]) {
+        d.unknowns
+            .push(format!("`{name} -I` loads a PKCS#11 library"));
+    }
+}
+
+/// `[user@]host[:port]`, comma-separated (`-J`, `ProxyJump`, `Hostname`):
+/// each a connection.
+fn jump_hosts(value: &str, v: &Arg, d: &mut Derived) {
+    for hop in value.split(',') {
+        let hop = hop.strip_prefix("ssh://").unwrap_or(hop);
+        let host = hop.rsplit('@').next().unwrap_or(hop);
+        if host.is_empty() || host.eq_ignore_ascii_case("none") {
+            continue;
+        }
+        d.add(Access::Fetch, &v.with_text(format!("tcp://{host}")), false);
     }
 }
 
@@ -148,8 +359,8 @@ pub(super) fn remote_copy(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived
     let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
     file_opts(spec, &o, d);
     ssh_options(name, &o, d);
-    if o.has(&["-S"]) && name == "scp" {
-        d.unknowns.push("`scp -S` runs a program".into());
+    if o.has(&["-S", "-D"]) && name == "scp" {
+        d.unknowns.push("`scp -S`/`-D` runs a program".into());
     }
     for v in o.values(&["-e", "--rsh", "--rsync-path"]) {
         if !(v.literal && v.text.split_whitespace().next() == Some("ssh")) {
@@ -191,20 +402,46 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
         if let Some((_, access)) = spec.file_opts.iter().find(|(f, _)| f == n) {
             d.add(*access, v, *access == Access::WriteDir);
         }
-        if matches!(n.as_str(), "-e" | "--execute") {
-            d.unknowns.push("`wget -e` runs a wgetrc command".into());
+        if matches!(n.as_str(), "-e" | "--execute") && !harmless_wgetrc(v) {
+            d.unknowns.push(format!(
+                "`wget -e {}` runs a wgetrc command, which can run a program or name files",
+                v.text
+            ));
+        }
+        if matches!(n.as_str(), "--config") {
+            d.unknowns
+                .push("`wget --config` reads wgetrc commands from a file".into());
+        }
+        if n == "--hsts-file" {
+            d.add(Access::Read, v, false);
+            d.add(Access::Write, v, false);
         }
         if matches!(n.as_str(), "-i" | "--input-file") {
             d.unknowns
                 .push("`wget -i` fetches URLs listed in a file".into());
         }
     }
+    if o.has(&["--use-askpass"]) {
+        d.unknowns
+            .push("`wget --use-askpass` runs a program for the password".into());
+    }
     each(d, Access::Fetch, &o.operands, false);
     let prefix = o
         .values(&["-P", "--directory-prefix"])
         .next()
         .map(|a| a.text.clone());
-    if o.has(&["-r", "--recursive", "-m", "--mirror"]) {
+    // Directories made from the host and path, or a name the server
+    // chooses: anything beneath the prefix.
+    let server_named = o.has(&[
+        "-x",
+        "--force-directories",
+        "--protocol-directories",
+        "--content-disposition",
+        "--trust-server-names",
+    ]) || o.has(&["--cut-dirs"]) && !o.has(&["-nd", "--no-directories"]);
+    if o.has(&["-r", "--recursive", "-m", "--mirror"])
+        || server_named && !o.has(&["-O", "--output-document"])
+    {
         let dir = Arg::lit(prefix.unwrap_or_else(|| ".".into()));
         d.add(Access::WriteDir, &dir, true);
     } else if !o.has(&["-O", "--output-document", "--spider"]) {
@@ -231,6 +468,84 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
             );
         }
     }
+}
+
+/// A wgetrc command given with `-e` that names no file, program or host
+/// (`robots=off`, `tries=3`); the others (`use_askpass`, `output_document`,
+/// `http_proxy`, `input`, `post_file`, `dir_prefix`, ...) are unknown.
+fn harmless_wgetrc(v: &Arg) -> bool {
+    const HARMLESS: &[&str] = &[
+        "robots",
+        "tries",
+        "timeout",
+        "readtimeout",
+        "connecttimeout",
+        "dnstimeout",
+        "wait",
+        "waitretry",
+        "randomwait",
+        "useragent",
+        "checkcertificate",
+        "verbose",
+        "quiet",
+        "showprogress",
+        "progress",
+        "retryconnrefused",
+        "maxredirect",
+        "limitrate",
+        "quota",
+        "noparent",
+        "timestamping",
+        "continue",
+        "serverresponse",
+        "inet4only",
+        "inet6only",
+        "httpsonly",
+        "compression",
+        "iri",
+        "localencoding",
+        "remoteencoding",
+        "adjustextension",
+        "convertlinks",
+        "pagerequisites",
+        "reclevel",
+        "spanhosts",
+        "followftp",
+        "cache",
+        "cookies",
+        "header",
+        "accept",
+        "reject",
+        "domains",
+        "excludedomains",
+        "numtries",
+    ];
+    let name: String = v
+        .text
+        .split('=')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' ' | '\t'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    v.literal && v.text.contains('=') && HARMLESS.contains(&name.as_str())
+}
+
+/// `sftp`: the options it shares with ssh, `-b` batch files (whose `!`
+/// lines run local commands), `-S`/`-D` programs, and the host.
+pub(super) fn sftp(spec: &Spec, args: &[Arg], d: &mut Derived) {
+    let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+    file_opts(spec, &o, d);
+    ssh_options("sftp", &o, d);
+    if o.values(&["-b"]).any(|b| !(b.literal && b.text == "-")) {
+        d.unknowns
+            .push("`sftp -b` runs a batch file, whose `!` lines run local commands".into());
+    }
+    if o.has(&["-S", "-D"]) {
+        d.unknowns.push("`sftp -S`/`-D` runs a program".into());
+    }
+    connection("sftp", &o.operands, d);
 }
 
 pub(super) fn httpie(spec: &Spec, args: &[Arg], d: &mut Derived) {
@@ -294,15 +609,8 @@ pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
         _ => format!("tcp://{host}"),
     };
     match name {
-        "nc" | "ncat" | "netcat" | "telnet" => {
-            if args
-                .iter()
-                .any(|a| a.literal && (a.text == "-l" || a.text == "--listen"))
-            {
-                return;
-            }
-            // The first operand that is not a number (an option's value
-            // such as `-w 5` or a port) is the host, and the next its port.
+        "nc" | "ncat" | "netcat" => netcat(name, args, d),
+        "telnet" => {
             if let Some(i) = operands
                 .iter()
                 .position(|a| !a.text.chars().all(|c| c.is_ascii_digit()))
@@ -314,28 +622,7 @@ pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
         }
         "socat" => {
             for a in &operands {
-                let mut parts = a.text.splitn(3, ':');
-                let kind = parts.next().unwrap_or("").to_ascii_uppercase();
-                if matches!(
-                    kind.as_str(),
-                    "TCP"
-                        | "TCP4"
-                        | "TCP6"
-                        | "TCP-CONNECT"
-                        | "UDP"
-                        | "UDP4"
-                        | "UDP6"
-                        | "OPENSSL"
-                        | "SSL"
-                        | "PROXY"
-                        | "SOCKS4"
-                        | "SOCKS4A"
-                        | "SOCKS5"
-                ) && let Some(host) = parts.next()
-                {
-                    let port = parts.next().map(|p| p.split(',').next().unwrap_or(p));
-                    d.add(Access::Fetch, &a.with_text(tcp(host, port)), false);
-                }
+                socat_address(a, d);
             }
         }
         "ssh" | "sftp" | "ftp" | "tftp" => {
@@ -353,6 +640,151 @@ pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
             }
         }
         _ => {}
+    }
+}
+
+/// `nc`, `netcat` (OpenBSD's and the traditional one) and `ncat`: `-e`,
+/// `-c`, `--exec`, `--sh-exec`, `--lua-exec` run a program with the
+/// connection; `-x`/`--proxy` connect through a proxy (ncat's `-x` writes a
+/// hex dump, and `nc` may be ncat, so both are taken); `-o` writes; `-U`
+/// uses a local socket. The first operand is the host, the next its port;
+/// listening (`-l`) connects nowhere.
+fn netcat(name: &str, args: &[Arg], d: &mut Derived) {
+    const LONG: &[&str] = &[
+        "exec",
+        "sh-exec",
+        "lua-exec",
+        "output",
+        "hex-dump",
+        "proxy",
+        "proxy-type",
+        "proxy-auth",
+        "proxy-dns",
+        "source",
+        "source-port",
+        "wait",
+        "idle-timeout",
+        "delay",
+        "max-conns",
+        "allow",
+        "allowfile",
+        "deny",
+        "denyfile",
+        "ssl-cert",
+        "ssl-key",
+        "ssl-trustfile",
+        "ssl-ciphers",
+        "ssl-servername",
+        "ssl-alpn",
+        "append-output",
+    ];
+    let o = parse_opts(args, "ceIiMmOoPpqsTVWwXxgGd", LONG, &[]);
+    for (n, v) in &o.opts {
+        let Some(v) = v else { continue };
+        match n.as_str() {
+            "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec" => d.unknowns.push(format!(
+                "`{name} {n} {}` runs a program with the connection",
+                v.text
+            )),
+            "-o" | "--output" | "--hex-dump" => d.add(Access::Write, v, false),
+            "--allowfile" | "--denyfile" | "--ssl-cert" | "--ssl-key" | "--ssl-trustfile" => {
+                d.add(Access::Read, v, false)
+            }
+            "-x" => {
+                if name != "ncat" {
+                    d.add(
+                        Access::Fetch,
+                        &v.with_text(format!("tcp://{}", v.text)),
+                        false,
+                    );
+                }
+                d.add(Access::Write, v, false);
+            }
+            "--proxy" => d.add(
+                Access::Fetch,
+                &v.with_text(format!("tcp://{}", v.text)),
+                false,
+            ),
+            _ => {}
+        }
+    }
+    if o.has(&["-U", "--unixsock"]) {
+        d.unknowns
+            .push(format!("`{name} -U` connects to a local socket"));
+    }
+    if o.has(&["-l", "--listen"]) {
+        return;
+    }
+    if let Some(host) = o.operands.first() {
+        let port = o.operands.get(1).map(|a| a.text.as_str());
+        let text = match port {
+            Some(p) if !p.is_empty() => format!("tcp://{}:{p}", host.text),
+            _ => format!("tcp://{}", host.text),
+        };
+        d.add(Access::Fetch, &host.with_text(text), false);
+    }
+}
+
+/// One socat address (socat(1) "ADDRESS TYPES"), both halves of a
+/// `A!!B` pair: hosts it connects to, files it opens, programs it runs.
+fn socat_address(a: &Arg, d: &mut Derived) {
+    if !a.literal {
+        d.unknowns
+            .push(format!("socat address is not literal: `{}`", a.text));
+        return;
+    }
+    for addr in a.text.split("!!") {
+        let (head, options) = addr.split_once(',').unwrap_or((addr, ""));
+        let (kind, rest) = match head.split_once(':') {
+            Some((k, r)) => (k.to_ascii_uppercase(), r),
+            None if head.contains('/') => ("GOPEN".to_string(), head),
+            None => (head.to_ascii_uppercase(), ""),
+        };
+        let tcp = |host: &str, port: Option<&str>| match port {
+            Some(p) if !p.is_empty() => format!("tcp://{host}:{p}"),
+            _ => format!("tcp://{host}"),
+        };
+        match kind.as_str() {
+            "TCP" | "TCP4" | "TCP6" | "TCP-CONNECT" | "TCP4-CONNECT" | "TCP6-CONNECT" | "UDP"
+            | "UDP4" | "UDP6" | "UDP-CONNECT" | "UDP4-CONNECT" | "UDP6-CONNECT" | "UDP-SENDTO"
+            | "UDP4-SENDTO" | "UDP6-SENDTO" | "SCTP" | "SCTP-CONNECT" | "DCCP"
+            | "DCCP-CONNECT" | "OPENSSL" | "OPENSSL-CONNECT" | "SSL" | "PROXY"
+            | "PROXY-CONNECT" | "SOCKS" | "SOCKS4" | "SOCKS4A" | "SOCKS5"
+            | "SOCKS5-CONNECT" => {
+                let mut parts = rest.splitn(3, ':');
+                if let Some(host) = parts.next().filter(|h| !h.is_empty()) {
+                    let port = parts.next();
+                    d.add(Access::Fetch, &a.with_text(tcp(host, port)), false);
+                }
+            }
+            "OPEN" | "GOPEN" | "PIPE" | "NAMED" => {
+                d.add(Access::Read, &a.with_text(rest), false);
+                d.add(Access::Write, &a.with_text(rest), false);
+            }
+            "CREATE" | "CREAT" => d.add(Access::Write, &a.with_text(rest), false),
+            "-" | "STDIO" | "STDIN" | "STDOUT" | "STDERR" | "FD" | "PTY" | "TCP-LISTEN"
+            | "TCP4-LISTEN" | "TCP6-LISTEN" | "UDP-LISTEN" | "UDP4-LISTEN" | "UDP6-LISTEN"
+            | "UDP-RECV" | "UDP-RECVFROM" | "OPENSSL-LISTEN" | "SCTP-LISTEN" | "ECHO" => {}
+            "EXEC" | "SYSTEM" | "SHELL" => d.unknowns.push(format!(
+                "`socat {addr}` runs a program with the connection"
+            )),
+            _ => d.unknowns.push(format!(
+                "`socat {addr}` is an address toolgate does not follow (a local socket, device or program)"
+            )),
+        }
+        for opt in options.split(',') {
+            let (k, v) = opt.split_once('=').unwrap_or((opt, ""));
+            match k.to_ascii_lowercase().as_str() {
+                "link" | "symbolic-link" | "lockfile" | "waitlock" | "unlink-close" => {
+                    d.add(Access::Write, &a.with_text(v), false)
+                }
+                "su" | "su-d" | "substuser" | "substuser-delayed" | "chroot" | "setuid" => {
+                    d.unknowns
+                        .push(format!("`socat` option `{opt}` changes user or root"));
+                }
+                _ => {}
+            }
+        }
     }
 }
 

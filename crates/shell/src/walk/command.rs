@@ -21,6 +21,14 @@ pub(super) fn system_program(name: &str) -> bool {
 impl<'o> Walker<'o> {
     pub(super) fn simple(&mut self, s: &Simple, scope: &mut Scope) {
         let start = self.out.commands.len();
+        let first = s.words.first().map(|w| w.text.as_str());
+        // A declaration's `NAME=value` operands are given once expanded.
+        let declaration = first.is_some_and(is_declaration);
+        // `IFS=, read a b`: bash reads no IFS from its environment, and a
+        // prefix assignment applies after the command's words expand, so
+        // only the builtins that split input meet it.
+        let splits_input = matches!(first, Some("read" | "mapfile" | "readarray"));
+        let mut given = Vec::new();
         // Assignments run left to right: a value sees the variables
         // assigned before it on the line as not known.
         let mut assigned = HashSet::new();
@@ -40,11 +48,12 @@ impl<'o> Walker<'o> {
             if s.assigns.len() > 1 {
                 assigned.insert(a.name.clone());
             }
-            if tables::changes_what_runs(&a.name) {
-                self.unknown(
-                    format!("assignment to `{}` changes what later commands run", a.name),
-                    None,
-                );
+            if s.words.is_empty() {
+                let value = self.assign_value(a, scope);
+                self.give(&a.name, &value, None, "the script assigns");
+            } else if !(declaration || a.name == "IFS" && splits_input) {
+                let value = self.assign_value(a, scope);
+                self.give(&a.name, &value, Some(&mut given), "the command is given");
             }
         }
         let dir = Self::work_dir(self.opts, scope);
@@ -59,16 +68,39 @@ impl<'o> Walker<'o> {
         self.attribute_assignments(s, scope);
         self.declaration(s, &args, scope);
         self.assignments(s, &args, scope);
+        if declaration {
+            self.declared_env(&args);
+        }
         let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
         if args.is_empty() {
             self.redirects(&s.redirects, scope, None);
             return;
         }
+        let outer = Rc::clone(&scope.env);
+        if !given.is_empty() {
+            Rc::make_mut(&mut scope.env).extend(given);
+        }
         self.run_argv(args, Vec::new(), s, scope, sub_fetched, None);
+        scope.env = outer;
     }
 
-    /// Strips wrappers from `argv` and analyses what runs.
+    /// Strips wrappers from `argv` and analyses what runs. Variables a
+    /// wrapper gives (`env VAR=x`) reach only what it runs.
     pub(super) fn run_argv(
+        &mut self,
+        argv: Vec<Arg>,
+        wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        cmd_cwd: Option<Arg>,
+    ) {
+        let outer = Rc::clone(&scope.env);
+        self.unwrap_and_run(argv, wrappers, s, scope, sub_fetched, cmd_cwd);
+        scope.env = outer;
+    }
+
+    fn unwrap_and_run(
         &mut self,
         mut argv: Vec<Arg>,
         mut wrappers: Vec<Vec<String>>,
@@ -109,13 +141,12 @@ impl<'o> Walker<'o> {
                     unknown,
                     xargs: x,
                 } => {
-                    for var in env {
-                        if tables::changes_what_runs(&var) {
-                            self.unknown(
-                                format!("`{name}` sets `{var}`, which changes what runs"),
-                                None,
-                            );
-                        }
+                    let mut given = Vec::new();
+                    for (var, value) in env {
+                        self.give(&var, &value, Some(&mut given), &format!("`{name}` sets"));
+                    }
+                    if !given.is_empty() {
+                        Rc::make_mut(&mut scope.env).extend(given);
                     }
                     if let Some(u) = unknown {
                         self.unknown(u, None);
@@ -334,6 +365,7 @@ impl<'o> Walker<'o> {
             self.unknown(u, Some(idx));
         }
         let effect_cwd = self.effect_cwd(scope, cmd_cwd.as_ref().or(d.cwd.as_ref()));
+        let env_writes = self.env_effects(&name, scope, idx, &effect_cwd);
         if let Some(file) = self.script_file.take() {
             if file.pattern.as_deref() != Some("<process substitution>") {
                 d.found.push(effects::Found {
@@ -343,7 +375,7 @@ impl<'o> Walker<'o> {
                 });
             }
         }
-        let mut writes = false;
+        let mut writes = env_writes;
         let fetcher = known.fetcher;
         for f in &d.found {
             let (kind, delete, recursive) = match f.access {

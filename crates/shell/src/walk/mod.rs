@@ -25,11 +25,13 @@ use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unkn
 
 mod cd;
 mod command;
+mod environ;
 mod evaluate;
 mod redirects;
 mod shells;
 mod vars;
 
+use environ::*;
 use evaluate::*;
 use shells::*;
 use vars::*;
@@ -85,6 +87,9 @@ struct Scope {
     concurrent: bool,
     /// Variables the script assigned, as far as they are sure here.
     vars: Rc<Vars>,
+    /// Files and URLs that variables given to the commands of this scope
+    /// alone (`VAR=x cmd`, `env VAR=x cmd`) make them touch.
+    env: Rc<Vec<EnvUse>>,
 }
 
 pub(crate) struct Walker<'o> {
@@ -130,6 +135,11 @@ pub(crate) struct Walker<'o> {
     /// Variables read by plain arithmetic so far, in order (for loops,
     /// whose arithmetic runs again after the body).
     arith_reads: Vec<String>,
+    /// Files and URLs that variables assigned or exported so far make
+    /// every later command touch (`export GIT_TRACE=/tmp/t`). Kept for
+    /// the rest of the script, subshells and functions included: more
+    /// effects than bash would give, never fewer.
+    exported: Vec<EnvUse>,
 }
 
 impl<'o> Walker<'o> {
@@ -155,6 +165,7 @@ impl<'o> Walker<'o> {
             attr_epoch: 0,
             fn_epoch: HashMap::new(),
             arith_reads: Vec::new(),
+            exported: Vec::new(),
         }
     }
 
@@ -169,6 +180,7 @@ impl<'o> Walker<'o> {
             stdin: Stdin::Inherit,
             concurrent: false,
             vars: Rc::default(),
+            env: Rc::default(),
         };
         self.script(script, &mut scope, None);
         let globs = std::mem::take(&mut self.wild_globs);

@@ -1,0 +1,155 @@
+//! Variables given to programs (`VAR=x cmd`, `env VAR=x cmd`, `export`,
+//! `declare -x`, plain assignments): what [`crate::environ`] says programs
+//! do with each. A file or URL becomes an effect of every command the
+//! variable reaches; a variable that changes what runs is an `Unknown`.
+
+use super::*;
+use crate::environ::{self, Given};
+
+/// A file or URL that a variable given to programs makes them touch.
+#[derive(Debug, Clone)]
+pub(super) struct EnvUse {
+    access: Access,
+    arg: Arg,
+}
+
+/// The declaration builtins whose `NAME=value` operands assign (and with
+/// `export` or `-x`, export).
+pub(super) fn is_declaration(name: &str) -> bool {
+    matches!(
+        name,
+        "export" | "declare" | "typeset" | "local" | "readonly"
+    )
+}
+
+impl<'o> Walker<'o> {
+    /// Gives the variable `name` with `value` to programs: to the one
+    /// command of `only` (a prefix assignment, `env VAR=x`), or, when
+    /// `only` is `None`, to every later command of the script. A plain
+    /// assignment counts as exported: the variable may already be in the
+    /// environment the script inherited, and then bash exports the new
+    /// value (`set -a` and `declare -x` change nothing here).
+    pub(super) fn give(
+        &mut self,
+        name: &str,
+        value: &Arg,
+        only: Option<&mut Vec<EnvUse>>,
+        how: &str,
+    ) {
+        match environ::given(name, value) {
+            Given::Nothing => {}
+            Given::Unknown(why) => {
+                let reach = if only.is_some() {
+                    ""
+                } else {
+                    " (for every later command)"
+                };
+                self.unknown(format!("{how} `{name}`, which {why}{reach}"), None);
+            }
+            Given::Effect { access, arg } => {
+                let u = EnvUse { access, arg };
+                match only {
+                    Some(list) => list.push(u),
+                    None => self.exported.push(u),
+                }
+            }
+        }
+    }
+
+    /// The value of an assignment's value words, as far as it is literal.
+    pub(super) fn assign_value(&self, a: &Assign, scope: &Scope) -> Arg {
+        let value = match a.value.as_slice() {
+            [] => Some(String::new()),
+            [w] => words::assigned_value(w, self.opts.home.as_deref(), &scope.vars),
+            _ => None,
+        };
+        match value {
+            Some(v) => Arg::lit(v),
+            None => Arg::dynamic(
+                a.value
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(""),
+            ),
+        }
+    }
+
+    /// The `NAME=value` operands of a declaration builtin (after its
+    /// options), each given to every later command.
+    pub(super) fn declared_env(&mut self, args: &[Arg]) {
+        let Some(decl) = args.first().filter(|a| a.literal) else {
+            return;
+        };
+        if !is_declaration(&decl.text) {
+            return;
+        }
+        let how = format!("`{}` assigns", decl.text);
+        for a in args.iter().skip(1) {
+            if a.literal && (a.text.starts_with('-') || a.text.starts_with('+')) {
+                continue;
+            }
+            let (name, value) = a.text.split_once('=').unwrap_or((&a.text, ""));
+            let name = name.trim_end_matches('+');
+            if !crate::parse::is_name(name) {
+                if !a.literal {
+                    // `export "$v"` may assign any variable.
+                    self.unknown(
+                        format!(
+                            "{how} `{}`, a variable not known here, which may change what later commands run",
+                            a.text
+                        ),
+                        None,
+                    );
+                }
+                continue;
+            }
+            if !a.text.contains('=') {
+                continue;
+            }
+            let value = a.with_text(value);
+            self.give(name, &value, None, &how);
+        }
+    }
+
+    /// Adds the files and URLs that the variables reaching command `idx`
+    /// (`name`) make it touch, resolved where it runs; true when one is
+    /// a write or a fetch (the command is then not read-only).
+    pub(super) fn env_effects(
+        &mut self,
+        name: &str,
+        scope: &Scope,
+        idx: usize,
+        cwd: &Option<Option<PathBuf>>,
+    ) -> bool {
+        if (scope.env.is_empty() && self.exported.is_empty()) || environ::runs_nothing(name) {
+            return false;
+        }
+        let mut writes = false;
+        let uses: Vec<EnvUse> = scope
+            .env
+            .iter()
+            .chain(self.exported.iter())
+            .cloned()
+            .collect();
+        for u in uses {
+            let (kind, recursive) = match u.access {
+                Access::Read => (EffectKind::Read, false),
+                Access::Write | Access::Delete => (EffectKind::Write, false),
+                Access::WriteDir => (EffectKind::Write, true),
+                Access::Fetch => (EffectKind::Fetch, false),
+            };
+            writes |= kind != EffectKind::Read;
+            self.effect(
+                kind,
+                &u.arg,
+                Origin::Operand,
+                recursive,
+                false,
+                Some(idx),
+                cwd,
+            );
+        }
+        writes
+    }
+}
