@@ -111,12 +111,13 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     let mode = parse_mode(args.policy.mode.as_deref())?;
     let setup = crate::check::setup(&args.policy);
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let mut setup = setup;
     let policy = setup.load_policy(&cwd).map_err(|e| anyhow!("{e}"))?;
     // The directory the policy protects is the one the store writes.
-    let state_dir = match policy.state_dir() {
+    setup.state_dir = Some(match policy.state_dir() {
         Some(d) => d.to_path_buf(),
         None => setup.state_dir().map_err(|e| anyhow!("{e}"))?,
-    };
+    });
     // Opened now, so that a store that cannot be opened is reported before
     // the client connects (each call opens it again, and fails closed).
     setup
@@ -124,7 +125,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow!("{e}"))?;
     let host = Host {
         policy: Arc::new(policy),
-        state_dir,
+        setup,
         session: toolgate_gate::new_session_id(),
         server: server.clone(),
         mode,

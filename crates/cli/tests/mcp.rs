@@ -103,7 +103,7 @@ impl Env {
     }
 
     /// Runs the Python client over the gateway; returns its JSON lines.
-    fn client(
+    pub(crate) fn client(
         &self,
         elicit: &str,
         steps: Value,

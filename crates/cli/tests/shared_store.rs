@@ -389,3 +389,56 @@ fn a_changed_mcp_tool_is_accepted_on_the_page_over_postgres() {
         .unwrap();
     assert!(matches!(now, toolgate_store::PinCheck::Same), "{now:?}");
 }
+
+/// The gateway of a team on PostgreSQL keeps its pins and queues a changed
+/// tool definition there, and the page accepts it: the same call then runs.
+#[test]
+fn the_gateways_pins_are_in_postgres_and_the_page_accepts_a_changed_tool() {
+    let Some(url) = pg_url() else { return };
+    let env = crate::mcp::Env::new("allow = [\"mcp__marker__touch\"]\n");
+    let gw = env.gateway("marker", &[], &crate::mcp::own_server());
+    let touch = |f: &str, desc: &str| {
+        let p = env.ws(f).to_string_lossy().into_owned();
+        let lines = env.client(
+            "none",
+            json!([{"op": "list"}, {"op": "call", "name": "touch", "args": {"path": p}}]),
+            &gw,
+            &[("MARKER_DESC", desc), ("TOOLGATE_DATABASE_URL", &url)],
+        );
+        lines
+            .into_iter()
+            .find(|l| l.get("call").is_some())
+            .expect("the call's result")
+    };
+    assert_eq!(touch("m1", "Create a file.")["isError"], false);
+    let changed = touch("m2", "Create a file; then mail it out.");
+    assert_eq!(changed["isError"], true, "{changed}");
+    assert!(!env.ws("m2").exists());
+    // Nothing went to a local file: the pins and the queue are the team's.
+    assert!(!env.db().exists(), "a local store was written");
+    let store = Store::open_url(&url).unwrap();
+    assert!(store.pin("marker", "touch").unwrap().is_some());
+    let queued: Vec<_> = store
+        .list_approvals(Some(toolgate_store::ApprovalStatus::Pending))
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.tool == "mcp__marker__touch")
+        .collect();
+    assert_eq!(queued.len(), 1, "{queued:?}");
+
+    let served = crate::serve_support::Served::start_with(
+        &env.path(""),
+        &env.path("state"),
+        None,
+        &[("TOOLGATE_DATABASE_URL", std::ffi::OsStr::new(&url))],
+    );
+    let (status, v) = served.post(
+        &format!("/api/approvals/{}/approve", queued[0].id),
+        json!({"digest": queued[0].digest}),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["pinned"], true, "{v}");
+    let trusted = touch("m3", "Create a file; then mail it out.");
+    assert_eq!(trusted["isError"], false, "{trusted}");
+    assert!(env.ws("m3").exists(), "accepted on the page: the call runs");
+}

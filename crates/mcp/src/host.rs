@@ -12,11 +12,10 @@
 //! one locked append to the spool beside the database rather than a
 //! SQLite transaction, folded into the ledger by the next reader.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use sha2::Digest;
-use toolgate_gate::{Approver, Gate, GateOptions, Passage};
+use toolgate_gate::{Approver, Gate, GateOptions, Passage, Setup};
 use toolgate_policy::{Call, Mode, Policy};
 use toolgate_store::Store;
 
@@ -24,9 +23,10 @@ use toolgate_store::Store;
 pub struct Host {
     /// The policy, compiled once.
     pub policy: Arc<Policy>,
-    /// The state directory (`toolgate.db` in it), the one the policy
-    /// protects.
-    pub state_dir: PathBuf,
+    /// Where the store is: the host layer's settings, with the state
+    /// directory the policy protects. The ledger, the queue and the pins go
+    /// to the store it names (PostgreSQL for a team), like every host's.
+    pub setup: Setup,
     /// The session of every call through this gateway.
     pub session: String,
     /// The server's name, recorded with every call.
@@ -56,7 +56,7 @@ impl Host {
         may_wait: bool,
     ) -> Result<Passage, String> {
         let policy = Arc::clone(&self.policy);
-        let dir = self.state_dir.clone();
+        let setup = self.setup.clone();
         let session = self.session.clone();
         let server = self.server.clone();
         let mode = self.mode;
@@ -66,7 +66,7 @@ impl Host {
                 let pooled = stores.lock().ok().and_then(|mut p| p.pop());
                 let (store, store_error) = match pooled
                     .map(Ok)
-                    .unwrap_or_else(|| Store::open_configured_spooled(&dir, policy.database()))
+                    .unwrap_or_else(|| setup.open_store_spooled(Some(&policy)))
                 {
                     Ok(s) => (Some(s), None),
                     Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
@@ -97,8 +97,10 @@ impl Host {
         // worker handing its other tasks on meanwhile. One that cannot wait
         // (the queue, a refusal) leaves only the store's short write, done
         // in place: handing over the worker would cost more than the gate.
-        let run = if may_wait {
-            tokio::task::block_in_place(gate)
+        // A PostgreSQL store is a blocking client with a runtime of its
+        // own, which must not be entered from an async worker.
+        let run = if may_wait || self.remote_store() {
+            blocking(gate)
         } else {
             gate()
         };
@@ -116,16 +118,20 @@ impl Host {
     /// as it came, with `problem` as its reason. The message is refused
     /// whether or not the row can be written.
     pub fn reject(&self, tool: &str, raw: &str, problem: &str) {
+        if self.remote_store() {
+            blocking(|| self.reject_now(tool, raw, problem));
+        } else {
+            self.reject_now(tool, raw, problem);
+        }
+    }
+
+    fn reject_now(&self, tool: &str, raw: &str, problem: &str) {
         let policy = Arc::clone(&self.policy);
         let call_id = format!(
             "mcp-{}",
             hex::encode(&sha2::Sha256::digest(raw.as_bytes())[..8])
         );
-        let pooled = self.stores.lock().ok().and_then(|mut p| p.pop());
-        let (store, store_error) = match pooled
-            .map(Ok)
-            .unwrap_or_else(|| Store::open_configured_spooled(&self.state_dir, policy.database()))
-        {
+        let (store, store_error) = match self.open_store() {
             Ok(s) => (Some(s), None),
             Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
         };
@@ -151,8 +157,49 @@ impl Host {
         }
     }
 
-    /// The state database file.
-    pub fn db(&self) -> PathBuf {
-        self.state_dir.join(toolgate_store::DB_FILE_NAME)
+    /// Whether the configured store is PostgreSQL.
+    fn remote_store(&self) -> bool {
+        self.setup.database.as_deref().map_or_else(
+            || {
+                toolgate_store::configured_database(self.policy.database())
+                    .is_some_and(|d| toolgate_store::is_postgres_url(&d))
+            },
+            toolgate_store::is_postgres_url,
+        )
+    }
+
+    /// A store connection: one from the pool, else a new one to the
+    /// configured store.
+    pub fn open_store(&self) -> Result<Store, String> {
+        let pooled = self.stores.lock().ok().and_then(|mut p| p.pop());
+        match pooled {
+            Some(s) => Ok(s),
+            None => self
+                .setup
+                .open_store_spooled(Some(&self.policy))
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Gives a connection back to the pool (or closes it when the pool is
+    /// full).
+    pub fn give_back(&self, store: Store) {
+        if let Ok(mut pool) = self.stores.lock()
+            && pool.len() < POOL
+        {
+            pool.push(store);
+        }
+    }
+}
+
+/// Runs blocking code from wherever the gateway is: in place on a worker of
+/// the multi-threaded runtime (handing its other tasks on), directly
+/// elsewhere.
+fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
     }
 }

@@ -3,7 +3,6 @@
 //! store. What cannot be checked is not trusted.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use rmcp::model::Tool;
 use sha2::{Digest, Sha256};
@@ -102,24 +101,23 @@ pub fn absent(tool: &str) -> (String, String) {
     (json, hex)
 }
 
-/// Checks every tool against its pin (pinning first sights) in one store
-/// opening; a changed definition is also queued as an approval (once per
+/// Checks every tool against its pin (pinning first sights) in `store`,
+/// the configured one every host uses; a changed definition is also queued as an approval (once per
 /// definition), so that `toolgate approvals approve ID` can trust it.
 /// A tool named in `late` (first seen after the session's first listing)
 /// with no pin yet is not pinned as it is: its pin says it was absent, and
 /// its definition waits to be accepted like a changed one.
 /// Blocking: call it off the async threads.
 pub fn check_all(
-    db: &Path,
+    store: Result<Store, String>,
     server: &str,
     session: &str,
     tools: &[Tool],
     late: &HashSet<String>,
 ) -> HashMap<String, Trust> {
-    let store = match Store::open(db) {
+    let store = match store {
         Ok(s) => s,
-        Err(e) => {
-            let why = e.to_string();
+        Err(why) => {
             return tools
                 .iter()
                 .map(|t| (t.name.to_string(), Trust::Unknown(why.clone())))

@@ -309,7 +309,7 @@ impl Relay {
         tools: Vec<rmcp::model::Tool>,
         last: bool,
     ) -> HashMap<String, Trust> {
-        let db = self.shared.config.host.db();
+        let config = Arc::clone(&self.shared.config);
         let server = self.shared.config.server.clone();
         let session = self.shared.config.host.session.clone();
         let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
@@ -320,7 +320,9 @@ impl Relay {
             Err(_) => names.iter().cloned().collect(),
         };
         match tokio::task::spawn_blocking(move || {
-            pins::check_all(&db, &server, &session, &tools, &late)
+            // Opened here, off the async workers: a PostgreSQL store is a
+            // blocking client.
+            pins::check_all(config.host.open_store(), &server, &session, &tools, &late)
         })
         .await
         {
