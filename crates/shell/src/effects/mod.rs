@@ -10,6 +10,7 @@ mod find;
 mod git;
 pub(crate) mod net;
 mod programs;
+mod remote;
 mod scripts;
 
 use archives::*;
@@ -17,6 +18,7 @@ use find::*;
 use git::*;
 use net::*;
 use programs::*;
+use remote::*;
 use scripts::*;
 
 /// One file or URL touched by a command's operand or option.
@@ -55,10 +57,37 @@ pub(crate) struct Derived {
     pub cwd: Option<Arg>,
 }
 
+/// Schemes of URLs that name no network host: what fetches them (if
+/// anything does) cannot be judged by host rules. `blob:` and
+/// `view-source:` wrap another URL, which a browser would fetch.
+const NO_HOST_SCHEMES: &[(&str, bool)] = &[
+    ("blob:", true),
+    ("view-source:", true),
+    ("data:", false),
+    ("javascript:", false),
+    ("about:", false),
+    ("filesystem:", true),
+    ("jar:", true),
+];
+
 impl Derived {
     pub(crate) fn add(&mut self, access: Access, arg: &Arg, recursive: bool) {
         if arg.literal && (arg.text == "-" || arg.text.is_empty()) {
             return;
+        }
+        if access == Access::Fetch && arg.literal {
+            let t = arg.text.as_str();
+            for (scheme, wraps) in NO_HOST_SCHEMES {
+                let head = t.get(..scheme.len());
+                if head.is_some_and(|h| h.eq_ignore_ascii_case(scheme)) {
+                    self.unknowns
+                        .push(format!("`{t}` names no network host to check"));
+                    if *wraps {
+                        let inner = arg.with_text(&t[scheme.len()..]);
+                        self.add(Access::Fetch, &inner, false);
+                    }
+                }
+            }
         }
         // `find DIR -delete` and `find DIR -exec rm {}` remove what find's
         // tests select beneath DIR, not DIR itself: a recursive write, which
