@@ -113,6 +113,12 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 ],
                 &[],
             );
+            for dir in o.values(&["--separate-git-dir"]) {
+                d.add(Access::WriteDir, dir, true);
+            }
+            for dir in o.values(&["--reference", "--reference-if-able"]) {
+                d.add(Access::Read, dir, true);
+            }
             if let Some(url) = o.operands.first() {
                 remote(url, d);
                 if !(is_remote_url(&url.text) || !url.literal || is_remote_helper(&url.text)) {
@@ -195,6 +201,55 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 if a.literal {
                     remote(a, d);
                 }
+            }
+        }
+        // `send-email` connects to the SMTP server it is given, or runs
+        // it (a path), and runs the `--*-cmd` programs.
+        "send-email" => {
+            let o = parse_opts(
+                rest,
+                "",
+                &[
+                    "smtp-server",
+                    "smtp-server-port",
+                    "sendmail-cmd",
+                    "to-cmd",
+                    "cc-cmd",
+                    "header-cmd",
+                    "smtp-user",
+                    "smtp-pass",
+                    "smtp-encryption",
+                    "smtp-domain",
+                    "to",
+                    "cc",
+                    "bcc",
+                    "from",
+                    "subject",
+                    "in-reply-to",
+                    "identity",
+                ],
+                &[],
+            );
+            for v in o.values(&["--smtp-server"]) {
+                if v.text.starts_with('/') || !v.literal {
+                    d.unknowns.push(format!(
+                        "`git send-email --smtp-server {}` runs a program",
+                        v.text
+                    ));
+                } else {
+                    d.add(
+                        Access::Fetch,
+                        &v.with_text(format!("tcp://{}", v.text)),
+                        false,
+                    );
+                }
+            }
+            if o.has(&["--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"]) {
+                d.unknowns
+                    .push("`git send-email` runs a `--*-cmd` program".into());
+            }
+            for f in &o.operands {
+                d.add(Access::Read, f, true);
             }
         }
         "grep" => {

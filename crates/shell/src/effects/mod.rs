@@ -590,6 +590,25 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         "aria2c" => {
             let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
             file_opts(spec, &o, d);
+            // Event hooks run a program; `--conf-path` options can set them.
+            if let Some((n, _)) = o
+                .opts
+                .iter()
+                .find(|(n, _)| n.starts_with("--on-") || n == "--conf-path")
+            {
+                d.unknowns
+                    .push(format!("`aria2c {n}` runs a program or reads options"));
+            }
+            for (n, v) in &o.opts {
+                if let Some(v) = v.as_ref().filter(|_| n.ends_with("-proxy")) {
+                    let url = if v.text.contains("://") {
+                        v.text.clone()
+                    } else {
+                        format!("http://{}", v.text)
+                    };
+                    d.add(Access::Fetch, &v.with_text(url), false);
+                }
+            }
             each(d, Access::Fetch, &o.operands, false);
             if !o.has(&["-d", "--dir", "-o", "--out"]) {
                 d.add(Access::WriteDir, &Arg::lit("."), true);

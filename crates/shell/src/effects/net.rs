@@ -189,6 +189,9 @@ fn curl_option_files(n: &str, v: &Arg, d: &mut Derived) {
                 "`curl --unix-socket {t}` connects to a local socket, not to the URL's host"
             ));
         }
+        "--engine" if t != "list" => d
+            .unknowns
+            .push(format!("`curl --engine {t}` loads a crypto engine library")),
         "--abstract-unix-socket" => d.unknowns.push(format!(
             "`curl --abstract-unix-socket {t}` connects to a local socket, not to the URL's host"
         )),

@@ -127,9 +127,24 @@ pub(super) fn remote_copy(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived
         d.unknowns.push("`scp -S`/`-D` runs a program".into());
     }
     for v in o.values(&["-e", "--rsh", "--rsync-path"]) {
-        if !(v.literal && v.text.split_whitespace().next() == Some("ssh")) {
-            d.unknowns
-                .push(format!("`{name}` runs `{}` to connect", v.text));
+        let words = if v.literal {
+            shell_words::split(&v.text).ok()
+        } else {
+            None
+        };
+        match words.as_deref() {
+            // `-e 'ssh -o ProxyCommand=..'`: ssh's own options count.
+            Some([ssh, rest @ ..]) if ssh == "ssh" => {
+                let rest: Vec<Arg> = rest.iter().map(|w| v.with_text(w.as_str())).collect();
+                if let Some(spec) = tables::known("ssh").spec {
+                    let so = parse_opts(&rest, spec.short_args, spec.long_args, spec.file_opts);
+                    file_opts(spec, &so, d);
+                    ssh_options(name, &so, d);
+                }
+            }
+            _ => d
+                .unknowns
+                .push(format!("`{name}` runs `{}` to connect", v.text)),
         }
     }
     let recursive = o.has(spec.recursive);
