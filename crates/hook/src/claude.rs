@@ -46,9 +46,11 @@ pub struct ClaudeInput {
 impl ClaudeInput {
     /// Parses the JSON Claude Code writes to the hook's standard input.
     ///
-    /// Fails when `session_id`, `cwd`, `permission_mode`, `tool_name` or
-    /// `tool_input` is missing or mistyped, when `cwd` is relative, or when
-    /// the event is not `PreToolUse`. Other fields are ignored.
+    /// Fails when `session_id`, `cwd`, `tool_name` or `tool_input` is
+    /// missing or mistyped, when `cwd` is relative, or when the event is not
+    /// `PreToolUse`. A missing `permission_mode` (older and third-party
+    /// senders omit it) is `default`: the mode that loosens nothing; a
+    /// mistyped one is an error. Other fields are ignored.
     pub fn parse(text: &str) -> Result<ClaudeInput, InputError> {
         let map = fields::object(text)?;
         fields::event(&map, EVENT)?;
@@ -59,10 +61,12 @@ impl ClaudeInput {
         Ok(ClaudeInput {
             session_id: fields::string(&map, "session_id")?,
             cwd: fields::cwd(&map)?,
-            permission_mode: ClaudePermissionMode::from_wire(&fields::string(
-                &map,
-                "permission_mode",
-            )?),
+            permission_mode: match map.get("permission_mode") {
+                None | Some(Value::Null) => ClaudePermissionMode::Default,
+                Some(_) => {
+                    ClaudePermissionMode::from_wire(&fields::string(&map, "permission_mode")?)
+                }
+            },
             tool_name: fields::string(&map, "tool_name")?,
             tool_input: fields::object_field(&map, "tool_input")?,
             tool_use_id: fields::optional_string(&map, "tool_use_id"),
@@ -241,14 +245,21 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_permission_mode_is_the_default_mode_and_a_mistyped_one_an_error() {
+        let mut value = minimal();
+        value.as_object_mut().unwrap().remove("permission_mode");
+        assert_eq!(
+            input(value).unwrap().permission_mode,
+            ClaudePermissionMode::Default
+        );
+        let mut value = minimal();
+        value["permission_mode"] = json!(3);
+        assert!(input(value).is_err());
+    }
+
+    #[test]
     fn each_required_field_is_checked() {
-        for field in [
-            "session_id",
-            "cwd",
-            "permission_mode",
-            "tool_name",
-            "tool_input",
-        ] {
+        for field in ["session_id", "cwd", "tool_name", "tool_input"] {
             let mut value = minimal();
             value.as_object_mut().unwrap().remove(field);
             let err = input(value).unwrap_err();

@@ -129,12 +129,6 @@ fn path_item(
     }
 }
 
-fn first_str<'v>(input: &'v Map<String, Value>, fields: &[&str]) -> Option<&'v str> {
-    fields
-        .iter()
-        .find_map(|f| input.get(*f).and_then(Value::as_str))
-}
-
 /// Derives the actions of a call whose input has been validated.
 pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -> Vec<Item> {
     let mut items = Vec::new();
@@ -164,14 +158,22 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
         Spec::Catalog(s) => {
             match s.target {
                 // A missing optional path means the working directory.
+                // Every field the client might read the path from is a
+                // target: which one a client prefers when several are given
+                // differs between clients and versions, and a call that
+                // names an allowed path in one field and a denied one in
+                // another must not be decided on the first alone.
                 Target::Path(fields) | Target::OptionalPath(fields) => {
-                    let p = match (first_str(input, fields), s.target) {
-                        (Some(p), _) => Some(p),
-                        (None, Target::OptionalPath(_)) => Some("."),
-                        (None, _) => None,
-                    };
-                    if let Some(p) = p {
-                        let write = s.kind == Kind::Write;
+                    let mut given: Vec<&str> = fields
+                        .iter()
+                        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+                        .collect();
+                    given.dedup();
+                    if given.is_empty() && matches!(s.target, Target::OptionalPath(_)) {
+                        given.push(".");
+                    }
+                    let write = s.kind == Kind::Write;
+                    for p in given {
                         items.push(direct(path_item(
                             p,
                             write,
@@ -243,8 +245,14 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     }
                 }
                 Target::Patch(fields) => {
-                    let patch = first_str(input, fields).unwrap_or("");
-                    let files = patch_files(patch);
+                    // As for paths: every field a client might take the
+                    // patch from counts.
+                    let mut files = Vec::new();
+                    for f in fields {
+                        if let Some(patch) = input.get(*f).and_then(Value::as_str) {
+                            files.extend(patch_files(patch));
+                        }
+                    }
                     if files.is_empty() {
                         items.push(direct(What::Unknown {
                             reason: "the patch names no file".into(),
@@ -279,7 +287,25 @@ fn shell_cwd(
     input: &Map<String, Value>,
     env: &DeriveEnv<'_>,
 ) -> (PathBuf, Vec<Item>) {
-    if let Some(dir) = fields.and_then(|f| first_str(input, f)) {
+    let given: Vec<&str> = fields
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+        .collect();
+    // Two different working directories: which one the client runs in is
+    // not for toolgate to guess.
+    if given.windows(2).any(|w| w[0] != w[1]) {
+        return (
+            env.cwd.to_path_buf(),
+            vec![direct(What::Unknown {
+                reason: format!(
+                    "the call names two working directories (`{}` and `{}`)",
+                    given[0], given[1]
+                ),
+            })],
+        );
+    }
+    if let Some(dir) = given.first().copied() {
         let what = path_item(dir, false, false, false, env.cwd, env);
         let cwd = match &what {
             What::Path { resolved, .. } => resolved

@@ -721,3 +721,28 @@ expect = "allow"
 }
 
 fn _unused(_: &Path) {}
+
+/// A call that names its path in two of the fields a client may read it
+/// from is decided on both: the client may take the other one.
+#[test]
+fn every_field_a_client_may_read_the_path_from_is_decided() {
+    let ws = Ws::new();
+    ws.file("ok.txt", "fine").file(".env", "SECRET=1");
+    let p = ws.policy("allow = [\"Read\"]\ndeny = [\"Read(.env)\"]\n");
+    let ok = ws.root.join("ok.txt");
+    let env = ws.root.join(".env");
+    for input in [
+        json!({"absolute_path": ok, "file_path": env}),
+        json!({"file_path": ok, "absolute_path": env}),
+        json!({"file_path": ok, "path": env}),
+    ] {
+        let d = p.decide(&client_call(Client::Gemini, "read_file", input.clone()));
+        assert_eq!(d.decision, Effect::Deny, "{input}: {}", d.reason);
+    }
+    let d = p.decide(&client_call(
+        Client::Gemini,
+        "read_file",
+        json!({"absolute_path": ok, "file_path": ok}),
+    ));
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+}
