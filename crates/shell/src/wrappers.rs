@@ -204,25 +204,30 @@ fn env(argv: &[Arg]) -> Step {
             options = false;
             continue;
         }
-        // The options that take a value, long and short.
-        let valued = |long: &str, short: &str| -> Option<String> {
-            t.strip_prefix(long)
-                .filter(|r| r.is_empty() || r.starts_with('='))
-                .map(|r| r.trim_start_matches('=').to_string())
-                .or_else(|| t.strip_prefix(short).map(str::to_string))
+        // The options that take a value, long or short; a short one may
+        // end a cluster (`-iS STRING`, `-iC/dir`).
+        let found = if let Some(long) = t.strip_prefix("--") {
+            ["chdir", "unset", "split-string", "argv0"]
+                .into_iter()
+                .find_map(|l| {
+                    long.strip_prefix(l)
+                        .filter(|r| r.is_empty() || r.starts_with('='))
+                        .map(|r| (l, r.trim_start_matches('=').to_string()))
+                })
+        } else {
+            t[1..].char_indices().find_map(|(i, c)| {
+                let name = match c {
+                    'C' => "chdir",
+                    'u' => "unset",
+                    'S' => "split-string",
+                    'a' => "argv0",
+                    'P' => "path",
+                    _ => return None,
+                };
+                Some((name, t[1 + i + c.len_utf8()..].to_string()))
+            })
         };
-        let found = [
-            ("--chdir", "-C"),
-            ("--unset", "-u"),
-            ("--split-string", "-S"),
-            ("--argv0", "-a"),
-        ]
-        .into_iter()
-        .find_map(|(l, s)| valued(l, s).map(|v| (l, v)));
         let Some((long, attached)) = found else {
-            if t.starts_with("-P") {
-                unknown = Some("`env -P` changes where programs are found".into());
-            }
             continue;
         };
         let value = if attached.is_empty() {
@@ -235,8 +240,8 @@ fn env(argv: &[Arg]) -> Step {
             Some(a.with_text(attached))
         };
         match (long, value) {
-            ("--chdir", v) => cwd = v,
-            ("--split-string", Some(v)) if v.literal => match shell_words::split(&v.text) {
+            ("chdir", v) => cwd = v,
+            ("split-string", Some(v)) if v.literal => match shell_words::split(&v.text) {
                 Ok(split) => {
                     for w in split.into_iter().rev() {
                         words.push_front(Arg::lit(w));
@@ -244,9 +249,11 @@ fn env(argv: &[Arg]) -> Step {
                 }
                 Err(_) => unknown = Some(format!("`env -S {}` cannot be split", v.text)),
             },
-            ("--split-string", Some(v)) => {
+            ("split-string", Some(v)) => {
                 unknown = Some(format!("`env -S` string is not literal: `{}`", v.text));
             }
+            // BSD env's `-P ALTPATH` searches its own path for the command.
+            ("path", _) => unknown = Some("`env -P` changes where programs are found".into()),
             _ => {}
         }
     }

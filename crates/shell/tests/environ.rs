@@ -83,6 +83,10 @@ fn cases() -> Vec<Case> {
         c("env GIT_CONFIG_GLOBAL=gc git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
         c("env -u LANG GIT_CONFIG_GLOBAL=gc git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
         c("env -S 'GIT_CONFIG_GLOBAL=gc git x'", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
+        c("env -iS 'GIT_CONFIG_GLOBAL=gc PATH=/usr/bin:/bin:/usr/local/bin git x'", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
+        c("env -vS'GIT_CONFIG_GLOBAL=gc git x'", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
+        c("env --split-string='GIT_CONFIG_GLOBAL=gc git x'", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
+        c("timeout 9 env -- GIT_CONFIG_GLOBAL=gc git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
         c("export GIT_CONFIG_GLOBAL=gc; git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
         c("declare -x GIT_CONFIG_GLOBAL=gc; git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
         c("typeset -x GIT_CONFIG_GLOBAL=gc; git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
@@ -159,6 +163,7 @@ const HARMLESS: &[&str] = &[
     "PYTHONUNBUFFERED=1 python3 t.py",
     "NODE_ENV=production node app.js",
     "env LANG=C sort f",
+    "env -i LANG=C sort f",
 ];
 
 fn opts() -> Options {
