@@ -94,7 +94,7 @@ impl Eval<'_, '_> {
                             ),
                         ));
                     }
-                } else if !within(&p.roots) && !within(&p.read_roots) {
+                } else if !within(&p.roots) && !within(&p.read_roots) && !harmless_device(real) {
                     return Some((
                         rule_ids::HARD_OUTSIDE_ROOTS,
                         format!(
@@ -108,4 +108,13 @@ impl Eval<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// Devices whose reading shows nothing of the machine: empty, zeros or
+/// random bytes. Reading them is not a read outside the workspace
+/// (`head -c 16 /dev/urandom`, `cat < /dev/null`).
+fn harmless_device(real: &Path) -> bool {
+    ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"]
+        .iter()
+        .any(|d| real == Path::new(d))
 }
