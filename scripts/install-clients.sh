@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the pinned Claude Code, Gemini CLI and Codex CLI releases that the hook tests
-# run against, into a cache folder outside the repository.
+# Installs the pinned Claude Code, Gemini CLI, Codex CLI, Qwen Code, Copilot CLI, Pi and
+# OpenCode releases that the hook tests run against, into a cache folder outside the
+# repository.
 #
-#   scripts/install-clients.sh            # installs (or finds) both, prints their paths
+#   scripts/install-clients.sh            # installs (or finds) them, prints their paths
 #
 # TOOLGATE_CLIENTS_DIR sets the cache folder (default ~/.cache/toolgate-clients).
 # Each release gets its own npm prefix, so a bump never mixes two versions, and
@@ -13,6 +14,10 @@ set -euo pipefail
 CLAUDE_VERSION=2.1.332
 GEMINI_VERSION=0.61.0
 CODEX_VERSION=0.169.0
+QWEN_VERSION=0.24.4
+COPILOT_VERSION=1.0.102
+PI_VERSION=0.73.1
+OPENCODE_VERSION=1.18.33
 
 dir="${TOOLGATE_CLIENTS_DIR:-$HOME/.cache/toolgate-clients}"
 
@@ -52,10 +57,17 @@ install() {
     fi
     ln -sfn "$exe" "$dir/bin/$bin"
     # Fails loudly when the package's native part is missing or cannot run here.
-    "$dir/bin/$bin" --version >/dev/null
+    # XDG_CACHE_HOME inside the install: Copilot CLI unpacks itself (235 MB) there
+    # on its first run, and the tests point it at the same folder, so the unpack
+    # happens once here instead of once per test run.
+    XDG_CACHE_HOME="$prefix/xdg-cache" "$dir/bin/$bin" --version >/dev/null </dev/null
     echo "$dir/bin/$bin"
 }
 
 install claude-code @anthropic-ai/claude-code "$CLAUDE_VERSION" claude
 install gemini-cli @google/gemini-cli "$GEMINI_VERSION" gemini
 install codex-cli @openai/codex "$CODEX_VERSION" codex
+install qwen-code @qwen-code/qwen-code "$QWEN_VERSION" qwen
+install copilot-cli @github/copilot "$COPILOT_VERSION" copilot
+install pi @mariozechner/pi-coding-agent "$PI_VERSION" pi
+install opencode opencode-ai "$OPENCODE_VERSION" opencode

@@ -47,9 +47,10 @@ pub enum Command {
     Explain(CheckArgs),
     /// Run the policy file's [[test]] cases; exit 1 when one fails.
     Test(TestArgs),
-    /// Claude Code and Gemini CLI hooks: answer one tool call (`hook claude`,
-    /// `hook gemini`), or register the hook in a client's settings (`hook
-    /// install`).
+    /// Agent hooks: answer one tool call (`hook claude`, `hook gemini`,
+    /// `hook codex`, `hook qwen`, `hook copilot`, `hook pi`, `hook opencode`,
+    /// `hook grok`, `hook cursor`), or register the hook in a client's
+    /// settings (`hook install`).
     #[command(subcommand)]
     Hook(hook::HookCommand),
     /// Turn another agent's permission settings into a toolgate.toml.

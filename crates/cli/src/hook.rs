@@ -11,7 +11,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use toolgate_hook::codex_trust;
 use toolgate_hook::install::{self, HookClient, Installed, Scope};
 use toolgate_hook::process::{self, ApproverArg, RunArgs};
-use toolgate_hook::{DEFAULT_WAIT, import};
+use toolgate_hook::{DEFAULT_WAIT, extension, import};
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -41,9 +41,31 @@ pub enum HookCommand {
     /// ask is left to Codex's own prompt. Whatever goes wrong, the call is
     /// blocked: exit 2 with the reason on standard error.
     Codex(RunArgs),
-    /// Register `toolgate hook claude|gemini|codex` in the client's settings
-    /// file, keeping everything else in it (a backup `settings.json.bak` is
-    /// written first). Running it again changes nothing.
+    /// Qwen Code's PreToolUse hook. Qwen Code lets a call run when its hook
+    /// fails or times out, so every answer is a decision: an ask is refused
+    /// with how to allow it (or waits in the queue), a failure is exit 2.
+    Qwen(RunArgs),
+    /// GitHub Copilot CLI's preToolUse hook (either payload shape). An ask
+    /// is refused with how to allow it (or waits in the queue); a failure
+    /// is a deny with the reason.
+    Copilot(RunArgs),
+    /// The hook behind toolgate's Pi extension (`hook install pi`): reads
+    /// the extension's JSON, answers allow, ask (put to the person when Pi
+    /// has a UI) or deny. A failure is a deny and exit 2.
+    Pi(RunArgs),
+    /// The hook behind toolgate's OpenCode plugin (`hook install opencode`).
+    /// An ask is refused with how to allow it (or waits in the queue).
+    Opencode(RunArgs),
+    /// Grok Build's PreToolUse hook (Grok's own payload; `hook claude` and
+    /// `hook cursor` answer it too). An ask is refused with how to allow it.
+    Grok(RunArgs),
+    /// Cursor's beforeShellExecution, beforeMCPExecution, beforeReadFile
+    /// and preToolUse hooks. A failure is a deny and exit 2.
+    Cursor(RunArgs),
+    /// Register `toolgate hook CLIENT` in the client's settings file,
+    /// keeping everything else in it (a backup `NAME.bak` is written
+    /// first), or, for Pi and OpenCode, write toolgate's extension or
+    /// plugin. Running it again changes nothing.
     Install(InstallArgs),
 }
 
@@ -56,6 +78,39 @@ pub enum ClientArg {
     Gemini,
     /// Codex CLI (`.codex/hooks.json`; with --user, `$CODEX_HOME/hooks.json`).
     Codex,
+    /// Qwen Code (`.qwen/settings.json`; with --user, `$QWEN_HOME/settings.json`).
+    Qwen,
+    /// GitHub Copilot CLI (`.github/hooks/toolgate.json`; with --user,
+    /// `$COPILOT_HOME/hooks/toolgate.json`). Project hooks load only in a
+    /// folder Copilot trusts.
+    Copilot,
+    /// Pi (the extension `.pi/extensions/toolgate.ts`; with --user,
+    /// `$PI_CODING_AGENT_DIR/extensions/toolgate.ts`).
+    Pi,
+    /// OpenCode (the plugin `.opencode/plugins/toolgate.js`; with --user,
+    /// `$XDG_CONFIG_HOME/opencode/plugins/toolgate.js`).
+    Opencode,
+    /// Grok Build (`.grok/hooks/toolgate.json`; with --user,
+    /// `~/.grok/hooks/toolgate.json`).
+    Grok,
+    /// Cursor (`.cursor/hooks.json`; with --user, `~/.cursor/hooks.json`).
+    Cursor,
+}
+
+impl ClientArg {
+    fn client(self) -> HookClient {
+        match self {
+            ClientArg::Claude => HookClient::Claude,
+            ClientArg::Gemini => HookClient::Gemini,
+            ClientArg::Codex => HookClient::Codex,
+            ClientArg::Qwen => HookClient::Qwen,
+            ClientArg::Copilot => HookClient::Copilot,
+            ClientArg::Pi => HookClient::Pi,
+            ClientArg::Opencode => HookClient::OpenCode,
+            ClientArg::Grok => HookClient::Grok,
+            ClientArg::Cursor => HookClient::Cursor,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -157,6 +212,12 @@ pub fn hook(command: HookCommand) -> anyhow::Result<ExitCode> {
         HookCommand::Claude(args) => Ok(process::run(HookClient::Claude, &args, this_toolgate)),
         HookCommand::Gemini(args) => Ok(process::run(HookClient::Gemini, &args, this_toolgate)),
         HookCommand::Codex(args) => Ok(process::run(HookClient::Codex, &args, this_toolgate)),
+        HookCommand::Qwen(args) => Ok(process::run(HookClient::Qwen, &args, this_toolgate)),
+        HookCommand::Copilot(args) => Ok(process::run(HookClient::Copilot, &args, this_toolgate)),
+        HookCommand::Pi(args) => Ok(process::run(HookClient::Pi, &args, this_toolgate)),
+        HookCommand::Opencode(args) => Ok(process::run(HookClient::OpenCode, &args, this_toolgate)),
+        HookCommand::Grok(args) => Ok(process::run(HookClient::Grok, &args, this_toolgate)),
+        HookCommand::Cursor(args) => Ok(process::run(HookClient::Cursor, &args, this_toolgate)),
         HookCommand::Install(args) => install(args),
     }
 }
@@ -198,11 +259,7 @@ fn route_mcp(
 }
 
 fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
-    let client = match args.client {
-        ClientArg::Claude => HookClient::Claude,
-        ClientArg::Gemini => HookClient::Gemini,
-        ClientArg::Codex => HookClient::Codex,
-    };
+    let client = args.client.client();
     let scope = if args.user {
         Scope::User
     } else {
@@ -216,8 +273,14 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         return route_mcp(client, &cwd, server, &args.server, args.undo);
     }
     let path = install::settings_path(client, scope, &cwd, |name| std::env::var(name).ok())?;
-    let (command, timeout) = match args.command {
-        Some(command) => (command, None),
+    if args.command.is_some() && client.events().is_empty() {
+        bail!(
+            "`--command` registers a hook command; {client}'s extension or plugin runs toolgate's \
+             own hook executable"
+        );
+    }
+    let (command, timeout, argv) = match args.command {
+        Some(command) => (command, None, None),
         None => {
             let exe = std::env::current_exe()
                 .and_then(std::fs::canonicalize)
@@ -243,21 +306,99 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                          its own sandbox"
                     );
                 }
+                if !client.can_sandbox() {
+                    bail!(
+                        "`--sandbox` rewrites shell commands, which {client} does not let a hook \
+                         do; it works with claude, gemini, pi and opencode"
+                    );
+                }
                 extra.push("--sandbox".to_owned());
             }
             // The lean hook executable when it was installed beside this
             // one (`cargo install` puts both in the same directory).
             let lean = install::beside(&exe, "toolgate-hook");
-            let command = if lean.is_file() {
-                install::lean_command(client, &lean, &extra)
+            let (command, program, mut words) = if lean.is_file() {
+                (
+                    install::lean_command(client, &lean, &extra),
+                    lean,
+                    vec![client.as_str().to_owned()],
+                )
             } else {
-                install::default_command(client, &exe, &extra)
+                (
+                    install::default_command(client, &exe, &extra),
+                    exe,
+                    vec!["hook".to_owned(), client.as_str().to_owned()],
+                )
             };
-            (command, timeout)
+            words.extend(extra);
+            (command, timeout, Some((program, words)))
         }
     };
-    let event = client.events().join(" and ");
     let shown = path.display();
+    if client.events().is_empty() {
+        let Some((program, words)) = argv else {
+            bail!("{client} needs toolgate's own hook executable");
+        };
+        let limit = timeout
+            .or(client.default_timeout())
+            .unwrap_or(DEFAULT_WAIT + Duration::from_secs(30));
+        let text = extension::source(client, &program, &words, limit)
+            .ok_or_else(|| anyhow!("{client} takes no extension file"))?;
+        let what = if client == HookClient::Pi {
+            "extension"
+        } else {
+            "plugin"
+        };
+        match extension::write(&path, &text)? {
+            Installed::Created => println!("created toolgate's {what} {shown}"),
+            Installed::Added { backup } => println!(
+                "updated toolgate's {what} {shown} (the previous version is in {})",
+                backup.display()
+            ),
+            Installed::Unchanged => println!("toolgate's {what} {shown} is up to date"),
+        }
+        // OpenCode installs its plugin package into the project's config
+        // folder and the user's, whichever holds the plugin.
+        let mut folders: Vec<PathBuf> = path
+            .parent()
+            .and_then(Path::parent)
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect();
+        if client == HookClient::OpenCode
+            && let Ok(user) =
+                install::settings_path(client, Scope::User, &cwd, |n| std::env::var(n).ok())
+            && let Some(dir) = user.parent().and_then(Path::parent)
+            && !folders.iter().any(|f| f == dir)
+        {
+            folders.push(dir.to_path_buf());
+        }
+        for dir in folders.iter().filter(|_| client == HookClient::OpenCode) {
+            let dir = dir.as_path();
+            match extension::settle_opencode_dependencies(dir)? {
+                Some(_) => println!(
+                    "wrote {} and an empty node_modules: toolgate's plugin imports nothing, and \
+                     without them OpenCode first installs {} there (offline it retries for about \
+                     two minutes)",
+                    dir.join("package-lock.json").display(),
+                    extension::OPENCODE_PLUGIN_PACKAGE
+                ),
+                None => println!(
+                    "{} already has node_modules or a lock: OpenCode installs there what they \
+                     lack at start; offline, run it with npm_config_offline=true so that such an \
+                     install fails at once instead of retrying",
+                    dir.display()
+                ),
+            }
+        }
+        println!(
+            "the {what} runs `{command}` for every tool call and blocks the call when it fails or \
+             takes more than {} s",
+            limit.as_secs()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let event = client.events().join(" and ");
     match install::install(client, &path, &command, timeout)? {
         Installed::Created => println!("created {shown} with the {event} hook `{command}`"),
         Installed::Added { backup } => println!(
@@ -292,6 +433,22 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                  --dangerously-bypass-hook-trust` where the hook source is vetted by other means)"
             );
         }
+    }
+    match (client, scope) {
+        (HookClient::Copilot, Scope::Project) => println!(
+            "Copilot CLI loads a project's hooks only in a folder it trusts (accept the folder \
+             when copilot asks, or run it with --trust-folder); untrusted, the hook is silently \
+             skipped and every call runs. `--user` hooks load everywhere."
+        ),
+        (HookClient::Grok, Scope::Project) => println!(
+            "Grok Build runs a project's hooks only once the project is trusted (`/hooks-trust`, \
+             or launch it with --trust)"
+        ),
+        (HookClient::Qwen, _) | (HookClient::Copilot, Scope::User) => println!(
+            "{client} lets a call run when its hook fails or times out: the hook always answers \
+             within the registered timeout, and `--sandbox` is not available there"
+        ),
+        _ => {}
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ mod serve_support;
 mod support;
 
 mod agent;
+mod agents_e2e;
 mod architecture;
 mod browser;
 mod cli;

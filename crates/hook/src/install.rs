@@ -24,59 +24,170 @@ pub enum HookClient {
     /// Codex CLI: `PreToolUse` and `PermissionRequest` hooks in
     /// `hooks.json`, timeout in seconds.
     Codex,
+    /// Qwen Code: a `PreToolUse` hook in `.qwen/settings.json`, timeout in
+    /// seconds (always set: Qwen lets the call run on a timeout).
+    Qwen,
+    /// GitHub Copilot CLI: a `preToolUse` hook in `.github/hooks/toolgate.json`,
+    /// `timeoutSec` (always set).
+    Copilot,
+    /// Pi: the extension `.pi/extensions/toolgate.ts`.
+    Pi,
+    /// OpenCode: the plugin `.opencode/plugins/toolgate.js`.
+    OpenCode,
+    /// Grok Build: a `PreToolUse` hook in `.grok/hooks/toolgate.json`,
+    /// timeout in seconds (always set: Grok's default is 5 s).
+    Grok,
+    /// Cursor: the four blocking events in `.cursor/hooks.json`, each with
+    /// `failClosed: true`.
+    Cursor,
+}
+
+/// How a client's hook registration is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// `{"hooks": {EVENT: [{"matcher"?, "hooks": [{"type": "command",
+    /// "command", "timeout"?}]}]}}`.
+    Nested,
+    /// `{"version": 1, "hooks": {EVENT: [{"type": "command", "bash",
+    /// "timeoutSec"}]}}` (Copilot CLI).
+    CopilotFlat,
+    /// `{"version": 1, "hooks": {EVENT: [{"command", "failClosed": true}]}}`
+    /// (Cursor).
+    CursorFlat,
+    /// A file of toolgate's own, generated whole (Pi's extension,
+    /// OpenCode's plugin).
+    Source,
 }
 
 impl HookClient {
-    /// `claude` or `gemini`, as in `toolgate hook claude`.
+    /// Every client, in the order of the command line's help.
+    pub const ALL: [HookClient; 9] = [
+        HookClient::Claude,
+        HookClient::Gemini,
+        HookClient::Codex,
+        HookClient::Qwen,
+        HookClient::Copilot,
+        HookClient::Pi,
+        HookClient::OpenCode,
+        HookClient::Grok,
+        HookClient::Cursor,
+    ];
+
+    /// `claude`, `gemini`, ..., as in `toolgate hook claude`.
     pub fn as_str(self) -> &'static str {
         match self {
             HookClient::Claude => "claude",
             HookClient::Gemini => "gemini",
             HookClient::Codex => "codex",
+            HookClient::Qwen => "qwen",
+            HookClient::Copilot => "copilot",
+            HookClient::Pi => "pi",
+            HookClient::OpenCode => "opencode",
+            HookClient::Grok => "grok",
+            HookClient::Cursor => "cursor",
         }
     }
 
-    /// The hook events toolgate answers.
+    /// The client named `name` (`claude`, `gemini`, ...).
+    pub fn from_name(name: &str) -> Option<HookClient> {
+        HookClient::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The hook events toolgate answers (none for the clients that load
+    /// toolgate's extension or plugin instead).
     pub fn events(self) -> &'static [&'static str] {
         match self {
             HookClient::Claude => &[crate::claude::EVENT],
             HookClient::Gemini => &[crate::gemini::EVENT],
             HookClient::Codex => &[crate::codex::PRE_TOOL_USE, crate::codex::PERMISSION_REQUEST],
+            HookClient::Qwen => &[crate::qwen::EVENT],
+            HookClient::Copilot => &[crate::copilot::EVENT],
+            HookClient::Grok => &[crate::grok::EVENT],
+            HookClient::Cursor => &crate::cursor::EVENTS,
+            HookClient::Pi | HookClient::OpenCode => &[],
         }
     }
 
-    /// The client's folder in a project or home directory.
+    /// How the registration is written.
+    pub(crate) fn layout(self) -> Layout {
+        match self {
+            HookClient::Claude
+            | HookClient::Gemini
+            | HookClient::Codex
+            | HookClient::Qwen
+            | HookClient::Grok => Layout::Nested,
+            HookClient::Copilot => Layout::CopilotFlat,
+            HookClient::Cursor => Layout::CursorFlat,
+            HookClient::Pi | HookClient::OpenCode => Layout::Source,
+        }
+    }
+
+    /// The client's folder in a project directory.
     fn folder(self) -> &'static str {
         match self {
             HookClient::Claude => ".claude",
             HookClient::Gemini => ".gemini",
             HookClient::Codex => ".codex",
+            HookClient::Qwen => ".qwen",
+            HookClient::Copilot => ".github/hooks",
+            HookClient::Pi => ".pi/extensions",
+            HookClient::OpenCode => ".opencode/plugins",
+            HookClient::Grok => ".grok/hooks",
+            HookClient::Cursor => ".cursor",
         }
     }
 
     /// The settings file's name in that folder.
     fn file_name(self) -> &'static str {
         match self {
-            HookClient::Claude | HookClient::Gemini => "settings.json",
-            HookClient::Codex => "hooks.json",
+            HookClient::Claude | HookClient::Gemini | HookClient::Qwen => "settings.json",
+            HookClient::Codex | HookClient::Cursor => "hooks.json",
+            HookClient::Copilot | HookClient::Grok => "toolgate.json",
+            HookClient::Pi => "toolgate.ts",
+            HookClient::OpenCode => "toolgate.js",
         }
     }
 
-    /// The matcher that selects every tool: Codex matches by regular
-    /// expression and selects every tool when the matcher is absent.
+    /// The matcher that selects every tool: Codex and Grok select every
+    /// tool when the matcher is absent; Qwen Code matches by regular
+    /// expression.
     fn matcher(self) -> Option<&'static str> {
         match self {
             HookClient::Claude | HookClient::Gemini => Some("*"),
-            HookClient::Codex => None,
+            HookClient::Qwen => Some(".*"),
+            _ => None,
         }
     }
 
     /// A hook timeout in the unit the client's settings use.
     fn timeout_value(self, timeout: Duration) -> u64 {
         match self {
-            HookClient::Claude | HookClient::Codex => timeout.as_secs().max(1),
             HookClient::Gemini => u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+            _ => timeout.as_secs().max(1),
         }
+    }
+
+    /// The timeout registered when none is asked for: for the clients that
+    /// let a call run when the hook times out (or, for Grok, stop waiting
+    /// after 5 s), one that the hook answers well within; for Pi and
+    /// OpenCode, which have none, the one toolgate's own extension and
+    /// plugin enforce.
+    pub fn default_timeout(self) -> Option<Duration> {
+        match self {
+            HookClient::Qwen | HookClient::Copilot | HookClient::Grok => {
+                Some(Duration::from_secs(30))
+            }
+            HookClient::Pi | HookClient::OpenCode => Some(Duration::from_secs(60)),
+            _ => None,
+        }
+    }
+
+    /// Whether `--sandbox` can rewrite this client's shell commands.
+    pub fn can_sandbox(self) -> bool {
+        matches!(
+            self,
+            HookClient::Claude | HookClient::Gemini | HookClient::Pi | HookClient::OpenCode
+        )
     }
 }
 
@@ -126,6 +237,13 @@ pub enum InstallError {
         /// The client.
         client: HookClient,
     },
+    /// The client loads toolgate's own extension or plugin file, which
+    /// `extension::write` writes, rather than a hook setting.
+    #[error("{client} loads toolgate's extension or plugin file, not a hook setting")]
+    NotSettings {
+        /// The client.
+        client: HookClient,
+    },
     /// The settings file exists but cannot be read.
     #[error("`{}`: cannot read it: {source}", .path.display())]
     Read {
@@ -155,11 +273,13 @@ pub enum InstallError {
     },
 }
 
-/// The settings file for `client` in `scope`; `project` is the project
-/// directory (the working directory, usually).
+/// The settings file (or, for Pi and OpenCode, the extension or plugin
+/// file) for `client` in `scope`; `project` is the project directory (the
+/// working directory, usually).
 ///
-/// The user scope follows the clients' own overrides, `CLAUDE_CONFIG_DIR`
-/// and `GEMINI_CLI_HOME`, read from `env`.
+/// The user scope follows the clients' own overrides, read from `env`:
+/// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `CODEX_HOME`, `QWEN_HOME`,
+/// `COPILOT_HOME`, `PI_CODING_AGENT_DIR` and `XDG_CONFIG_HOME` (OpenCode).
 pub fn settings_path(
     client: HookClient,
     scope: Scope,
@@ -167,22 +287,30 @@ pub fn settings_path(
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<PathBuf, InstallError> {
     let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    Ok(match scope {
-        Scope::Project => project.join(client.folder()).join(client.file_name()),
-        Scope::User => match (
-            client,
-            set("CLAUDE_CONFIG_DIR"),
-            set("GEMINI_CLI_HOME"),
-            set("CODEX_HOME"),
-        ) {
-            (HookClient::Claude, Some(dir), _, _) => dir.join("settings.json"),
-            (HookClient::Gemini, _, Some(home), _) => home.join(".gemini/settings.json"),
-            (HookClient::Codex, _, _, Some(home)) => home.join("hooks.json"),
-            _ => set("HOME")
-                .ok_or(InstallError::NoHome { client })?
-                .join(client.folder())
-                .join(client.file_name()),
-        },
+    if scope == Scope::Project {
+        return Ok(project.join(client.folder()).join(client.file_name()));
+    }
+    let overridden = match client {
+        HookClient::Claude => set("CLAUDE_CONFIG_DIR").map(|d| d.join("settings.json")),
+        HookClient::Gemini => set("GEMINI_CLI_HOME").map(|h| h.join(".gemini/settings.json")),
+        HookClient::Codex => set("CODEX_HOME").map(|h| h.join("hooks.json")),
+        HookClient::Qwen => set("QWEN_HOME").map(|h| h.join("settings.json")),
+        HookClient::Copilot => set("COPILOT_HOME").map(|h| h.join("hooks/toolgate.json")),
+        HookClient::Pi => set("PI_CODING_AGENT_DIR").map(|d| d.join("extensions/toolgate.ts")),
+        HookClient::OpenCode => {
+            set("XDG_CONFIG_HOME").map(|d| d.join("opencode/plugins/toolgate.js"))
+        }
+        HookClient::Grok | HookClient::Cursor => None,
+    };
+    if let Some(path) = overridden {
+        return Ok(path);
+    }
+    let home = set("HOME").ok_or(InstallError::NoHome { client })?;
+    Ok(match client {
+        HookClient::Copilot => home.join(".copilot/hooks/toolgate.json"),
+        HookClient::Pi => home.join(".pi/agent/extensions/toolgate.ts"),
+        HookClient::OpenCode => home.join(".config/opencode/plugins/toolgate.js"),
+        _ => home.join(client.folder()).join(client.file_name()),
     })
 }
 
@@ -239,6 +367,9 @@ pub fn install(
     command: &str,
     timeout: Option<Duration>,
 ) -> Result<Installed, InstallError> {
+    if client.layout() == Layout::Source {
+        return Err(InstallError::NotSettings { client });
+    }
     let mut file = JsonFile::load(path)?;
     let target = file.target.clone();
     let malformed = |detail: String| InstallError::Malformed {
@@ -261,6 +392,7 @@ pub fn install(
             hooks.type_name()
         )));
     }
+    let timeout = timeout.or(client.default_timeout());
     let mut added = false;
     for event in client.events() {
         let entries = hooks
@@ -272,36 +404,19 @@ pub fn install(
                 "`hooks.{event}` is {found}, not an array"
             )));
         };
-        let registered = list.iter().any(|entry| {
-            entry
-                .get("hooks")
-                .and_then(Json::as_array)
-                .is_some_and(|hooks| {
-                    hooks
-                        .iter()
-                        .any(|h| h.get("command").and_then(Json::as_str) == Some(command))
-                })
-        });
-        if registered {
+        if list.iter().any(|entry| registers(entry, command)) {
             continue;
         }
-        let mut hook = vec![
-            ("type".to_owned(), Json::String("command".to_owned())),
-            ("command".to_owned(), Json::String(command.to_owned())),
-        ];
-        if let Some(timeout) = timeout {
-            hook.push((
-                "timeout".to_owned(),
-                Json::Number(client.timeout_value(timeout).into()),
-            ));
-        }
-        let mut entry = Vec::new();
-        if let Some(matcher) = client.matcher() {
-            entry.push(("matcher".to_owned(), Json::String(matcher.to_owned())));
-        }
-        entry.push(("hooks".to_owned(), Json::Array(vec![Json::Object(hook)])));
-        list.push(Json::Object(entry));
+        list.push(entry(client, command, timeout));
         added = true;
+    }
+    if added && matches!(client.layout(), Layout::CopilotFlat | Layout::CursorFlat) {
+        // Both read only a file that says which version of the format it is.
+        if let Some(entries) = settings.entries_mut()
+            && !entries.iter().any(|(k, _)| k == "version")
+        {
+            entries.insert(0, ("version".to_owned(), Json::Number(1.into())));
+        }
     }
     if !added {
         return Ok(Installed::Unchanged);
@@ -314,6 +429,57 @@ pub fn install(
     };
     replace(&target, &text)?;
     Ok(outcome)
+}
+
+/// Whether a hook entry runs `command`: nested under `hooks` (Claude
+/// Code's layout), or flat, as Cursor's `command` or Copilot CLI's `bash`.
+fn registers(entry: &Json, command: &str) -> bool {
+    let runs = |h: &Json| {
+        h.get("command").and_then(Json::as_str) == Some(command)
+            || h.get("bash").and_then(Json::as_str) == Some(command)
+    };
+    runs(entry)
+        || entry
+            .get("hooks")
+            .and_then(Json::as_array)
+            .is_some_and(|hooks| hooks.iter().any(runs))
+}
+
+/// A new hook entry running `command`, in `client`'s layout.
+fn entry(client: HookClient, command: &str, timeout: Option<Duration>) -> Json {
+    let text = |s: &str| Json::String(s.to_owned());
+    let seconds = |t: Duration| Json::Number(client.timeout_value(t).into());
+    match client.layout() {
+        Layout::CopilotFlat => {
+            let mut hook = vec![
+                ("type".to_owned(), text("command")),
+                ("bash".to_owned(), text(command)),
+            ];
+            if let Some(t) = timeout {
+                hook.push(("timeoutSec".to_owned(), seconds(t)));
+            }
+            Json::Object(hook)
+        }
+        Layout::CursorFlat => Json::Object(vec![
+            ("command".to_owned(), text(command)),
+            ("failClosed".to_owned(), Json::Bool(true)),
+        ]),
+        Layout::Nested | Layout::Source => {
+            let mut hook = vec![
+                ("type".to_owned(), text("command")),
+                ("command".to_owned(), text(command)),
+            ];
+            if let Some(t) = timeout {
+                hook.push(("timeout".to_owned(), seconds(t)));
+            }
+            let mut entry = Vec::new();
+            if let Some(matcher) = client.matcher() {
+                entry.push(("matcher".to_owned(), text(matcher)));
+            }
+            entry.push(("hooks".to_owned(), Json::Array(vec![Json::Object(hook)])));
+            Json::Object(entry)
+        }
+    }
 }
 
 /// `path` with `suffix` appended to its file name (`settings.json` →

@@ -1,6 +1,10 @@
 /*!
-The hooks through which Claude Code and Gemini CLI ask toolgate about a tool
-call before running it, and the commands that set them up.
+The hooks through which Claude Code, Gemini CLI, Codex CLI, Qwen Code,
+Copilot CLI, Grok Build and Cursor (and, through toolgate's extension and
+plugin, Pi and OpenCode) ask toolgate about a tool call before running it,
+and the commands that set them up. Each client has its module (`claude`,
+`gemini`, `codex`, `qwen`, `copilot`, `grok`, `cursor`, and `plugin` for Pi
+and OpenCode); the examples below show the first two.
 
 Both clients run a configured command before each tool call, write one JSON
 object describing the call to its standard input, and read the answer from its
@@ -96,21 +100,32 @@ mod anchor;
 pub mod claude;
 pub mod codex;
 pub mod codex_trust;
+pub mod copilot;
+pub mod cursor;
 mod error;
+pub mod extension;
 mod fields;
 pub mod gemini;
+pub mod grok;
 pub mod import;
 pub mod install;
 mod mcp_json;
 mod ordered;
+pub mod plugin;
 pub mod process;
+pub mod qwen;
 mod run;
 
 pub use anchor::PROJECT_DIR_VARS;
 pub use claude::{ClaudeInput, ClaudePermissionMode};
 pub use codex::{CodexEvent, CodexInput};
+pub use copilot::copilot_hook;
+pub use cursor::cursor_hook;
 pub use error::InputError;
 pub use gemini::GeminiInput;
+pub use grok::grok_hook;
+pub use plugin::{opencode_hook, pi_hook};
+pub use qwen::qwen_hook;
 pub use run::{Approver, DEFAULT_WAIT, HookOptions, claude_hook, codex_hook, gemini_hook};
 
 use std::fmt;

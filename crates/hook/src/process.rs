@@ -12,13 +12,17 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::install::HookClient;
-use crate::{Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, gemini};
+use crate::{
+    Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, copilot, cursor, gemini, grok,
+    plugin, qwen,
+};
 
 /// Who answers a call the policy asks about.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ApproverArg {
-    /// The client: Claude Code's own prompt; in Gemini CLI, a refusal that
-    /// says how to allow the call.
+    /// The client: Claude Code's own prompt (Cursor's, Pi's with a UI);
+    /// where the client cannot ask, a refusal that says how to allow the
+    /// call.
     #[default]
     Client,
     /// toolgate's approval queue: wait for `toolgate approvals approve|decline ID`.
@@ -186,11 +190,20 @@ pub fn run(
     args: &RunArgs,
     toolgate: fn() -> std::io::Result<PathBuf>,
 ) -> ExitCode {
-    match client {
-        HookClient::Claude => answer(args, toolgate, claude::failure, crate::claude_hook),
-        HookClient::Gemini => answer(args, toolgate, gemini::failure, crate::gemini_hook),
-        HookClient::Codex => answer(args, toolgate, codex::failure, crate::codex_hook),
-    }
+    type Failure = fn(&str) -> HookReply;
+    type Hook = fn(&[u8], &HookOptions) -> HookReply;
+    let (failure, hook): (Failure, Hook) = match client {
+        HookClient::Claude => (claude::failure, crate::claude_hook),
+        HookClient::Gemini => (gemini::failure, crate::gemini_hook),
+        HookClient::Codex => (codex::failure, crate::codex_hook),
+        HookClient::Qwen => (qwen::failure, crate::qwen_hook),
+        HookClient::Copilot => (copilot::failure, crate::copilot_hook),
+        HookClient::Pi => (plugin::failure, crate::pi_hook),
+        HookClient::OpenCode => (plugin::failure, crate::opencode_hook),
+        HookClient::Grok => (grok::failure, crate::grok_hook),
+        HookClient::Cursor => (cursor::failure, crate::cursor_hook),
+    };
+    answer(args, toolgate, failure, hook)
 }
 
 /// `CLIENT [FLAGS]` (the arguments after `hook`), parsed by a parser that
@@ -213,12 +226,7 @@ pub fn fast_path(
         #[command(flatten)]
         args: RunArgs,
     }
-    let client = match argv.next()?.to_str()? {
-        "claude" => HookClient::Claude,
-        "gemini" => HookClient::Gemini,
-        "codex" => HookClient::Codex,
-        _ => return None,
-    };
+    let client = HookClient::from_name(argv.next()?.to_str()?)?;
     let flags: Vec<OsString> = argv.collect();
     // No flags, as `hook install` registers the hook: nothing to parse.
     if flags.is_empty() {

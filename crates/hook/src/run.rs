@@ -92,7 +92,14 @@ impl Default for HookOptions {
 /// object on exit 0 for a decision, or exit 2 with the reason on standard
 /// error when no decision could be made (unreadable input or policy, a
 /// panic), which blocks the call.
+///
+/// Grok Build runs the hooks of Claude Code's settings with a payload of
+/// its own (`hookEventName`, camelCase): such an input is answered as
+/// [`crate::grok::grok_hook`] answers it, in Grok's words.
 pub fn claude_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
+    if crate::grok::is_grok(stdin) {
+        return crate::grok::grok_hook(stdin, opts);
+    }
     guard(claude::failure, || {
         let input = match text(stdin).and_then(|t| ClaudeInput::parse(t).map_err(blocked)) {
             Ok(input) => input,
@@ -145,7 +152,15 @@ pub fn gemini_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             Ok(input) => input,
             Err(message) => return gemini::failure(&message),
         };
-        let mut call = Call::new(input.tool_name, Value::Object(input.tool_input));
+        // An MCP tool arrives as `mcp_SERVER_TOOL`, which cannot be split
+        // back when a name holds `_`; its context names both, and the call
+        // is named as every other host names it, so that the same rules
+        // and `[tool.mcp__…]` declarations apply.
+        let tool = match &input.mcp {
+            Some(mcp) => format!("mcp__{}__{}", mcp.server_name, mcp.tool_name),
+            None => input.tool_name,
+        };
+        let mut call = Call::new(tool, Value::Object(input.tool_input));
         call.client = Client::Gemini;
         call.cwd = Some(input.cwd);
         let job = Job {
@@ -237,45 +252,139 @@ fn blocked(e: crate::InputError) -> String {
     format!("toolgate: {e}; the call was blocked")
 }
 
+/// The host a hook call came from, with what changes how it is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Host {
+pub(crate) enum Host {
     Claude,
     Gemini,
     Codex(CodexEvent),
+    Qwen,
+    Copilot,
+    /// Pi, and whether the session has a UI to ask the person in.
+    Pi {
+        can_ask: bool,
+    },
+    OpenCode,
+    Grok,
+    Cursor(crate::cursor::CursorEvent),
 }
 
 impl Host {
-    fn client(self) -> Client {
+    pub(crate) fn client(self) -> Client {
         match self {
             Host::Claude => Client::Claude,
             Host::Gemini => Client::Gemini,
             Host::Codex(_) => Client::Codex,
+            Host::Qwen => Client::Qwen,
+            Host::Copilot => Client::Copilot,
+            Host::Pi { .. } => Client::Pi,
+            Host::OpenCode => Client::OpenCode,
+            Host::Grok => Client::Grok,
+            Host::Cursor(_) => Client::Cursor,
         }
     }
 
     /// Who answers an ask with `--approver client`: the host's own prompt
     /// where the host really asks the person (Claude Code; Codex's
-    /// `PermissionRequest`, which Codex raises to ask), else no one.
+    /// `PermissionRequest`, which Codex raises to ask; Pi with a UI, where
+    /// toolgate's extension asks; Cursor's shell, MCP and tool events),
+    /// else no one: the call is refused with how to allow it.
     fn client_approver(self, policy: &Policy) -> Box<dyn toolgate_gate::Approver> {
+        use crate::cursor::CursorEvent;
         let unavailable = |product: &str| -> Box<dyn toolgate_gate::Approver> {
             Box::new(UnavailableApprover {
                 why: texts::cannot_ask_why(product, policy.file()),
             })
         };
         match self {
-            Host::Claude | Host::Codex(CodexEvent::PermissionRequest) => Box::new(HostApprover),
+            Host::Claude
+            | Host::Codex(CodexEvent::PermissionRequest)
+            | Host::Pi { can_ask: true }
+            | Host::Cursor(CursorEvent::Shell | CursorEvent::Mcp | CursorEvent::Tool) => {
+                Box::new(HostApprover)
+            }
             Host::Gemini => unavailable("Gemini CLI"),
             Host::Codex(CodexEvent::PreToolUse) => unavailable("Codex CLI's PreToolUse hook"),
+            Host::Qwen => unavailable("Qwen Code's PreToolUse hook"),
+            Host::Copilot => unavailable("Copilot CLI's preToolUse hook"),
+            Host::Pi { can_ask: false } => unavailable("Pi without a UI"),
+            Host::OpenCode => unavailable("OpenCode's plugin hook"),
+            Host::Grok => unavailable("Grok Build's PreToolUse hook"),
+            Host::Cursor(CursorEvent::ReadFile) => unavailable("Cursor's beforeReadFile hook"),
+        }
+    }
+
+    /// The host's shell tool whose `command` `--sandbox` rewrites, where
+    /// the host runs a rewritten input.
+    pub(crate) fn shell_tool(self) -> Option<&'static str> {
+        match self {
+            Host::Claude => Some("Bash"),
+            Host::Gemini => Some("run_shell_command"),
+            Host::Pi { .. } | Host::OpenCode => Some("bash"),
+            _ => None,
         }
     }
 }
 
+/// Answers one hook input: `parse` reads it, `job` makes the call to
+/// decide, `reply` renders the verdict in the host's words. Every way this
+/// can fail (bad input, no decision, a panic) ends in `failure`.
+pub(crate) fn serve<I>(
+    stdin: &[u8],
+    opts: &HookOptions,
+    failure: fn(&str) -> HookReply,
+    parse: impl FnOnce(&str) -> Result<I, crate::InputError>,
+    job: impl FnOnce(&I) -> Job,
+    reply: impl FnOnce(&I, &Verdict) -> HookReply,
+) -> HookReply {
+    guard(failure, || {
+        let input = match text(stdin).and_then(|t| parse(t).map_err(blocked)) {
+            Ok(input) => input,
+            Err(message) => return failure(&message),
+        };
+        match job(&input).run(opts) {
+            Ok(verdict) => {
+                let mut answer = reply(&input, &verdict);
+                answer.stderr = verdict.warnings;
+                answer
+            }
+            Err(message) => failure(&message),
+        }
+    })
+}
+
 /// One call to decide, with what the hook input says about its session.
-struct Job {
-    call: Call,
-    session: String,
-    client_mode: Option<Mode>,
-    host: Host,
+pub(crate) struct Job {
+    pub(crate) call: Call,
+    pub(crate) session: String,
+    pub(crate) client_mode: Option<Mode>,
+    pub(crate) host: Host,
+}
+
+impl Job {
+    /// A call of `host`'s tool `tool` with `input`, made in `cwd` in
+    /// `session`; `id` is the host's call id, when it sends one.
+    pub(crate) fn new(
+        host: Host,
+        session: String,
+        cwd: PathBuf,
+        tool: String,
+        input: Map<String, Value>,
+        id: Option<String>,
+    ) -> Job {
+        let mut call = Call::new(tool, Value::Object(input));
+        if let Some(id) = id {
+            call.id = id;
+        }
+        call.client = host.client();
+        call.cwd = Some(cwd);
+        Job {
+            call,
+            session,
+            client_mode: None,
+            host,
+        }
+    }
 }
 
 /// A shell command wrapped to run under `toolgate sandbox`: the command
@@ -283,19 +392,19 @@ struct Job {
 type Rewrite = (String, Map<String, Value>);
 
 /// The answer to send, and warnings for standard error.
-struct Verdict {
-    permission: Permission,
-    reason: String,
-    warnings: String,
+pub(crate) struct Verdict {
+    pub(crate) permission: Permission,
+    pub(crate) reason: String,
+    pub(crate) warnings: String,
     /// The input the client is to run instead (`--sandbox`).
-    updated_input: Option<Map<String, Value>>,
+    pub(crate) updated_input: Option<Map<String, Value>>,
 }
 
 impl Job {
     /// Hands the call to the gate (decide, ask where the policy says so,
     /// record) and turns its verdict into the client's vocabulary.
     /// `Err` is a message for the client's failure reply: no decision.
-    fn run(&self, opts: &HookOptions) -> Result<Verdict, String> {
+    pub(crate) fn run(&self, opts: &HookOptions) -> Result<Verdict, String> {
         let cwd = self.call.cwd.as_deref().unwrap_or(Path::new("/"));
         // The state directory is resolved once: the policy protects the
         // directory the store writes.
@@ -390,10 +499,16 @@ impl Job {
         policy: &Policy,
         cwd: &Path,
     ) -> Result<Option<Rewrite>, String> {
-        let shell_tool = match self.host {
-            Host::Claude => "Bash",
-            Host::Gemini => "run_shell_command",
-            Host::Codex(_) => return Ok(None),
+        if let Host::Codex(_) = self.host {
+            // Codex runs its shell in its own sandbox; nothing to rewrite.
+            return Ok(None);
+        }
+        let Some(shell_tool) = self.host.shell_tool() else {
+            return Err(format!(
+                "toolgate: `--sandbox` cannot rewrite {}'s commands, so it would run them \
+                 unsandboxed; the call was blocked (register the hook without `--sandbox`)",
+                self.host.client()
+            ));
         };
         if self.call.tool != shell_tool {
             return Ok(None);

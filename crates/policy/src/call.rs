@@ -30,11 +30,39 @@ pub enum Client {
     Gemini,
     /// OpenAI Codex CLI.
     Codex,
+    /// Qwen Code.
+    Qwen,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Pi (`pi-coding-agent`).
+    Pi,
+    /// OpenCode.
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// xAI's Grok Build.
+    Grok,
+    /// Cursor's agent.
+    Cursor,
     /// A tool of an MCP server.
     Mcp,
 }
 
 impl Client {
+    /// Every client, toolgate's own first.
+    pub const ALL: [Client; 11] = [
+        Client::Toolgate,
+        Client::Claude,
+        Client::Gemini,
+        Client::Codex,
+        Client::Qwen,
+        Client::Copilot,
+        Client::Pi,
+        Client::OpenCode,
+        Client::Grok,
+        Client::Cursor,
+        Client::Mcp,
+    ];
+
     /// The lowercase name used in JSON and the ledger.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -42,6 +70,12 @@ impl Client {
             Client::Claude => "claude",
             Client::Gemini => "gemini",
             Client::Codex => "codex",
+            Client::Qwen => "qwen",
+            Client::Copilot => "copilot",
+            Client::Pi => "pi",
+            Client::OpenCode => "opencode",
+            Client::Grok => "grok",
+            Client::Cursor => "cursor",
             Client::Mcp => "mcp",
         }
     }
@@ -61,9 +95,16 @@ impl FromStr for Client {
             "claude" => Ok(Client::Claude),
             "gemini" => Ok(Client::Gemini),
             "codex" => Ok(Client::Codex),
+            "qwen" => Ok(Client::Qwen),
+            "copilot" => Ok(Client::Copilot),
+            "pi" => Ok(Client::Pi),
+            "opencode" => Ok(Client::OpenCode),
+            "grok" => Ok(Client::Grok),
+            "cursor" => Ok(Client::Cursor),
             "mcp" => Ok(Client::Mcp),
             other => Err(format!(
-                "unknown client `{other}`: expected `claude`, `gemini`, `codex` or `mcp`"
+                "unknown client `{other}`: expected `claude`, `gemini`, `codex`, `qwen`, \
+                 `copilot`, `pi`, `opencode`, `grok`, `cursor` or `mcp`"
             )),
         }
     }

@@ -250,6 +250,173 @@ pub const CODEX: &[ToolSpec] = &[
     ),
 ];
 
+/// Qwen Code's tools (a Gemini CLI fork: its tool names, with `file_path`
+/// and `path` fields), as its `PreToolUse` hook names them.
+pub const QWEN: &[ToolSpec] = &[
+    spec(
+        "read_file",
+        Read,
+        Target::Path(&["file_path", "absolute_path", "path"]),
+    ),
+    spec("read_many_files", Read, Target::Paths("paths")),
+    spec(
+        "list_directory",
+        Read,
+        Target::Path(&["path", "dir_path", "absolute_path"]),
+    ),
+    spec("glob", Read, Target::OptionalPath(&["path", "dir_path"])),
+    recursive(spec(
+        "grep_search",
+        Read,
+        Target::OptionalPath(&["path", "dir_path"]),
+    )),
+    spec(
+        "write_file",
+        Write,
+        Target::Path(&["file_path", "absolute_path"]),
+    ),
+    spec("edit", Write, Target::Path(&["file_path", "absolute_path"])),
+    spec(
+        "notebook_edit",
+        Write,
+        Target::Path(&["notebook_path", "file_path"]),
+    ),
+    with_cwd(
+        spec("run_shell_command", Exec, Target::Command("command")),
+        &["directory", "dir_path"],
+    ),
+    spec("web_fetch", Fetch, Target::Url("url")),
+];
+
+/// GitHub Copilot CLI's tools. Its `PreToolUse` (PascalCase) hook payload
+/// reports the shell tool as `Bash`; its `preToolUse` payload as `bash`.
+pub const COPILOT: &[ToolSpec] = &[
+    spec("bash", Exec, Target::Command("command")),
+    spec("Bash", Exec, Target::Command("command")),
+    spec("view", Read, Target::Path(&["path"])),
+    spec("create", Write, Target::Path(&["path"])),
+    spec("edit", Write, Target::Path(&["path"])),
+    spec("str_replace_editor", Write, Target::Path(&["path"])),
+    spec("glob", Read, Target::OptionalPath(&["path"])),
+    recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
+    spec("web_fetch", Fetch, Target::Url("url")),
+];
+
+/// Pi's tools (`read`, `bash`, `edit`, `write`, and the optional `grep`,
+/// `find`, `ls`).
+pub const PI: &[ToolSpec] = &[
+    spec("read", Read, Target::Path(&["path", "file_path"])),
+    spec("ls", Read, Target::OptionalPath(&["path"])),
+    spec("find", Read, Target::OptionalPath(&["path"])),
+    recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
+    spec("write", Write, Target::Path(&["path", "file_path"])),
+    spec("edit", Write, Target::Path(&["path", "file_path"])),
+    spec("bash", Exec, Target::Command("command")),
+];
+
+/// OpenCode's tools (camelCase fields).
+pub const OPENCODE: &[ToolSpec] = &[
+    spec("read", Read, Target::Path(&["filePath", "path"])),
+    spec("list", Read, Target::OptionalPath(&["path"])),
+    spec("glob", Read, Target::OptionalPath(&["path"])),
+    recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
+    spec("write", Write, Target::Path(&["filePath", "path"])),
+    spec("edit", Write, Target::Path(&["filePath", "path"])),
+    spec("multiedit", Write, Target::Path(&["filePath", "path"])),
+    spec("patch", Write, Target::Patch(&["patchText", "patch"])),
+    spec("apply_patch", Write, Target::Patch(&["patchText", "patch"])),
+    with_cwd(spec("bash", Exec, Target::Command("command")), &["workdir"]),
+    spec("webfetch", Fetch, Target::Url("url")),
+];
+
+/// Grok Build's tools, as its hook payload names them (from its published
+/// documentation; the binary was not run).
+pub const GROK: &[ToolSpec] = &[
+    spec("run_terminal_command", Exec, Target::Command("command")),
+    spec(
+        "read_file",
+        Read,
+        Target::Path(&["target_file", "file_path", "path"]),
+    ),
+    spec(
+        "list_dir",
+        Read,
+        Target::OptionalPath(&["target_directory", "path"]),
+    ),
+    recursive(spec(
+        "grep_search",
+        Read,
+        Target::OptionalPath(&["path", "target_directory"]),
+    )),
+    spec(
+        "search_replace",
+        Write,
+        Target::Path(&["file_path", "target_file", "path"]),
+    ),
+    spec(
+        "write_file",
+        Write,
+        Target::Path(&["file_path", "target_file", "path"]),
+    ),
+    spec(
+        "edit_file",
+        Write,
+        Target::Path(&["target_file", "file_path", "path"]),
+    ),
+    spec(
+        "delete_file",
+        Write,
+        Target::Path(&["target_file", "file_path", "path"]),
+    ),
+    spec("web_fetch", Fetch, Target::Url("url")),
+];
+
+/// Cursor's tools: `Shell` and `Read` stand for its `beforeShellExecution`
+/// and `beforeReadFile` events; the rest are its `preToolUse` tool names.
+pub const CURSOR: &[ToolSpec] = &[
+    with_cwd(spec("Shell", Exec, Target::Command("command")), &["cwd"]),
+    spec(
+        "Read",
+        Read,
+        Target::Path(&["file_path", "path", "target_file"]),
+    ),
+    spec(
+        "Write",
+        Write,
+        Target::Path(&["file_path", "path", "target_file"]),
+    ),
+    spec(
+        "StrReplace",
+        Write,
+        Target::Path(&["file_path", "path", "target_file"]),
+    ),
+    spec(
+        "Edit",
+        Write,
+        Target::Path(&["file_path", "path", "target_file"]),
+    ),
+    spec(
+        "Delete",
+        Write,
+        Target::Path(&["file_path", "path", "target_file"]),
+    ),
+    spec(
+        "Glob",
+        Read,
+        Target::OptionalPath(&["path", "target_directory"]),
+    ),
+    recursive(spec(
+        "Grep",
+        Read,
+        Target::OptionalPath(&["path", "target_directory"]),
+    )),
+    spec(
+        "LS",
+        Read,
+        Target::OptionalPath(&["path", "target_directory"]),
+    ),
+];
+
 /// The catalog of one client.
 pub fn catalog(client: Client) -> &'static [ToolSpec] {
     match client {
@@ -257,6 +424,12 @@ pub fn catalog(client: Client) -> &'static [ToolSpec] {
         Client::Claude => CLAUDE,
         Client::Gemini => GEMINI,
         Client::Codex => CODEX,
+        Client::Qwen => QWEN,
+        Client::Copilot => COPILOT,
+        Client::Pi => PI,
+        Client::OpenCode => OPENCODE,
+        Client::Grok => GROK,
+        Client::Cursor => CURSOR,
         Client::Mcp => &[],
     }
 }
@@ -269,13 +442,8 @@ pub fn lookup(client: Client, name: &str) -> Option<&'static ToolSpec> {
 /// Every client whose catalog has a tool of this name (declared tools may
 /// not reuse these names).
 pub fn clients_with(name: &str) -> Vec<Client> {
-    [
-        Client::Toolgate,
-        Client::Claude,
-        Client::Gemini,
-        Client::Codex,
-    ]
-    .into_iter()
-    .filter(|c| lookup(*c, name).is_some())
-    .collect()
+    Client::ALL
+        .into_iter()
+        .filter(|c| lookup(*c, name).is_some())
+        .collect()
 }

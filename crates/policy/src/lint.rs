@@ -176,15 +176,9 @@ fn never_matches(
             let known = glob
                 || name.starts_with("mcp__")
                 || policy.tools.contains_key(name)
-                || [
-                    Client::Toolgate,
-                    Client::Claude,
-                    Client::Gemini,
-                    Client::Codex,
-                    Client::Mcp,
-                ]
-                .into_iter()
-                .any(|c| catalog::lookup(c, name).is_some());
+                || Client::ALL
+                    .into_iter()
+                    .any(|c| catalog::lookup(c, name).is_some());
             (!known).then(|| {
                 format!(
                     "no client's catalog has a tool `{name}` and no `[tool.{name}]` declares it"

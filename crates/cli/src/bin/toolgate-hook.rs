@@ -1,4 +1,4 @@
-//! `toolgate-hook claude|gemini|codex [FLAGS]`: the hook process that
+//! `toolgate-hook CLIENT [FLAGS]`: the hook process that
 //! `toolgate hook install` registers.
 //!
 //! It is `toolgate hook CLIENT` (same flags, same answers, same ledger
@@ -14,8 +14,9 @@ use clap::{Parser, Subcommand};
 use toolgate_hook::install::HookClient;
 use toolgate_hook::process::{self, RunArgs};
 
-/// The hook process for Claude Code, Gemini CLI and Codex CLI (the same
-/// as `toolgate hook CLIENT`).
+/// The hook process for Claude Code, Gemini CLI, Codex CLI, Qwen Code,
+/// Copilot CLI, Pi, OpenCode, Grok Build and Cursor (the same as `toolgate
+/// hook CLIENT`).
 #[derive(Debug, Parser)]
 #[command(name = "toolgate-hook", version)]
 struct Cli {
@@ -32,6 +33,18 @@ enum Client {
     /// Codex CLI's PreToolUse and PermissionRequest hooks (`toolgate hook
     /// codex`).
     Codex(RunArgs),
+    /// Qwen Code's PreToolUse hook (`toolgate hook qwen`).
+    Qwen(RunArgs),
+    /// Copilot CLI's preToolUse hook (`toolgate hook copilot`).
+    Copilot(RunArgs),
+    /// The hook behind toolgate's Pi extension (`toolgate hook pi`).
+    Pi(RunArgs),
+    /// The hook behind toolgate's OpenCode plugin (`toolgate hook opencode`).
+    Opencode(RunArgs),
+    /// Grok Build's PreToolUse hook (`toolgate hook grok`).
+    Grok(RunArgs),
+    /// Cursor's hooks (`toolgate hook cursor`).
+    Cursor(RunArgs),
 }
 
 /// `pow` for the one caller this executable links, tokio's multi-thread
@@ -63,6 +76,12 @@ fn main() -> ExitCode {
         Client::Claude(a) => (HookClient::Claude, a),
         Client::Gemini(a) => (HookClient::Gemini, a),
         Client::Codex(a) => (HookClient::Codex, a),
+        Client::Qwen(a) => (HookClient::Qwen, a),
+        Client::Copilot(a) => (HookClient::Copilot, a),
+        Client::Pi(a) => (HookClient::Pi, a),
+        Client::Opencode(a) => (HookClient::OpenCode, a),
+        Client::Grok(a) => (HookClient::Grok, a),
+        Client::Cursor(a) => (HookClient::Cursor, a),
     };
     process::run(client, &args, toolgate)
 }

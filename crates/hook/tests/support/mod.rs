@@ -20,6 +20,7 @@ pub mod anthropic;
 pub mod codex;
 pub mod gemini;
 pub mod http;
+pub mod openai;
 
 use std::fs;
 use std::io::Read;
@@ -41,6 +42,15 @@ pub const GEMINI_CLI_VERSION: &str = "0.61.0";
 /// The Codex CLI release the hook protocol was observed on; must match
 /// `scripts/install-clients.sh`.
 pub const CODEX_CLI_VERSION: &str = "0.169.0";
+/// The Qwen Code release the hook protocol was observed on; must match
+/// `scripts/install-clients.sh`.
+pub const QWEN_CODE_VERSION: &str = "0.24.4";
+/// The Copilot CLI release; must match `scripts/install-clients.sh`.
+pub const COPILOT_CLI_VERSION: &str = "1.0.102";
+/// The Pi release; must match `scripts/install-clients.sh`.
+pub const PI_VERSION: &str = "0.73.1";
+/// The OpenCode release; must match `scripts/install-clients.sh`.
+pub const OPENCODE_VERSION: &str = "1.18.33";
 /// The model Gemini CLI is told to use (the fake serves any name).
 pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
 /// How long one client run may take before it is killed and the test fails.
@@ -113,6 +123,179 @@ pub fn have_clients() -> bool {
         present,
         "scripts/install-clients.sh",
     )
+}
+
+/// Whether the pinned Qwen Code, Copilot CLI, Pi and OpenCode are installed
+/// (see [`available`]).
+#[allow(dead_code)]
+pub fn have_chat_clients() -> bool {
+    let present = [
+        client_path(&format!("qwen-code-{QWEN_CODE_VERSION}"), "qwen"),
+        client_path(&format!("copilot-cli-{COPILOT_CLI_VERSION}"), "copilot"),
+        client_path(&format!("pi-{PI_VERSION}"), "pi"),
+        client_path(&format!("opencode-{OPENCODE_VERSION}"), "opencode"),
+    ]
+    .iter()
+    .all(|p| p.is_file());
+    available(
+        "the real Qwen Code, Copilot CLI, Pi and OpenCode",
+        present,
+        "scripts/install-clients.sh",
+    )
+}
+
+/// The four CLIs that talk to an OpenAI chat-completions API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatClient {
+    Qwen,
+    Copilot,
+    Pi,
+    OpenCode,
+}
+
+impl ChatClient {
+    /// Its name in `toolgate hook install NAME` and in the ledger.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChatClient::Qwen => "qwen",
+            ChatClient::Copilot => "copilot",
+            ChatClient::Pi => "pi",
+            ChatClient::OpenCode => "opencode",
+        }
+    }
+
+    /// The name of its shell tool, as its model calls it.
+    pub fn shell_tool(self) -> &'static str {
+        match self {
+            ChatClient::Qwen => "run_shell_command",
+            _ => "bash",
+        }
+    }
+
+    fn folder(self) -> String {
+        match self {
+            ChatClient::Qwen => format!("qwen-code-{QWEN_CODE_VERSION}"),
+            ChatClient::Copilot => format!("copilot-cli-{COPILOT_CLI_VERSION}"),
+            ChatClient::Pi => format!("pi-{PI_VERSION}"),
+            ChatClient::OpenCode => format!("opencode-{OPENCODE_VERSION}"),
+        }
+    }
+
+    /// The pinned executable.
+    pub fn bin(self) -> PathBuf {
+        let bin = match self {
+            ChatClient::Qwen => "qwen",
+            ChatClient::Copilot => "copilot",
+            ChatClient::Pi => "pi",
+            ChatClient::OpenCode => "opencode",
+        };
+        client(&self.folder(), bin)
+    }
+
+    /// The environment `toolgate hook install NAME --user` needs to find
+    /// the client's user folder in the sandbox.
+    pub fn home_env(self, sandbox: &Sandbox) -> Vec<(&'static str, PathBuf)> {
+        match self {
+            ChatClient::Qwen => vec![("QWEN_HOME", sandbox.home.join(".qwen"))],
+            ChatClient::Copilot => vec![("COPILOT_HOME", sandbox.home.join(".copilot"))],
+            ChatClient::Pi => vec![("PI_CODING_AGENT_DIR", sandbox.home.join(".pi/agent"))],
+            ChatClient::OpenCode => vec![("XDG_CONFIG_HOME", sandbox.home.join(".config"))],
+        }
+    }
+}
+
+/// Runs one of the chat clients headless in the sandbox's project against
+/// `api` with `prompt`, configured as `/work/shared/HOSTS.md` observed it
+/// offline: no account, no update checks, no telemetry.
+pub fn run_chat(
+    client_kind: ChatClient,
+    sandbox: &Sandbox,
+    api: &openai::FakeChat,
+    prompt: &str,
+) -> Run {
+    let base = api.base_url();
+    let mut command = Command::new(client_kind.bin());
+    for (k, v) in client_kind.home_env(sandbox) {
+        command.env(k, v);
+    }
+    let home = &sandbox.home;
+    command
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    let outcome = match client_kind {
+        ChatClient::Qwen => {
+            write_json(
+                &home.join(".qwen/settings.json"),
+                &json!({"general": {"enableAutoUpdate": false},
+                    "privacy": {"usageStatisticsEnabled": false}}),
+            );
+            command
+                .args([
+                    "-p",
+                    prompt,
+                    "--approval-mode",
+                    "yolo",
+                    "--output-format",
+                    "json",
+                ])
+                .env("OPENAI_BASE_URL", &base)
+                .env("OPENAI_API_KEY", "offline-test-key")
+                .env("OPENAI_MODEL", "m")
+                .env("QWEN_USAGE_STATISTICS_ENABLED", "0")
+                .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
+            run(command, sandbox, RUN_TIMEOUT)
+        }
+        ChatClient::Copilot => {
+            // The unpacked binary install-clients.sh prepared, shared.
+            let cache = clients_dir().join(client_kind.folder()).join("xdg-cache");
+            command
+                .args(["-p", prompt, "--allow-all-tools", "--trust-folder"])
+                .env("XDG_CACHE_HOME", cache)
+                .env("COPILOT_PROVIDER_BASE_URL", &base)
+                .env("COPILOT_PROVIDER_TYPE", "openai")
+                .env("COPILOT_PROVIDER_API_KEY", "offline-test-key")
+                .env("COPILOT_MODEL", "m")
+                .env("COPILOT_OFFLINE", "true")
+                .env("COPILOT_AUTO_UPDATE", "false");
+            run_text(command, sandbox, RUN_TIMEOUT)
+        }
+        ChatClient::Pi => {
+            write_json(
+                &home.join(".pi/agent/models.json"),
+                &json!({"providers": {"fake": {"baseUrl": base, "api": "openai-completions",
+                    "apiKey": "offline-test-key", "models": [{"id": "m"}]}}}),
+            );
+            command
+                .args([
+                    "-p",
+                    "--no-session",
+                    "--offline",
+                    "--model",
+                    "fake/m",
+                    prompt,
+                ])
+                .env("PI_OFFLINE", "1");
+            run_text(command, sandbox, RUN_TIMEOUT)
+        }
+        ChatClient::OpenCode => {
+            write_json(
+                &home.join(".config/opencode/opencode.json"),
+                &json!({"model": "fake/m", "autoupdate": false, "share": "disabled",
+                    "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                        "options": {"baseURL": base, "apiKey": "offline-test-key"},
+                        "models": {"m": {"name": "m"}}}}}),
+            );
+            command
+                .args(["run", "--format", "json", "--model", "fake/m", prompt])
+                .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1");
+            run_lines(command, sandbox, RUN_TIMEOUT)
+        }
+    };
+    finish(outcome)
 }
 
 fn client(folder: &str, bin: &str) -> PathBuf {
@@ -477,6 +660,17 @@ fn run_lines(
                 .map(serde_json::from_str)
                 .collect::<Result<Vec<Value>, _>>()?,
         ))
+    })
+}
+
+/// Like [`run`] for a client that prints text: `json` is the text.
+fn run_text(
+    command: Command,
+    sandbox: &Sandbox,
+    timeout: Duration,
+) -> Result<Run, (String, String)> {
+    spawn(command, sandbox, timeout, |stdout| {
+        Ok(Value::String(stdout.to_owned()))
     })
 }
 
