@@ -781,4 +781,113 @@ mod tests {
             "'/home/a b/toolgate' hook gemini --approver queue"
         );
     }
+
+    #[test]
+    fn each_client_gets_its_own_layout_and_a_timeout_where_a_timeout_runs_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("qwen.json");
+        install(HookClient::Qwen, &path, "tg qwen", None).unwrap();
+        assert_eq!(
+            read(&path),
+            json!({"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [
+                {"type": "command", "command": "tg qwen", "timeout": 30}]}]}})
+        );
+
+        let path = dir.path().join("copilot.json");
+        install(HookClient::Copilot, &path, "tg copilot", None).unwrap();
+        assert_eq!(
+            read(&path),
+            json!({"version": 1, "hooks": {"preToolUse": [
+                {"type": "command", "bash": "tg copilot", "timeoutSec": 30}]}})
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.find("\"version\"") < text.find("\"hooks\""), "{text}");
+        assert_eq!(
+            install(HookClient::Copilot, &path, "tg copilot", None).unwrap(),
+            Installed::Unchanged
+        );
+
+        let path = dir.path().join("cursor.json");
+        std::fs::write(
+            &path,
+            r#"{"version": 1, "hooks": {"stop": [{"command": "x"}]}}"#,
+        )
+        .unwrap();
+        install(HookClient::Cursor, &path, "tg cursor", None).unwrap();
+        let cursor = read(&path);
+        assert_eq!(cursor["hooks"]["stop"], json!([{"command": "x"}]));
+        for event in crate::cursor::EVENTS {
+            assert_eq!(
+                cursor["hooks"][event],
+                json!([{"command": "tg cursor", "failClosed": true}]),
+                "{event}"
+            );
+        }
+        assert_eq!(cursor["hooks"].as_object().unwrap().len(), 5);
+
+        let path = dir.path().join("grok.json");
+        install(
+            HookClient::Grok,
+            &path,
+            "tg grok",
+            Some(Duration::from_secs(90)),
+        )
+        .unwrap();
+        assert_eq!(
+            read(&path),
+            json!({"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "command", "command": "tg grok", "timeout": 90}]}]}})
+        );
+
+        for client in [HookClient::Pi, HookClient::OpenCode] {
+            let err = install(client, &dir.path().join("x.json"), "tg", None).unwrap_err();
+            assert!(matches!(err, InstallError::NotSettings { .. }), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_new_clients_user_folders_follow_their_overrides() {
+        let project = Path::new("/work/p");
+        let vars: &[(&str, &str)] = &[
+            ("HOME", "/home/u"),
+            ("QWEN_HOME", "/q"),
+            ("COPILOT_HOME", "/c"),
+            ("PI_CODING_AGENT_DIR", "/pi"),
+            ("XDG_CONFIG_HOME", "/x"),
+        ];
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        };
+        let at = |c| settings_path(c, Scope::User, project, env).unwrap();
+        assert_eq!(at(HookClient::Qwen), Path::new("/q/settings.json"));
+        assert_eq!(at(HookClient::Copilot), Path::new("/c/hooks/toolgate.json"));
+        assert_eq!(at(HookClient::Pi), Path::new("/pi/extensions/toolgate.ts"));
+        assert_eq!(
+            at(HookClient::OpenCode),
+            Path::new("/x/opencode/plugins/toolgate.js")
+        );
+        assert_eq!(
+            at(HookClient::Grok),
+            Path::new("/home/u/.grok/hooks/toolgate.json")
+        );
+        assert_eq!(
+            at(HookClient::Cursor),
+            Path::new("/home/u/.cursor/hooks.json")
+        );
+        let home = |name: &str| (name == "HOME").then(|| "/home/u".to_owned());
+        assert_eq!(
+            settings_path(HookClient::Pi, Scope::User, project, home).unwrap(),
+            Path::new("/home/u/.pi/agent/extensions/toolgate.ts")
+        );
+        assert_eq!(
+            settings_path(HookClient::Copilot, Scope::Project, project, home).unwrap(),
+            Path::new("/work/p/.github/hooks/toolgate.json")
+        );
+        assert_eq!(
+            settings_path(HookClient::OpenCode, Scope::Project, project, home).unwrap(),
+            Path::new("/work/p/.opencode/plugins/toolgate.js")
+        );
+    }
 }

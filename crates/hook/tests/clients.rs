@@ -43,6 +43,13 @@ fn install_script_pins_the_versions_the_tests_expect() {
         support::CLAUDE_CODE_VERSION
     )));
     assert!(script.contains(&format!("GEMINI_VERSION={}\n", support::GEMINI_CLI_VERSION)));
+    assert!(script.contains(&format!("QWEN_VERSION={}\n", support::QWEN_CODE_VERSION)));
+    assert!(script.contains(&format!(
+        "COPILOT_VERSION={}\n",
+        support::COPILOT_CLI_VERSION
+    )));
+    assert!(script.contains(&format!("PI_VERSION={}\n", support::PI_VERSION)));
+    assert!(script.contains(&format!("OPENCODE_VERSION={}\n", support::OPENCODE_VERSION)));
 }
 
 // ---------------------------------------------------------------- Claude Code

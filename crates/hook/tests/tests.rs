@@ -5,4 +5,5 @@ mod support;
 mod clients;
 mod discovery;
 mod fixtures;
+mod payloads;
 mod run;
