@@ -184,11 +184,36 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         )));
                     }
                 }
-                Target::Paths(field) => {
-                    for p in input
-                        .get(field)
-                        .and_then(Value::as_array)
-                        .into_iter()
+                Target::Glob { dir, pattern } => {
+                    let base = dir
+                        .iter()
+                        .find_map(|f| input.get(*f).and_then(Value::as_str))
+                        .unwrap_or(".");
+                    items.push(direct(path_item(base, false, false, false, env.cwd, env)));
+                    if let Some(pattern) = input.get(pattern).and_then(Value::as_str) {
+                        // Where the pattern's literal part leaves the
+                        // directory, what it lists lies there.
+                        let lit = glob_base(pattern).unwrap_or_else(|| pattern.to_string());
+                        let leaves = Path::new(&lit).is_absolute()
+                            || lit.starts_with('~')
+                            || Path::new(&lit)
+                                .components()
+                                .any(|c| c == std::path::Component::ParentDir);
+                        if leaves {
+                            let target = if Path::new(&lit).is_absolute() || lit.starts_with('~') {
+                                lit
+                            } else {
+                                format!("{}/{lit}", base.trim_end_matches('/'))
+                            };
+                            items
+                                .push(direct(path_item(&target, false, true, false, env.cwd, env)));
+                        }
+                    }
+                }
+                Target::Paths(fields) => {
+                    for p in fields
+                        .iter()
+                        .filter_map(|f| input.get(*f).and_then(Value::as_array))
                         .flatten()
                     {
                         if let Some(p) = p.as_str() {

@@ -54,8 +54,19 @@ pub enum Target {
     Path(&'static [&'static str]),
     /// A path that may be absent (then the working directory is meant).
     OptionalPath(&'static [&'static str]),
-    /// An array of paths (which may be glob patterns).
-    Paths(&'static str),
+    /// Arrays of paths (which may be glob patterns), in each of these
+    /// fields that is present; the first is required.
+    Paths(&'static [&'static str]),
+    /// A glob `pattern` matched beneath the directory in the first of `dir`
+    /// that is present (else the working directory): a listing of the
+    /// directory, and a read beneath the pattern's literal part where that
+    /// part leaves the directory (an absolute pattern, or one with `..`).
+    Glob {
+        /// The fields naming the directory.
+        dir: &'static [&'static str],
+        /// The field holding the pattern.
+        pattern: &'static str,
+    },
     /// A shell command string.
     Command(&'static str),
     /// A command as an argv array.
@@ -181,7 +192,14 @@ pub const CLAUDE: &[ToolSpec] = &[
     spec("Read", Read, Target::Path(&["file_path"])),
     spec("NotebookRead", Read, Target::Path(&["notebook_path"])),
     spec("LS", Read, Target::Path(&["path"])),
-    spec("Glob", Read, Target::OptionalPath(&["path"])),
+    spec(
+        "Glob",
+        Read,
+        Target::Glob {
+            dir: &["path"],
+            pattern: "pattern",
+        },
+    ),
     recursive(spec("Grep", Read, Target::OptionalPath(&["path"]))),
     spec("Write", Write, Target::Path(&["file_path"])),
     spec("Edit", Write, Target::Path(&["file_path"])),
@@ -198,13 +216,24 @@ pub const GEMINI: &[ToolSpec] = &[
         Read,
         Target::Path(&["absolute_path", "file_path", "path"]),
     ),
-    spec("read_many_files", Read, Target::Paths("paths")),
+    spec(
+        "read_many_files",
+        Read,
+        Target::Paths(&["paths", "include"]),
+    ),
     spec(
         "list_directory",
         Read,
         Target::Path(&["dir_path", "path", "absolute_path"]),
     ),
-    spec("glob", Read, Target::OptionalPath(&["dir_path", "path"])),
+    spec(
+        "glob",
+        Read,
+        Target::Glob {
+            dir: &["dir_path", "path"],
+            pattern: "pattern",
+        },
+    ),
     recursive(spec(
         "search_file_content",
         Read,
@@ -258,13 +287,24 @@ pub const QWEN: &[ToolSpec] = &[
         Read,
         Target::Path(&["file_path", "absolute_path", "path"]),
     ),
-    spec("read_many_files", Read, Target::Paths("paths")),
+    spec(
+        "read_many_files",
+        Read,
+        Target::Paths(&["paths", "include"]),
+    ),
     spec(
         "list_directory",
         Read,
         Target::Path(&["path", "dir_path", "absolute_path"]),
     ),
-    spec("glob", Read, Target::OptionalPath(&["path", "dir_path"])),
+    spec(
+        "glob",
+        Read,
+        Target::Glob {
+            dir: &["path", "dir_path"],
+            pattern: "pattern",
+        },
+    ),
     recursive(spec(
         "grep_search",
         Read,
@@ -297,7 +337,14 @@ pub const COPILOT: &[ToolSpec] = &[
     spec("create", Write, Target::Path(&["path"])),
     spec("edit", Write, Target::Path(&["path"])),
     spec("str_replace_editor", Write, Target::Path(&["path"])),
-    spec("glob", Read, Target::OptionalPath(&["path"])),
+    spec(
+        "glob",
+        Read,
+        Target::Glob {
+            dir: &["path"],
+            pattern: "pattern",
+        },
+    ),
     recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
     spec("web_fetch", Fetch, Target::Url("url")),
 ];
@@ -318,7 +365,14 @@ pub const PI: &[ToolSpec] = &[
 pub const OPENCODE: &[ToolSpec] = &[
     spec("read", Read, Target::Path(&["filePath", "path"])),
     spec("list", Read, Target::OptionalPath(&["path"])),
-    spec("glob", Read, Target::OptionalPath(&["path"])),
+    spec(
+        "glob",
+        Read,
+        Target::Glob {
+            dir: &["path"],
+            pattern: "pattern",
+        },
+    ),
     recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
     spec("write", Write, Target::Path(&["filePath", "path"])),
     spec("edit", Write, Target::Path(&["filePath", "path"])),

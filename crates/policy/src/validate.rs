@@ -132,11 +132,22 @@ fn check_target_value(field: &str, v: &Value, kind: Kind) -> Result<(), String> 
 fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), String> {
     match s.target {
         Target::Path(fields) | Target::Patch(fields) => {
-            let (name, v) = fields
+            if !fields
                 .iter()
-                .find_map(|f| input.get(*f).filter(|v| !v.is_null()).map(|v| (*f, v)))
-                .ok_or_else(|| format!("missing the required field `{}`", fields.join("` or `")))?;
-            non_empty_string(name, v).map(|_| ())
+                .any(|f| input.get(*f).is_some_and(|v| !v.is_null()))
+            {
+                return Err(format!(
+                    "missing the required field `{}`",
+                    fields.join("` or `")
+                ));
+            }
+            // Every field given is read by some client: each must be a path.
+            for f in fields {
+                if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {
+                    non_empty_string(f, v)?;
+                }
+            }
+            Ok(())
         }
         Target::OptionalPath(fields) => {
             for f in fields {
@@ -148,10 +159,29 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
             }
             Ok(())
         }
-        Target::Paths(f) => match input.get(f) {
-            None => Err(format!("missing the required field `{f}`")),
-            Some(v) => string_array(f, v),
-        },
+        Target::Paths(fields) => {
+            let first = fields.first().copied().unwrap_or("paths");
+            if input.get(first).is_none() {
+                return Err(format!("missing the required field `{first}`"));
+            }
+            for f in fields {
+                if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {
+                    string_array(f, v)?;
+                }
+            }
+            Ok(())
+        }
+        Target::Glob { dir, pattern } => {
+            for f in dir {
+                if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {
+                    non_empty_string(f, v)?;
+                }
+            }
+            match input.get(pattern) {
+                None => Err(format!("missing the required field `{pattern}`")),
+                Some(v) => non_empty_string(pattern, v).map(|_| ()),
+            }
+        }
         Target::Argv(f) => match input.get(f) {
             None => Err(format!("missing the required field `{f}`")),
             Some(v) => string_array(f, v),

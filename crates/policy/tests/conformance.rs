@@ -746,3 +746,39 @@ fn every_field_a_client_may_read_the_path_from_is_decided() {
     ));
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
 }
+
+/// Claude Code's `Glob` lists what its pattern names: a pattern that leaves
+/// the directory (absolute, or with `..`) meets the roots and the Read
+/// rules there. Gemini CLI's `read_many_files` reads its `include` globs
+/// as well as its `paths`.
+#[test]
+fn glob_patterns_and_include_lists_meet_the_roots_and_read_rules() {
+    let ws = Ws::new();
+    ws.file("src/a.rs", "fn a() {}").file(".env", "SECRET=1");
+    let p =
+        ws.policy("allow = [\"Read\", \"Glob\", \"read_many_files\"]\ndeny = [\"Read(.env)\"]\n");
+    let claude = |input: Value| p.decide(&client_call(Client::Claude, "Glob", input));
+    for (input, rule) in [
+        (json!({"pattern": "/etc/**/*.conf"}), "hard:outside-roots"),
+        (json!({"pattern": "../../**/*"}), "hard:outside-roots"),
+        (
+            json!({"pattern": "../*", "path": ws.root.join("src")}),
+            "deny[0]",
+        ),
+    ] {
+        let d = claude(input.clone());
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some(rule)),
+            "{input}: {}",
+            d.reason
+        );
+    }
+    let d = claude(json!({"pattern": "**/*.rs"}));
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+    let gemini = |input: Value| p.decide(&client_call(Client::Gemini, "read_many_files", input));
+    let d = gemini(json!({"paths": ["src"], "include": [".env"]}));
+    assert_eq!(d.decision, Effect::Deny, "{}", d.reason);
+    let d = gemini(json!({"paths": ["src/a.rs"]}));
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+}

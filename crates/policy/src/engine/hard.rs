@@ -114,7 +114,13 @@ impl Eval<'_, '_> {
 /// random bytes. Reading them is not a read outside the workspace
 /// (`head -c 16 /dev/urandom`, `cat < /dev/null`).
 fn harmless_device(real: &Path) -> bool {
-    ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"]
-        .iter()
-        .any(|d| real == Path::new(d))
+    [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/urandom",
+        "/dev/random",
+        "/dev/full",
+    ]
+    .iter()
+    .any(|d| real == Path::new(d))
 }
