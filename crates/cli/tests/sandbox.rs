@@ -602,10 +602,13 @@ fn keystrokes_cannot_be_pushed_into_a_terminal() {
 #[test]
 fn denied_paths_outside_the_roots_are_masked_too() {
     let probe = Ws::new(POLICY);
-    let keys = probe.outside.join("keys");
+    // Outside /tmp, which the command gets a private copy of.
+    let outside_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = std::fs::canonicalize(outside_dir.path()).unwrap();
+    let keys = outside.join("keys");
     std::fs::create_dir(&keys).unwrap();
     std::fs::write(keys.join("id_ed25519"), SECRET).unwrap();
-    std::fs::write(probe.outside.join("public.txt"), "public").unwrap();
+    std::fs::write(outside.join("public.txt"), "public").unwrap();
     let policy = format!(
         "{POLICY}\n[[rule]]\neffect = \"deny\"\nmatch = [\"Read(/{}/**)\"]\n",
         keys.display()
@@ -614,8 +617,166 @@ fn denied_paths_outside_the_roots_are_masked_too() {
     let out = probe.run(&format!(
         "cat {k}/id_ed25519 > out-key 2>&1; cat {o}/public.txt > out-public",
         k = keys.display(),
-        o = probe.outside.display()
+        o = outside.display()
     ));
     assert_eq!(probe.read("out-public"), "public", "{out:?}");
     assert!(!probe.read("out-key").contains(SECRET));
+}
+
+/// A daemon's Unix socket, made by the test, that must see no connection.
+struct Daemon {
+    listener: UnixListener,
+    /// The path (or, for an abstract socket, `\0NAME` as Python writes it).
+    python: String,
+}
+
+impl Daemon {
+    fn at(path: &Path) -> Daemon {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let listener = UnixListener::bind(path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Daemon {
+            listener,
+            python: format!("'{}'", path.display()),
+        }
+    }
+
+    fn abstract_named(name: &str) -> Daemon {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name).unwrap();
+        let listener = UnixListener::bind_addr(&addr).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Daemon {
+            listener,
+            python: format!("'\\0{name}'"),
+        }
+    }
+
+    fn connect(&self, out: &str) -> String {
+        format!(
+            "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect({}); s.send(b'x')\" > {out} 2>&1\n",
+            self.python
+        )
+    }
+
+    fn arrivals(&self) -> usize {
+        let mut n = 0;
+        while self.listener.accept().is_ok() {
+            n += 1;
+        }
+        n
+    }
+}
+
+/// Removes a directory made outside the temp dirs when the test ends.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn unix_sockets_outside_the_roots_are_out_of_reach_at_any_depth() {
+    if !have("python3") {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    }
+    let ws = Ws::new(POLICY);
+    let pid = std::process::id();
+    let deep_tmp = tempfile::tempdir_in("/tmp").unwrap();
+    let deep_var_tmp = tempfile::tempdir_in("/var/tmp").ok();
+    let run = PathBuf::from(format!("/run/toolgate-test-{pid}"));
+    let _cleanup = RemoveOnDrop(run.clone());
+    let mut daemons = vec![
+        ("tmp", Daemon::at(&deep_tmp.path().join("x/y/d.sock"))),
+        ("outside", Daemon::at(&ws.outside.join("a/b/c/d.sock"))),
+        (
+            "abstract",
+            Daemon::abstract_named(&format!("toolgate-test-{pid}")),
+        ),
+    ];
+    if let Some(d) = &deep_var_tmp {
+        daemons.push(("var-tmp", Daemon::at(&d.path().join("x/d.sock"))));
+    }
+    if std::fs::create_dir_all(run.join("u/0/app")).is_ok() {
+        daemons.push(("run", Daemon::at(&run.join("u/0/app/docker.sock"))));
+    } else {
+        eprintln!("/run is not writable here: its part is skipped");
+    }
+    let mut script = String::new();
+    for (name, d) in &daemons {
+        script.push_str(&d.connect(&format!("out-{name}")));
+    }
+
+    // The control: outside the sandbox, every connection arrives.
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(&ws.root)
+        .output()
+        .unwrap();
+    for (name, d) in &daemons {
+        assert_eq!(
+            d.arrivals(),
+            1,
+            "{name}: the control did not connect: {out:?}"
+        );
+    }
+
+    let out = ws.run(&format!("{script}echo ran > done"));
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    for (name, d) in &daemons {
+        if *name == "abstract" && !abstract_sockets_scoped() {
+            eprintln!("landlock abi < 6: abstract sockets are not scoped here");
+            continue;
+        }
+        assert_eq!(
+            d.arrivals(),
+            0,
+            "{name}: reached from inside: {}",
+            ws.read(&format!("out-{name}"))
+        );
+    }
+}
+
+/// Whether this kernel scopes abstract Unix sockets (Landlock ABI 6), as
+/// `toolgate sandbox --check` reports it.
+fn abstract_sockets_scoped() -> bool {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["sandbox", "--check"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.starts_with("yes") && l.contains("abstract Unix sockets"))
+}
+
+#[test]
+fn tmp_is_private_and_is_the_temp_dir() {
+    let ws = Ws::new(POLICY);
+    let host = tempfile::tempdir_in("/tmp").unwrap();
+    std::fs::write(host.path().join("host.txt"), "host").unwrap();
+    let out = ws.run(&format!(
+        "ls {h} > out-ls 2>&1; echo private > /tmp/mine; cat /tmp/mine > out-mine\n\
+         [ \"$(cd /tmp && pwd -P)\" != / ] && ls \"$TMPDIR\" > out-tmpdir\n\
+         cd sub && ls ../../outside > ../out-up 2>&1; cd ..\n\
+         echo ran > done",
+        h = host.path().display()
+    ));
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    assert!(
+        !ws.read("out-ls").contains("host.txt"),
+        "{}",
+        ws.read("out-ls")
+    );
+    assert_eq!(ws.read("out-mine"), "private\n");
+    assert!(
+        ws.read("out-tmpdir").contains("mine"),
+        "{}",
+        ws.read("out-tmpdir")
+    );
+    assert!(!Path::new("/tmp/mine").exists());
+    // Legitimate work in the workspace (beneath /tmp here) still runs.
+    assert_eq!(ws.read("readme.txt"), "hello inside");
 }

@@ -55,7 +55,15 @@ pub fn exec(profile: &Profile, opts: &Options, cmd: &mut Command) -> SpawnError 
 fn enter(profile: &Profile, opts: &Options) -> Result<(), SandboxError> {
     let plan = Plan::build(profile)?;
     let bpf = crate::seccomp::program(plan.network)?;
-    let ns = Namespaces::prepare_private_shm(&plan.ops)?;
+    let private = mounts::private_dirs(
+        &[
+            (Path::new("/tmp"), Some(Path::new(mounts::PRIVATE_TMP))),
+            (Path::new("/var/tmp"), None),
+        ],
+        &plan.kept(),
+        &plan.writable,
+    )?;
+    let ns = Namespaces::prepare_private_shm(&plan.ops, private)?;
     ns.enter()
         .map_err(|(step, i, e)| describe_step(&plan, step, usize::from(i), e))?;
     let mut writable = plan.writable.clone();

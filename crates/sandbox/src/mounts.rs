@@ -36,7 +36,7 @@ use rustix::fs::{Mode, OFlags, StatVfsMountFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 use rustix::thread::UnshareFlags;
 
-use crate::error::SandboxError;
+use crate::error::{Part, SandboxError};
 use crate::plan::Op;
 
 /// One bind mount, ready for the child.
@@ -64,6 +64,104 @@ pub(crate) struct Namespaces {
     /// [`PRIVATE_TMP`]).
     private_shm: bool,
     pub(crate) binds: Vec<Bind>,
+    /// Directories the command gets its own copy of (`/tmp`, `/var/tmp`,
+    /// and in a child `/dev/shm`), made after the binds.
+    private: Vec<PrivateDir>,
+}
+
+/// A directory outside the roots where anyone may leave a Unix socket
+/// (`/tmp`, `/var/tmp`, `/dev/shm`): the command sees a directory of its
+/// own there instead, holding only what it must keep (the roots, the
+/// read-only paths, the staging directory that lie beneath it), each put
+/// back in place by a recursive clone of its mounts. A daemon's socket
+/// anywhere beneath it, at any depth, is then out of reach.
+#[derive(Debug)]
+pub(crate) struct PrivateDir {
+    target: CString,
+    /// Bound over the target (the private temp dir, so that `/tmp` is the
+    /// command's `$TMPDIR`); `None`: an empty memory file system.
+    source: Option<CString>,
+    keeps: Vec<Keep>,
+}
+
+/// A path beneath a private directory that stays: the directories to
+/// create on the way to it (the path itself last) and whether it is one.
+#[derive(Debug)]
+struct Keep {
+    path: CString,
+    dir: bool,
+    create: Vec<CString>,
+}
+
+/// Paths kept beneath one private directory, at most (they are cloned
+/// into descriptors held on the child's stack).
+const MAX_KEEPS: usize = 16;
+
+/// The private directories for `targets` (`(directory, what to bind over
+/// it)`), keeping each of `keep` (canonical paths) that lies beneath one.
+/// A target that does not exist, lies within the roots, or is itself to be
+/// kept is left alone.
+pub(crate) fn private_dirs(
+    targets: &[(&Path, Option<&Path>)],
+    keep: &[&Path],
+    roots: &[std::path::PathBuf],
+) -> Result<Vec<PrivateDir>, SandboxError> {
+    let mut out = Vec::new();
+    for (target, source) in targets {
+        let Ok(target) = std::fs::canonicalize(target) else {
+            continue;
+        };
+        if !target.is_dir()
+            || roots.iter().any(|r| target.starts_with(r))
+            || keep.iter().any(|k| target.starts_with(k))
+        {
+            continue;
+        }
+        let mut under: Vec<&Path> = keep
+            .iter()
+            .copied()
+            .filter(|k| k.starts_with(&target))
+            .collect();
+        under.sort();
+        under.dedup();
+        // An ancestor's recursive clone carries what lies beneath it.
+        let under: Vec<&Path> = under
+            .iter()
+            .copied()
+            .filter(|k| !under.iter().any(|a| a != k && k.starts_with(a)))
+            .collect();
+        if under.len() > MAX_KEEPS {
+            return Err(SandboxError::Unsupported {
+                part: Part::Namespaces,
+                reason: format!(
+                    "more than {MAX_KEEPS} roots or read-only paths lie in `{}`, which the command gets a private copy of",
+                    target.display()
+                ),
+            });
+        }
+        let mut keeps = Vec::with_capacity(under.len());
+        for k in under {
+            let mut create = Vec::new();
+            let mut at = target.clone();
+            if let Ok(rest) = k.strip_prefix(&target) {
+                for c in rest.components() {
+                    at.push(c);
+                    create.push(cstring(&at)?);
+                }
+            }
+            keeps.push(Keep {
+                path: cstring(k)?,
+                dir: k.is_dir(),
+                create,
+            });
+        }
+        out.push(PrivateDir {
+            target: cstring(&target)?,
+            source: (*source).map(cstring).transpose()?,
+            keeps,
+        });
+    }
+    Ok(out)
 }
 
 /// Where a process that enters the sandbox itself ([`crate::exec`]) keeps
@@ -101,10 +199,18 @@ pub(crate) const STEPS: &[&str] = &[
     "marking descriptors close-on-exec",
     "arming the parent-death signal",
     "mounting the private /dev/shm",
+    "private /tmp: cloning a path it keeps (open_tree)",
+    "private /tmp: mounting over it",
+    "private /tmp: putting a kept path back (move_mount)",
+    "returning to the working directory (does it lie in /tmp, /var/tmp or /dev/shm outside the roots?)",
 ];
 
 pub(crate) const STEP_UNSHARE: u8 = 0;
 pub(crate) const STEP_SHM: u8 = 13;
+pub(crate) const STEP_CLONE: u8 = 14;
+pub(crate) const STEP_PRIVATE: u8 = 15;
+pub(crate) const STEP_KEEP: u8 = 16;
+pub(crate) const STEP_CWD: u8 = 17;
 pub(crate) const STEP_BIND: u8 = 5;
 pub(crate) const STEP_REMOUNT: u8 = 6;
 pub(crate) const STEP_LOCK: u8 = 7;
@@ -150,21 +256,32 @@ impl Namespaces {
         ops: &[Op],
         empty_file: &Path,
         empty_dir: &Path,
+        private: Vec<PrivateDir>,
     ) -> Result<Namespaces, SandboxError> {
         let file_flags = Some(remount_flags(empty_file)?);
         let dir_flags = Some(remount_flags(empty_dir)?);
-        Namespaces::with_sources(ops, (empty_file, file_flags), (empty_dir, dir_flags), false)
+        Namespaces::with_sources(
+            ops,
+            (empty_file, file_flags),
+            (empty_dir, dir_flags),
+            false,
+            private,
+        )
     }
 
     /// Prepares the binds of `ops` for a process that enters the sandbox
     /// itself: the masks' sources live on the private `/dev/shm`.
-    pub(crate) fn prepare_private_shm(ops: &[Op]) -> Result<Namespaces, SandboxError> {
+    pub(crate) fn prepare_private_shm(
+        ops: &[Op],
+        private: Vec<PrivateDir>,
+    ) -> Result<Namespaces, SandboxError> {
         // The sources' tmpfs is mounted read-only, and binds of it are too.
         Namespaces::with_sources(
             ops,
             (Path::new(SHM_MASK_FILE), None),
             (Path::new(SHM_MASK_DIR), None),
             true,
+            private,
         )
     }
 
@@ -173,6 +290,7 @@ impl Namespaces {
         (empty_file, file_flags): (&Path, Option<MountFlags>),
         (empty_dir, dir_flags): (&Path, Option<MountFlags>),
         private_shm: bool,
+        private: Vec<PrivateDir>,
     ) -> Result<Namespaces, SandboxError> {
         let uid = rustix::process::geteuid().as_raw();
         let gid = rustix::process::getegid().as_raw();
@@ -200,6 +318,7 @@ impl Namespaces {
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             private_shm,
             binds,
+            private,
         })
     }
 
@@ -244,9 +363,104 @@ impl Namespaces {
                     .map_err(|e| (STEP_REMOUNT, i, e.into()))?;
             }
         }
+        if !self.private.is_empty() {
+            // The working directory's path, read before the private
+            // directories hide where it lies, then entered again after:
+            // `..` from a directory beneath an overmounted one would
+            // otherwise climb into what the mount hides.
+            let mut cwd = [0u8; 4096];
+            // SAFETY: the kernel writes at most `cwd.len()` bytes, NUL
+            // included, into the stack buffer.
+            let n = unsafe { libc::syscall(libc::SYS_getcwd, cwd.as_mut_ptr(), cwd.len()) };
+            if n <= 0 || cwd[0] != b'/' {
+                return Err((STEP_CWD, 0, io::Error::last_os_error()));
+            }
+            for p in &self.private {
+                p.enter()?;
+            }
+            let cwd = std::ffi::CStr::from_bytes_until_nul(&cwd).map_err(|_| {
+                (
+                    STEP_CWD,
+                    0,
+                    io::Error::from_raw_os_error(libc::ENAMETOOLONG),
+                )
+            })?;
+            rustix::process::chdir(cwd).map_err(|e| (STEP_CWD, 0, e.into()))?;
+        }
         // SAFETY: as above.
         unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| (STEP_LOCK, 0, e.into()))?;
         self.map_ids().map_err(|(_, e)| (STEP_LOCK, 0, e))
+    }
+}
+
+impl PrivateDir {
+    /// Clones what it keeps, mounts over the directory, and puts the
+    /// clones back. Runs in the child: descriptors live on the stack.
+    fn enter(&self) -> Result<(), (u8, u16, io::Error)> {
+        use rustix::mount::{MoveMountFlags, OpenTreeFlags};
+        const NONE: Option<rustix::fd::OwnedFd> = None;
+        let mut clones = [NONE; MAX_KEEPS];
+        for (i, k) in self.keeps.iter().enumerate() {
+            let at = u16::try_from(i).unwrap_or(u16::MAX);
+            let slot = clones.get_mut(i).ok_or((
+                STEP_CLONE,
+                at,
+                io::Error::from_raw_os_error(libc::E2BIG),
+            ))?;
+            *slot = Some(
+                rustix::mount::open_tree(
+                    rustix::fs::CWD,
+                    k.path.as_c_str(),
+                    OpenTreeFlags::OPEN_TREE_CLONE
+                        | OpenTreeFlags::OPEN_TREE_CLOEXEC
+                        | OpenTreeFlags::AT_RECURSIVE,
+                )
+                .map_err(|e| (STEP_CLONE, at, e.into()))?,
+            );
+        }
+        match &self.source {
+            Some(src) => rustix::mount::mount_bind(src.as_c_str(), self.target.as_c_str()),
+            None => rustix::mount::mount(
+                c"tmpfs",
+                self.target.as_c_str(),
+                c"tmpfs",
+                SHM_FLAGS,
+                c"mode=0755",
+            ),
+        }
+        .map_err(|e| (STEP_PRIVATE, 0, e.into()))?;
+        for (i, (k, clone)) in self.keeps.iter().zip(clones.iter()).enumerate() {
+            let at = u16::try_from(i).unwrap_or(u16::MAX);
+            let Some(clone) = clone else {
+                return Err((STEP_KEEP, at, io::Error::from_raw_os_error(libc::EBADF)));
+            };
+            let last = k.create.len().saturating_sub(1);
+            for (j, d) in k.create.iter().enumerate() {
+                let made = if j < last || k.dir {
+                    rustix::fs::mkdir(d.as_c_str(), Mode::from_raw_mode(0o755))
+                } else {
+                    rustix::fs::open(
+                        d.as_c_str(),
+                        OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC,
+                        Mode::from_raw_mode(0o600),
+                    )
+                    .map(drop)
+                };
+                match made {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => return Err((STEP_KEEP, at, e.into())),
+                }
+            }
+            rustix::mount::move_mount(
+                clone,
+                c"",
+                rustix::fs::CWD,
+                k.path.as_c_str(),
+                MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+            )
+            .map_err(|e| (STEP_KEEP, at, e.into()))?;
+        }
+        Ok(())
     }
 }
 

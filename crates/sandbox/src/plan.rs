@@ -29,8 +29,9 @@ const PROBE: &str = "toolgate-sandbox-probe";
 /// The rule a daemon socket's mask names.
 pub(crate) const DAEMON_SOCKET: &str = toolgate_policy::rule_ids::SANDBOX_DAEMON_SOCKET;
 
-/// Entries looked at per directory tree when looking for daemon sockets.
-const SOCKET_SCAN_LIMIT: usize = 5_000;
+/// Entries looked at, at most, beneath `/run` and `$XDG_RUNTIME_DIR` when
+/// looking for daemons' sockets.
+pub const SOCKET_SCAN_LIMIT: usize = 20_000;
 
 /// One mount the sandbox makes, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +99,7 @@ impl Plan {
         }
         w.hard_links();
         if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
-            w.sockets();
+            w.sockets()?;
         }
         for p in &profile.readonly {
             if let Ok(real) = std::fs::canonicalize(p)
@@ -123,6 +124,16 @@ impl Plan {
             Op::Mask { path, .. } => Some(path.as_path()),
             Op::ReadOnly(_) => None,
         })
+    }
+
+    /// What a private `/tmp` (or `/var/tmp`, `/dev/shm`) keeps when it lies
+    /// there: the roots and the paths kept read-only.
+    pub(crate) fn kept(&self) -> Vec<&Path> {
+        self.writable
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(self.readonly())
+            .collect()
     }
 
     /// The paths kept read-only.
@@ -263,46 +274,57 @@ impl Walk<'_> {
     }
 
     /// With the network closed on a kernel whose Landlock cannot refuse
-    /// connecting to pathname Unix sockets (ABI < 9): masks the sockets of
-    /// local daemons (`/run` and `$XDG_RUNTIME_DIR` two levels deep, `/tmp`
-    /// one: `docker.sock`, the session bus, `.X11-unix`, tmux, ssh-agent, a
-    /// browser's singleton socket), whose servers would act outside the sandbox (a container
-    /// engine's socket is root; a session bus runs commands; X11 types into
-    /// other windows). Best effort, bounded: a socket elsewhere stays
-    /// reachable.
-    fn sockets(&mut self) {
+    /// connecting to pathname Unix sockets (ABI < 9): masks every socket
+    /// outside the roots beneath `/run` (`/var/run`) and
+    /// `$XDG_RUNTIME_DIR`, at any depth: `docker.sock`, the session bus,
+    /// ssh-agent, a browser's singleton socket, whose servers would act
+    /// outside the sandbox (a container engine's socket is root; a session
+    /// bus runs commands). `/tmp`, `/var/tmp` and `/dev/shm`, where anyone
+    /// may leave a socket, are private to the command instead (`mounts`).
+    /// More than [`SOCKET_SCAN_LIMIT`] entries there and the command is
+    /// refused: a socket past the bound would stay reachable.
+    fn sockets(&mut self) -> Result<(), SandboxError> {
         use std::os::unix::fs::FileTypeExt;
-        // (directory, how many levels of subdirectories to look into)
-        let mut bases = vec![(PathBuf::from("/run"), 2), (PathBuf::from("/tmp"), 1)];
+        let mut bases = vec![PathBuf::from("/run")];
+        if let Ok(v) = std::fs::canonicalize("/var/run")
+            && !v.starts_with("/run")
+        {
+            bases.push(v);
+        }
         if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from)
             && x.is_absolute()
+            && !x.starts_with("/run")
         {
-            bases.push((x, 2));
+            bases.push(x);
         }
-        for (base, levels) in bases {
-            let mut budget = SOCKET_SCAN_LIMIT;
-            let mut queue = VecDeque::from([(base, 0usize)]);
-            while let Some((dir, depth)) = queue.pop_front() {
+        let mut budget = SOCKET_SCAN_LIMIT;
+        for base in bases {
+            let mut queue = VecDeque::from([base]);
+            while let Some(dir) = queue.pop_front() {
                 let Ok(entries) = std::fs::read_dir(&dir) else {
                     continue;
                 };
                 for entry in entries.flatten() {
-                    if budget == 0 {
-                        break;
-                    }
-                    budget -= 1;
+                    budget = budget.checked_sub(1).ok_or(SandboxError::Unsupported {
+                        part: crate::error::Part::Namespaces,
+                        reason: format!(
+                            "more than {SOCKET_SCAN_LIMIT} entries beneath /run and $XDG_RUNTIME_DIR, where daemons' sockets are looked for"
+                        ),
+                    })?;
                     let Ok(ft) = entry.file_type() else { continue };
                     let path = entry.path();
+                    if self.profile.within_roots(&path) {
+                        continue;
+                    }
                     if ft.is_socket() {
-                        if !self.profile.within_roots(&path) {
-                            self.mask(path, false, DAEMON_SOCKET.into());
-                        }
-                    } else if ft.is_dir() && depth < levels {
-                        queue.push_back((path, depth + 1));
+                        self.mask(path, false, DAEMON_SOCKET.into());
+                    } else if ft.is_dir() {
+                        queue.push_back(path);
                     }
                 }
             }
         }
+        Ok(())
     }
 
     /// Masks every other name found of a masked file's inode.

@@ -103,7 +103,20 @@ impl Sandbox {
         let ruleset =
             crate::landlock::ruleset(&writable, plan.network, opts.extra_landlock_rights)?;
         let bpf = crate::seccomp::program(plan.network)?;
-        let ns = Namespaces::prepare(&plan.ops, &empty_file, &empty_dir)?;
+        let stage_real =
+            std::fs::canonicalize(stage.path()).map_err(io("resolve", stage.path()))?;
+        let mut keep = plan.kept();
+        keep.push(&stage_real);
+        let private = mounts::private_dirs(
+            &[
+                (Path::new("/tmp"), Some(&tmp)),
+                (Path::new("/var/tmp"), None),
+                (Path::new("/dev/shm"), None),
+            ],
+            &keep,
+            &plan.writable,
+        )?;
+        let ns = Namespaces::prepare(&plan.ops, &empty_file, &empty_dir, private)?;
         let (report_r, report_w) = rustix::pipe::pipe_with(
             rustix::pipe::PipeFlags::CLOEXEC | rustix::pipe::PipeFlags::NONBLOCK,
         )
@@ -189,7 +202,7 @@ pub(crate) fn describe_step(plan: &Plan, step: u8, index: usize, e: io::Error) -
         .get(usize::from(step))
         .copied()
         .unwrap_or("setup");
-    if step <= mounts::STEP_LOCK || step == mounts::STEP_SHM {
+    if step <= mounts::STEP_LOCK || step >= mounts::STEP_SHM {
         let target = match plan.ops.get(index) {
             Some(Op::ReadOnly(p)) | Some(Op::Mask { path: p, .. })
                 if step == mounts::STEP_BIND || step == mounts::STEP_REMOUNT =>

@@ -166,8 +166,9 @@ fn a_child_runs_inside_the_sandbox_and_its_temp_dir_goes_with_it() {
     ])
     .current_dir(&w.root);
     sandbox.install(&mut cmd);
-    let status = sandbox.spawn(&mut cmd).unwrap().wait().unwrap();
-    assert!(!status.success());
+    // `../escaped` lands in the command's private /tmp (the workspace lies
+    // in /tmp here), never in the real one.
+    sandbox.spawn(&mut cmd).unwrap().wait().unwrap();
     assert_eq!(std::fs::read_to_string(w.root.join("got")).unwrap(), "");
     assert_eq!(
         std::fs::read_to_string(w.root.join("tmp-ok")).unwrap(),
