@@ -8,8 +8,9 @@
 //!
 //! 1. `--workspace DIR` on the hook's command line;
 //! 2. the project directory the client gives its hooks in the environment
-//!    (`CLAUDE_PROJECT_DIR`, which Claude Code and Gemini CLI set, and
-//!    `GEMINI_PROJECT_DIR`), which the agent's commands cannot change;
+//!    (`CLAUDE_PROJECT_DIR`, which Claude Code, Gemini CLI and Qwen Code
+//!    set, `GEMINI_PROJECT_DIR`, and Qwen Code's `QWEN_PROJECT_DIR`), which
+//!    the agent's commands cannot change;
 //! 3. the working directory of the session's first call, recorded in the
 //!    state directory (which the agent cannot write) when that call comes;
 //! 4. the call's working directory, when there is no session or no state
@@ -22,7 +23,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The environment variables in which clients name the project directory.
-pub const PROJECT_DIR_VARS: [&str; 2] = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
+pub const PROJECT_DIR_VARS: [&str; 3] = [
+    "CLAUDE_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+    "QWEN_PROJECT_DIR",
+];
 
 /// The folder of the state directory that holds each session's anchor.
 const SESSIONS_DIR: &str = "sessions";
