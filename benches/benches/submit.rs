@@ -34,8 +34,7 @@ fn bench(c: &mut Criterion) {
             store: Some(store),
             ..GateOptions::default()
         },
-    )
-    .expect("gate");
+    );
     gate.register("noop", Box::new(|_: &Call| ToolOutput::ok("done")));
     let call = Call::new("noop", json!({"n": 1}));
     assert_eq!(gate.submit(&call).outcome, Outcome::Executed);
@@ -59,8 +58,7 @@ fn bench(c: &mut Criterion) {
                 store: Some(Store::open_url(&url).expect("PostgreSQL store")),
                 ..GateOptions::default()
             },
-        )
-        .expect("gate");
+        );
         pg.register("noop", Box::new(|_: &Call| ToolOutput::ok("done")));
         assert_eq!(pg.submit(&call).outcome, Outcome::Executed);
         c.bench_function("gate/submit_allowed_noop_with_postgres_ledger", |b| {
@@ -77,8 +75,7 @@ fn bench(c: &mut Criterion) {
         .expect("policy"),
         Box::new(NeverApprover),
         GateOptions::default(),
-    )
-    .expect("gate");
+    );
     bare.register("noop", Box::new(|_: &Call| ToolOutput::ok("done")));
     c.bench_function("gate/submit_allowed_noop_without_ledger", |b| {
         b.iter(|| black_box(bare.submit(black_box(&call))))

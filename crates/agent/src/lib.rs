@@ -37,7 +37,6 @@ let policy = Policy::from_toml(
 let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots()).unwrap();
 use toolgate_tools::BuiltinTools;
 let gate = Gate::new(policy, Box::new(NeverApprover), GateOptions::default())
-    .unwrap()
     .with_builtin_tools(ws);
 
 let script = Script::parse(r#"

@@ -64,9 +64,7 @@ impl Fixture {
             store: Some(Store::open(&self.db).unwrap()),
             ..GateOptions::default()
         };
-        Gate::new(policy, approver, opts)
-            .unwrap()
-            .with_builtin_tools(ws)
+        Gate::new(policy, approver, opts).with_builtin_tools(ws)
     }
 
     fn agent(&self) -> Agent {

@@ -195,7 +195,6 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
             ..GateOptions::default()
         },
     )
-    .map_err(|e| anyhow!("{e}"))?
     .with_builtin_tools(workspace);
     let mut agent = Agent::new(gate).with_limits(Limits {
         max_calls: args.max_calls,

@@ -250,7 +250,6 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                     ..GateOptions::default()
                 },
             )
-            .map_err(|e| anyhow!("{e}"))?
             .with_builtin_tools(ws);
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {

@@ -94,8 +94,7 @@ impl Ws {
                 store: Some(store),
                 ..GateOptions::default()
             },
-        )
-        .unwrap();
+        );
         let r = gate.submit(call);
         assert_eq!(r.outcome, Outcome::Waiting, "{}", r.content);
         r.approval_id.unwrap()

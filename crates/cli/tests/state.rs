@@ -52,8 +52,7 @@ impl Ws {
                 store: Some(Store::open(self.db()).unwrap()),
                 ..GateOptions::default()
             },
-        )
-        .unwrap();
+        );
         let r = gate.submit(&Call::new(
             "write_file",
             json!({"path": "notes.txt", "content": "reviewed"}),

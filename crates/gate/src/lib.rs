@@ -35,7 +35,6 @@ let policy = Policy::from_toml(
 ).unwrap();
 let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots()).unwrap();
 let mut gate = Gate::new(policy, Box::new(NeverApprover), GateOptions::default())
-    .unwrap()
     .with_builtin_tools(ws);
 
 let r = gate.submit(&Call::new("read_file", json!({"path": "readme.txt"})));

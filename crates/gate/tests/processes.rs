@@ -50,8 +50,7 @@ fn gate(dir: &Path, session: &str) -> Gate {
             store: Some(store),
             ..GateOptions::default()
         },
-    )
-    .unwrap();
+    );
     gate.register("noop", Box::new(Noop));
     gate.register("later", Box::new(Later(dir.join("LATER"))));
     gate

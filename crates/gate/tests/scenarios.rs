@@ -77,7 +77,6 @@ impl Ws {
                 ..GateOptions::default()
             },
         )
-        .unwrap()
         .with_builtin_tools(ws);
         gate.register("marker", Box::new(Marker(self.root.join("MARKER"))));
         gate
@@ -551,8 +550,7 @@ fn a_blocked_tool_is_refused_whatever_the_policy() {
             blocked_tools: vec!["marker".into()],
             ..GateOptions::default()
         },
-    )
-    .unwrap();
+    );
     gate.register("marker", Box::new(Marker(ws.root.join("MARKER"))));
     let r = gate.submit(&Call::new("marker", json!({})));
     assert_eq!(

@@ -456,8 +456,7 @@ impl Job {
             who: format!("hook:{}", self.host.client()),
             ..GateOptions::default()
         };
-        let mut gate = Gate::new(policy, approver, gate_opts)
-            .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;
+        let mut gate = Gate::new(policy, approver, gate_opts);
         let rewritten = match &opts.sandbox {
             Some(exe) => self.sandboxed(exe, gate.policy(), cwd)?,
             None => None,

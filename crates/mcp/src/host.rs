@@ -81,16 +81,15 @@ impl Host {
                     server: Some(server),
                     ..GateOptions::default()
                 };
-                Gate::new(policy, approver, opts).map(|mut gate| {
-                    let passage = gate.pass(&call);
-                    if let Some(store) = gate.into_store()
-                        && let Ok(mut pool) = stores.lock()
-                        && pool.len() < POOL
-                    {
-                        pool.push(store);
-                    }
-                    passage
-                })
+                let mut gate = Gate::new(policy, approver, opts);
+                let passage = gate.pass(&call);
+                if let Some(store) = gate.into_store()
+                    && let Ok(mut pool) = stores.lock()
+                    && pool.len() < POOL
+                {
+                    pool.push(store);
+                }
+                passage
             }))
         };
         // An approver that waits for a person runs as blocking code, its
@@ -104,12 +103,7 @@ impl Host {
         } else {
             gate()
         };
-        let why = match run {
-            Ok(Ok(p)) => return Ok(p),
-            Ok(Err(e)) => format!("the gate could not be set up: {e}"),
-            Err(_) => "the gate failed unexpectedly".to_string(),
-        };
-        Err(toolgate_gate::refusal_text(&why, None))
+        run.map_err(|_| toolgate_gate::refusal_text("the gate failed unexpectedly", None))
     }
 
     /// Records a message that was refused before any decision could be
@@ -145,7 +139,7 @@ impl Host {
             ..GateOptions::default()
         };
         let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut gate = Gate::new(policy, Box::new(toolgate_gate::NeverApprover), opts).ok()?;
+            let mut gate = Gate::new(policy, Box::new(toolgate_gate::NeverApprover), opts);
             gate.reject_unreadable(&call_id, tool, raw, problem);
             gate.into_store()
         }));

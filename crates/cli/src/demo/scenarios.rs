@@ -378,7 +378,6 @@ fn run_scenario(
             ..GateOptions::default()
         },
     )
-    .map_err(|e| fail("cannot set up the gate")(&e))?
     .with_builtin_tools(workspace);
     let script = Script::parse(s.script, "built-in demo script")
         .map_err(|e| fail("the demo script does not parse")(&e))?;

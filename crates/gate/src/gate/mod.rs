@@ -179,8 +179,8 @@ impl Gate {
         policy: impl Into<Arc<Policy>>,
         approver: Box<dyn Approver>,
         opts: GateOptions,
-    ) -> Result<Gate, GateError> {
-        Ok(Gate {
+    ) -> Gate {
+        Gate {
             policy: policy.into(),
             approver,
             store: opts.store,
@@ -195,7 +195,7 @@ impl Gate {
             server: opts.server,
             stats: Stats::default(),
             warnings: Vec::new(),
-        })
+        }
     }
 
     /// A gate whose approver queues every ask (requires a store).
@@ -205,7 +205,7 @@ impl Gate {
                 "the queue approver needs the state store to keep pending approvals".into(),
             ));
         }
-        Gate::new(policy, Box::new(QueueApprover), opts)
+        Ok(Gate::new(policy, Box::new(QueueApprover), opts))
     }
 
     /// Registers the executors of several tools (e.g. toolgate's own five,
