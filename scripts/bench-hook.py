@@ -13,7 +13,11 @@ cc-toolgate 0.6.3 (a Rust PreToolUse hook on tree-sitter-bash that keeps no
 record), and to a minimal Python hook that only parses the JSON and prints
 an allow. Prints medians, p90 and the ratios to toolgate.
 
-    scripts/bench-hook.py [--runs N] [--no-build] [--profile hook|release] [--peer PATH]
+    scripts/bench-hook.py [--runs N] [--no-build] [--profile hook|release] [--peer PATH] [--clients]
+
+`--clients` measures the same call through `toolgate-hook qwen|copilot|pi|
+opencode|cursor` too, each in its client's payload, interleaved with the
+Claude hook.
 
 Builds toolgate with the `hook` profile first (what to install: whole-program
 optimisation; unless --no-build); `--profile release` measures the quicker
@@ -69,6 +73,39 @@ def claude_input(project: Path, n: int) -> bytes:
     }).encode()
 
 
+def other_input(client: str, project: Path, n: int) -> bytes:
+    """The same `git status` call as each other client's hook receives it
+    (crates/hook/PROTOCOL.md)."""
+    cmd = "git status"
+    if client == "qwen":
+        v = {"session_id": "9d1c", "transcript_path": "/t.jsonl", "cwd": str(project),
+             "hook_event_name": "PreToolUse", "timestamp": "2026-12-01T19:54:35.740Z",
+             "permission_mode": "yolo", "tool_name": "run_shell_command",
+             "tool_input": {"command": cmd}, "tool_use_id": f"toolu_{n}", "tool_call_id": f"call_{n}"}
+    elif client == "copilot":
+        v = {"sessionId": "dea2", "timestamp": 1796154905143 + n, "cwd": str(project),
+             "toolName": "bash", "toolArgs": {"command": cmd, "description": "status"}}
+    elif client in ("pi", "opencode"):
+        v = {"session_id": "0190", "cwd": str(project), "tool_name": "bash",
+             "tool_input": {"command": cmd}, "call_id": f"call_{n}", "can_ask": False}
+    elif client == "cursor":
+        v = {"conversation_id": "c1", "generation_id": f"g{n}", "hook_event_name": "beforeShellExecution",
+             "command": cmd, "cwd": str(project), "workspace_roots": [str(project)]}
+    else:
+        raise ValueError(client)
+    return json.dumps(v).encode()
+
+
+def allowed(stdout: bytes) -> bool:
+    """Whether a hook's answer, in any client's shape, is an allow."""
+    a = json.loads(stdout)
+    for v in (a.get("hookSpecificOutput", {}).get("permissionDecision"),
+              a.get("permissionDecision"), a.get("decision"), a.get("permission")):
+        if v is not None:
+            return v == "allow"
+    return False
+
+
 def measure(command, inputs, env, cwd, check):
     """Wall-clock milliseconds of each run of `command`."""
     times = []
@@ -102,6 +139,8 @@ def main():
     parser.add_argument("--profile", default="hook",
                         help="cargo profile to build and measure: hook (what to install, the default) or release")
     parser.add_argument("--peer", help="the cc-toolgate executable (default: cc-toolgate on PATH)")
+    parser.add_argument("--clients", action="store_true",
+                        help="also measure toolgate-hook for Qwen Code, Copilot CLI, Pi, OpenCode and Cursor")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -177,6 +216,25 @@ def main():
         def p(values, q):
             return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
 
+        others = {}
+        if args.clients:
+            def other_ok(done):
+                if done.returncode != 0 or not allowed(done.stdout):
+                    sys.exit(f"unexpected toolgate answer: {done}")
+            for client in ("qwen", "copilot", "pi", "opencode", "cursor"):
+                cmd = [str(lean), client]
+                ins = [other_input(client, project, n) for n in range(warmup + args.runs)]
+                measure(cmd, ins[:warmup], env, project, other_ok)
+                others[client] = []
+            # Interleaved with the Claude hook again, in blocks.
+            claude_again = []
+            for start in range(warmup, warmup + args.runs, block):
+                end = min(start + block, warmup + args.runs)
+                claude_again += measure(lean_cmd, inputs[start:end], env, project, toolgate_ok)
+                for client in others:
+                    ins = [other_input(client, project, n) for n in range(start, end)]
+                    others[client] += measure([str(lean), client], ins, env, project, other_ok)
+
         lh_median, tg_median = statistics.median(lh), statistics.median(tg)
         py_median = statistics.median(py)
         print(f"runs per hook: {args.runs} (after {warmup} warm-up runs), {os.cpu_count()} CPUs")
@@ -196,6 +254,13 @@ def main():
         else:
             print("cc-toolgate: not found (see --peer); not compared")
         print(f"ratio (toolgate-hook / Python): {lh_median / py_median:.2f}")
+        if others:
+            ca = statistics.median(claude_again)
+            print(f"toolgate-hook claude  median {ca:6.2f} ms   (again, interleaved with the clients below)")
+            for client, t in others.items():
+                m = statistics.median(t)
+                print(f"toolgate-hook {client:<8} median {m:6.2f} ms   p90 {p(t, 90):6.2f} ms   "
+                      f"ratio to claude {m / ca:.2f}")
         print(layout_coverage(lean))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
