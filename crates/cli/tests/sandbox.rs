@@ -780,3 +780,46 @@ fn tmp_is_private_and_is_the_temp_dir() {
     // Legitimate work in the workspace (beneath /tmp here) still runs.
     assert_eq!(ws.read("readme.txt"), "hello inside");
 }
+
+#[test]
+fn edit_denied_paths_are_read_only_inside() {
+    let policy = format!(
+        "{POLICY}\n[[rule]]\neffect = \"deny\"\nmatch = [\"Edit(protected.txt)\", \"Edit(conf/**)\"]\n"
+    );
+    let script = "echo x > protected.txt; echo x >> protected.txt; rm -f protected.txt\n\
+                  mv protected.txt y; sed -i s/keep/changed/ protected.txt; truncate -s0 protected.txt\n\
+                  echo x > conf/app.toml; rm -f conf/app.toml; sed -i s/keep/changed/ conf/app.toml\n\
+                  touch conf/new.toml; mv conf conf2; rm -rf conf\n\
+                  echo ran > done";
+    let setup = |ws: &Ws| {
+        std::fs::write(ws.root.join("protected.txt"), "keep").unwrap();
+        std::fs::create_dir(ws.root.join("conf")).unwrap();
+        std::fs::write(ws.root.join("conf/app.toml"), "keep").unwrap();
+    };
+
+    // The control: without the sandbox, the same script changes them.
+    let ws = Ws::new(&policy);
+    setup(&ws);
+    let out = Command::new("bash")
+        .args(["-c", script])
+        .current_dir(&ws.root)
+        .output()
+        .unwrap();
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    assert_ne!(ws.read("protected.txt"), "keep");
+    assert!(!ws.root.join("conf").exists());
+
+    let ws = Ws::new(&policy);
+    setup(&ws);
+    let out = ws.run(script);
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    assert_eq!(ws.read("protected.txt"), "keep");
+    assert_eq!(ws.read("conf/app.toml"), "keep");
+    assert!(!ws.root.join("conf/new.toml").exists());
+    assert!(!ws.root.join("y").exists());
+    assert!(!ws.root.join("conf2").exists());
+    // Other files stay writable.
+    let out = ws.run("echo new > readme.txt");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(ws.read("readme.txt"), "new\n");
+}

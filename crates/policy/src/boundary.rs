@@ -69,7 +69,23 @@ impl Policy {
     /// The id of the Read deny rule that matches `path` (absolute, resolved),
     /// if any: the sandbox makes such a path unreadable.
     pub fn read_denied(&self, path: &Path) -> Option<&str> {
-        let rules = self.index.read(Effect::Deny);
+        self.first_deny(self.index.read(Effect::Deny), path)
+    }
+
+    /// The id of the deny rule that forbids writing `path` (absolute,
+    /// resolved), if any: an `Edit`/`Write` deny, or a Read deny (which
+    /// denies writes too). The sandbox keeps such a path read-only.
+    pub fn write_denied(&self, path: &Path) -> Option<&str> {
+        self.first_deny(self.index.write(Effect::Deny), path)
+    }
+
+    /// Whether any rule denies writes (with none, the sandbox needs not
+    /// ask [`Policy::write_denied`] of every path).
+    pub fn denies_writes(&self) -> bool {
+        !self.index.write(Effect::Deny).is_empty()
+    }
+
+    fn first_deny(&self, rules: &crate::index::PathRules, path: &Path) -> Option<&str> {
         if rules.is_empty() {
             return None;
         }
@@ -137,6 +153,9 @@ mod tests {
         assert_eq!(p.sandbox(), Sandbox::Off);
         assert_eq!(p.read_denied(&root.join("a/k.pem")), Some("deny[0]"));
         assert_eq!(p.read_denied(&root.join("a/k.txt")), None);
+        assert_eq!(p.write_denied(&root.join("a/k.pem")), Some("deny[0]"));
+        assert_eq!(p.write_denied(&root.join("a/k.txt")), None);
+        assert!(p.denies_writes());
         assert_eq!(p.protected_path(&root.join(".git/config")), Some(".git/**"));
         assert!(p.allows_network());
         assert!(p.denies_reads());
@@ -145,6 +164,14 @@ mod tests {
         let p = Policy::from_toml("allow = [\"Read\"]\n", &file, &opts).unwrap();
         assert_eq!(p.sandbox(), Sandbox::On);
         assert!(!p.allows_network());
+        assert!(!p.denies_reads());
+        assert!(!p.denies_writes());
+
+        let p = Policy::from_toml("deny = [\"Edit(conf/**)\"]\n", &file, &opts).unwrap();
+        let root = &p.roots()[0];
+        assert_eq!(p.write_denied(&root.join("conf/a.toml")), Some("deny[0]"));
+        assert_eq!(p.read_denied(&root.join("conf/a.toml")), None);
+        assert!(p.denies_writes());
         assert!(!p.denies_reads());
     }
 }

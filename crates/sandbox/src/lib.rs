@@ -9,7 +9,7 @@ boundary prepared for one command, against what exists when it starts:
 | --- | --- |
 | writes only inside the roots and a private temp dir | Landlock (the `landlock` module) |
 | every path a Read rule denies unreadable, by every program | an empty read-only file or directory bound over it, in a private mount namespace inside a user namespace; other names of the same inode found in the walk masked too ([`Plan`]) |
-| protected paths (`.git`, `.claude`, ...), the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
+| protected paths (`.git`, `.claude`, ...), paths an Edit or Write rule denies, the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
 | no network unless a rule allows fetches | Landlock for TCP, seccomp for every socket family but `AF_UNIX` |
 | `/tmp`, `/var/tmp`, `/dev/shm` the command's own (what the roots need there put back) | the private temp dir bound over `/tmp`, empty memory file systems over the others |
 | with the network closed, no Unix socket outside the roots | Landlock (abstract sockets, ABI 6; pathname sockets, ABI 9), masks over the sockets beneath `/run` and `$XDG_RUNTIME_DIR`, the private directories above |

@@ -73,6 +73,7 @@ impl Plan {
             readonly: HashSet::new(),
             linked: Vec::new(),
             seen: 0,
+            denies_writes: profile.policy().is_some_and(|p| p.denies_writes()),
         };
         let mut starts: Vec<PathBuf> = profile.roots.clone();
         if let Some(p) = profile.policy() {
@@ -94,6 +95,14 @@ impl Plan {
                     }
                     Err(_) => continue,
                 }
+            } else if let Some(p) = profile.policy()
+                && w.denies_writes
+                && p.write_denied(&start.join(PROBE)).is_some()
+                && p.write_denied(&start.join(PROBE).join(PROBE)).is_some()
+                && w.readonly.insert(start.clone())
+            {
+                // `Edit` denied everywhere: the root itself is read-only.
+                w.ops.push(Op::ReadOnly(start.clone()));
             }
             w.walk(start)?;
         }
@@ -166,6 +175,19 @@ struct Walk<'a> {
     /// Files with more than one link: (device, inode, path).
     linked: Vec<(u64, u64, PathBuf)>,
     seen: usize,
+    /// Whether some rule denies writes.
+    denies_writes: bool,
+}
+
+/// Whether a rule denies writing `path`, or, for a directory, every name
+/// beneath it (probed at two levels, as for Read denies).
+fn write_denied(policy: &toolgate_policy::Policy, path: &Path, dir: bool) -> bool {
+    if policy.write_denied(path).is_some() {
+        return true;
+    }
+    let probe = path.join(PROBE);
+    dir && policy.write_denied(&probe).is_some()
+        && policy.write_denied(&probe.join(PROBE)).is_some()
 }
 
 impl Walk<'_> {
@@ -248,9 +270,13 @@ impl Walk<'_> {
         }
         // A directory whose every name is protected (`.claude/**`) is bound
         // as a whole, so that it cannot be renamed away and replaced; what
-        // lies beneath a read-only bind needs no bind of its own.
+        // lies beneath a read-only bind needs no bind of its own. A path an
+        // Edit or Write deny rule matches is kept read-only the same way
+        // (`Edit(conf/**)` binds `conf` whole, so nothing can be created
+        // there either).
         let protected = policy.protected_path(path).is_some()
-            || (dir && policy.protected_path(&path.join(PROBE)).is_some());
+            || (dir && policy.protected_path(&path.join(PROBE)).is_some())
+            || (self.denies_writes && write_denied(policy, path, dir));
         if protected
             && !path.ancestors().skip(1).any(|a| self.readonly.contains(a))
             && self.readonly.insert(path.to_path_buf())
