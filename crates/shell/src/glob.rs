@@ -1,11 +1,10 @@
 //! Pathname expansion as bash does it without `nullglob`, `dotglob` or
 //! `globstar`: segment by segment, hidden names only for a pattern that
-//! starts with `.`, `.` and `..` never, results sorted.
+//! starts with `.`, `.` and `..` never, results sorted. Each segment's
+//! pattern is matched as bash's `strmatch` reads it ([`pattern`]).
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-
-use globset::{GlobBuilder, GlobMatcher};
 
 /// Directory entries looked at, per match allowed, before giving up.
 const ENTRIES_PER_MATCH: usize = 10;
@@ -97,7 +96,7 @@ pub(crate) fn expand(
                 if name.starts_with('.') && !dot_ok {
                     continue;
                 }
-                if !matcher.is_match(name) {
+                if !matcher.is_match(name)? {
                     continue;
                 }
                 let p = entry.path();
@@ -130,50 +129,323 @@ fn join_shown(shown: &str, name: &str, _is_last: bool) -> String {
 }
 
 /// A matcher for one path segment; quoted characters match themselves.
-fn matcher(seg: &[(char, bool)]) -> Result<GlobMatcher, String> {
-    let mut glob = String::new();
-    let mut in_class = false;
-    for (i, &(c, quoted)) in seg.iter().enumerate() {
-        if in_class {
-            if c == ']' && !quoted {
-                in_class = false;
-                glob.push(']');
-            } else if (c == '!' || c == '^') && !quoted && glob.ends_with('[') {
-                glob.push('!');
-            } else if quoted && matches!(c, ']' | '\\' | '-' | '!' | '^') {
-                push_escaped(&mut glob, c);
-            } else {
-                glob.push(c);
-            }
-            continue;
-        }
-        match (c, quoted) {
-            ('*', false) => glob.push('*'),
-            ('?', false) => glob.push('?'),
-            ('[', false) if seg[i + 1..].iter().skip(1).any(|&(c, q)| c == ']' && !q) => {
-                in_class = true;
-                glob.push('[');
-            }
-            _ => push_escaped(&mut glob, c),
-        }
-    }
-    GlobBuilder::new(&glob)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .empty_alternates(false)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| e.to_string())
+fn matcher(seg: &[(char, bool)]) -> Result<Matcher, String> {
+    crate::glob::pattern::compile(seg)
 }
 
-fn push_escaped(glob: &mut String, c: char) {
-    if matches!(
-        c,
-        '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!' | ',' | '^' | '-'
-    ) {
-        glob.push('\\');
+use pattern::Matcher;
+
+mod pattern {
+    //! One segment's pattern as bash's `strmatch` reads it: `*`, `?` and
+    //! bracket expressions (`[!..]`, `[^..]`, `]` first, ranges, POSIX
+    //! classes, `[=c=]`, `[.c.]`), quoted characters standing for
+    //! themselves. A name is matched both as characters (a UTF-8 locale)
+    //! and as bytes (the C locale); where the two differ, or where the
+    //! answer depends on the locale's tables (a class or range tested
+    //! against a character outside ASCII), matching fails: the caller
+    //! reports the glob as unknown rather than guess a narrower match.
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Class {
+        Alpha,
+        Digit,
+        Alnum,
+        Upper,
+        Lower,
+        Space,
+        Blank,
+        Punct,
+        Print,
+        Graph,
+        Cntrl,
+        Xdigit,
+        Word,
     }
-    glob.push(c);
+
+    impl Class {
+        fn named(name: &str) -> Option<Class> {
+            Some(match name {
+                "alpha" => Class::Alpha,
+                "digit" => Class::Digit,
+                "alnum" => Class::Alnum,
+                "upper" => Class::Upper,
+                "lower" => Class::Lower,
+                "space" => Class::Space,
+                "blank" => Class::Blank,
+                "punct" => Class::Punct,
+                "print" => Class::Print,
+                "graph" => Class::Graph,
+                "cntrl" => Class::Cntrl,
+                "xdigit" => Class::Xdigit,
+                "word" => Class::Word,
+                _ => return None,
+            })
+        }
+
+        /// For an ASCII character.
+        fn has(self, c: u8) -> bool {
+            match self {
+                Class::Alpha => c.is_ascii_alphabetic(),
+                Class::Digit => c.is_ascii_digit(),
+                Class::Alnum => c.is_ascii_alphanumeric(),
+                Class::Upper => c.is_ascii_uppercase(),
+                Class::Lower => c.is_ascii_lowercase(),
+                Class::Space => matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'),
+                Class::Blank => matches!(c, b' ' | b'\t'),
+                Class::Punct => c.is_ascii_punctuation(),
+                Class::Print => (0x20..0x7f).contains(&c),
+                Class::Graph => c.is_ascii_graphic(),
+                Class::Cntrl => c.is_ascii_control(),
+                Class::Xdigit => c.is_ascii_hexdigit(),
+                Class::Word => c.is_ascii_alphanumeric() || c == b'_',
+            }
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Item {
+        Char(u32),
+        Range(u32, u32),
+        Class(Class),
+    }
+
+    #[derive(Debug, Clone)]
+    enum Tok {
+        Lit(u32),
+        Any,
+        Star,
+        Bracket { negated: bool, items: Vec<Item> },
+    }
+
+    /// A compiled segment pattern.
+    #[derive(Debug)]
+    pub(crate) struct Matcher {
+        toks: Vec<Tok>,
+        /// A pattern of literals alone: the name is compared as text.
+        plain: bool,
+    }
+
+    /// Why a unit's answer is not known: it depends on the locale.
+    struct Unsure;
+
+    pub(crate) fn compile(seg: &[(char, bool)]) -> Result<Matcher, String> {
+        let mut toks = Vec::with_capacity(seg.len());
+        let mut i = 0;
+        while let Some(&(c, quoted)) = seg.get(i) {
+            i += 1;
+            if quoted {
+                toks.push(Tok::Lit(c as u32));
+                continue;
+            }
+            match c {
+                '*' => {
+                    if !matches!(toks.last(), Some(Tok::Star)) {
+                        toks.push(Tok::Star);
+                    }
+                }
+                '?' => toks.push(Tok::Any),
+                '[' => match bracket(seg, i)? {
+                    Some((tok, next)) => {
+                        toks.push(tok);
+                        i = next;
+                    }
+                    // No closing `]`: the `[` is itself.
+                    None => toks.push(Tok::Lit('[' as u32)),
+                },
+                _ => toks.push(Tok::Lit(c as u32)),
+            }
+        }
+        let plain = toks.iter().all(|t| matches!(t, Tok::Lit(_)));
+        Ok(Matcher { toks, plain })
+    }
+
+    /// The bracket expression whose `[` is just before `start`: the token
+    /// and the index after its `]`, or `None` when it is not closed.
+    fn bracket(seg: &[(char, bool)], start: usize) -> Result<Option<(Tok, usize)>, String> {
+        let mut i = start;
+        let mut negated = false;
+        if let Some(&(c, false)) = seg.get(i) {
+            if c == '!' || c == '^' {
+                negated = true;
+                i += 1;
+            }
+        }
+        let mut items = Vec::new();
+        let mut first = true;
+        loop {
+            let Some(&(c, quoted)) = seg.get(i) else {
+                return Ok(None);
+            };
+            if c == ']' && !quoted && !first {
+                return Ok(Some((Tok::Bracket { negated, items }, i + 1)));
+            }
+            first = false;
+            // `[:class:]`, `[=c=]`, `[.c.]`.
+            let low = if c == '[' && !quoted {
+                match seg.get(i + 1) {
+                    Some(&(k @ (':' | '=' | '.'), false)) => {
+                        let body = i + 2;
+                        let close = (body..seg.len().saturating_sub(1)).find(|&j| {
+                            seg.get(j) == Some(&(k, false)) && seg.get(j + 1) == Some(&(']', false))
+                        });
+                        let Some(close) = close else {
+                            return Err(format!(
+                                "bracket expression with an unclosed `[{k}`, which bash reads its own way"
+                            ));
+                        };
+                        let name: String = seg[body..close].iter().map(|&(c, _)| c).collect();
+                        if seg[body..close].iter().any(|&(_, q)| q) {
+                            return Err(format!("quoted characters inside `[{k}{name}{k}]`"));
+                        }
+                        i = close + 2;
+                        if k == ':' {
+                            let Some(class) = Class::named(&name) else {
+                                return Err(format!(
+                                    "`[:{name}:]` is no character class bash knows"
+                                ));
+                            };
+                            items.push(Item::Class(class));
+                            continue;
+                        }
+                        let mut chars = name.chars();
+                        match (chars.next(), chars.next()) {
+                            (Some(one), None) if one.is_ascii() => one as u32,
+                            _ => {
+                                return Err(format!(
+                                    "`[{k}{name}{k}]` depends on the locale's collation"
+                                ));
+                            }
+                        }
+                    }
+                    _ => {
+                        i += 1;
+                        c as u32
+                    }
+                }
+            } else {
+                i += 1;
+                c as u32
+            };
+            // A range `a-z`, unless the `-` is last.
+            if seg.get(i) == Some(&('-', false))
+                && seg.get(i + 1).is_some_and(|&(c, q)| c != ']' || q)
+            {
+                let Some(&(hc, hq)) = seg.get(i + 1) else {
+                    return Ok(None);
+                };
+                if hc == '[' && !hq && matches!(seg.get(i + 2), Some(&(':' | '=' | '.', false))) {
+                    return Err("a range ending in a class or collating symbol".into());
+                }
+                items.push(Item::Range(low, hc as u32));
+                i += 2;
+                continue;
+            }
+            items.push(Item::Char(low));
+        }
+    }
+
+    impl Matcher {
+        /// Whether `name` matches, read both as characters and as bytes;
+        /// an error when the two readings differ or one depends on the
+        /// locale.
+        pub(crate) fn is_match(&self, name: &str) -> Result<bool, String> {
+            if self.plain || name.is_ascii() {
+                let units: Vec<u32> = name.bytes().map(u32::from).collect();
+                return self
+                    .run(&units, false)
+                    .map_err(|_| String::from("the match depends on the locale"));
+            }
+            let chars: Vec<u32> = name.chars().map(|c| c as u32).collect();
+            let bytes: Vec<u32> = name.bytes().map(u32::from).collect();
+            match (self.run(&chars, false), self.run(&bytes, true)) {
+                (Ok(a), Ok(b)) if a == b => Ok(a),
+                _ => Err(format!(
+                    "whether `{name}` matches depends on the locale (its characters are not ASCII)"
+                )),
+            }
+        }
+
+        /// Matches units with one backtracking point per `*` (linear in
+        /// practice, at most units × tokens).
+        fn run(&self, units: &[u32], bytes: bool) -> Result<bool, Unsure> {
+            let (mut t, mut u) = (0usize, 0usize);
+            let mut back: Option<(usize, usize)> = None;
+            loop {
+                if let Some(tok) = self.toks.get(t) {
+                    match tok {
+                        Tok::Star => {
+                            back = Some((t, u));
+                            t += 1;
+                            continue;
+                        }
+                        _ => {
+                            if let Some(&c) = units.get(u) {
+                                if one(tok, c, bytes)? {
+                                    t += 1;
+                                    u += 1;
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                } else if u == units.len() {
+                    return Ok(true);
+                }
+                match back {
+                    Some((bt, bu)) if bu < units.len() => {
+                        back = Some((bt, bu + 1));
+                        t = bt + 1;
+                        u = bu + 1;
+                    }
+                    _ => return Ok(false),
+                }
+            }
+        }
+    }
+
+    fn one(tok: &Tok, c: u32, bytes: bool) -> Result<bool, Unsure> {
+        match tok {
+            Tok::Lit(l) => Ok(*l == c),
+            Tok::Any => Ok(true),
+            Tok::Star => Ok(true),
+            Tok::Bracket { negated, items } => {
+                let mut hit = false;
+                for item in items {
+                    let found = match *item {
+                        Item::Char(x) => x == c,
+                        // A range or class over a character outside ASCII
+                        // follows the locale (bytes above 127 are in no
+                        // class of the C locale, and ranges there are by
+                        // byte value).
+                        Item::Range(lo, hi) => {
+                            if c > 127 && !bytes {
+                                return Err(Unsure);
+                            }
+                            if lo > 127 || hi > 127 {
+                                return Err(Unsure);
+                            }
+                            lo <= c && c <= hi
+                        }
+                        Item::Class(class) => {
+                            if c > 127 {
+                                if !bytes {
+                                    return Err(Unsure);
+                                }
+                                false
+                            } else {
+                                class.has(c as u8)
+                            }
+                        }
+                    };
+                    if found {
+                        hit = true;
+                        break;
+                    }
+                }
+                Ok(hit != *negated)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ mod analyze;
 mod environ;
 mod evaluating;
 mod fuzz_regressions;
+mod globs;
 mod hardening;
 mod network;
 mod props;

@@ -253,10 +253,17 @@ impl<'s> Conv<'s> {
             ..Simple::default()
         };
         let mut pos = node.start_byte();
+        // Where the last word ended: the grammar splits `[\!a]`, `a]\]`
+        // and `x']'\]` into words that touch, which bash reads as one.
+        let mut word_end = None;
         for (child, field) in fields(node) {
             let gap = self.gap_words(pos, child.start_byte());
+            if !gap.is_empty() {
+                word_end = None;
+            }
             simple.words.extend(gap);
             pos = pos.max(child.end_byte());
+            let touches = word_end == Some(child.start_byte());
             match (field, kind(child)) {
                 (_, "variable_assignment") => simple.assigns.push(self.assign_of(child)),
                 (Some("name"), _) => {
@@ -266,8 +273,23 @@ impl<'s> Conv<'s> {
                         child
                     };
                     simple.words.push(self.word_of(inner));
+                    word_end = Some(child.end_byte());
+                    continue;
                 }
-                (Some("argument"), _) => simple.words.push(self.word_of(child)),
+                (Some("argument"), _) => {
+                    let next = self.word_of(child);
+                    match simple.words.last_mut() {
+                        Some(last) if touches => {
+                            last.text.push_str(&next.text);
+                            last.parts.extend(next.parts);
+                            last.subs.extend(next.subs);
+                            last.evals.extend(next.evals);
+                        }
+                        _ => simple.words.push(next),
+                    }
+                    word_end = Some(child.end_byte());
+                    continue;
+                }
                 (Some("redirect"), _) | (_, "file_redirect" | "herestring_redirect") => {
                     simple.redirects.extend(self.redirect_of(child));
                 }
@@ -280,6 +302,7 @@ impl<'s> Conv<'s> {
                 }
                 _ => {}
             }
+            word_end = None;
         }
         simple
     }
