@@ -1164,11 +1164,11 @@ fn writers_write_their_operands() {
     check("rm -r -- -x", &["rm -r -- -x"], &["Wrd -x"], &[], &[]);
     check("rmdir d", &["rmdir d"], &["Wd d"], &[], &[]);
     check("unlink f", &["unlink f"], &["Wd f"], &[], &[]);
-    check("mv a b", &["mv a b"], &["Wd a", "Wr b"], &[], &[]);
+    check("mv a b", &["mv a b"], &["Wrd a", "Rr a", "Wr b"], &[], &[]);
     check(
         "mv -t dir a b",
         &["mv -t dir a b"],
-        &["Wd a", "Wd b", "Wr dir"],
+        &["Wrd a", "Wrd b", "Rr a", "Rr b", "Wr dir"],
         &[],
         &[],
     );

@@ -6,6 +6,7 @@ mod evaluating;
 mod fuzz_regressions;
 mod globs;
 mod hardening;
+mod made;
 mod network;
 mod props;
 mod real;

@@ -343,7 +343,15 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
                 _ if install_dirs => Access::Write,
                 _ => Access::Read,
             };
-            each(&mut d, source_access, sources, recursive);
+            if spec.operands == Operands::Move {
+                // Moving a directory removes and carries everything beneath
+                // it: a recursive write and delete, and a recursive read
+                // (what it holds is then readable under the new name).
+                each(&mut d, Access::Delete, sources, true);
+                each(&mut d, Access::Read, sources, true);
+            } else {
+                each(&mut d, source_access, sources, recursive);
+            }
             if let Some(dest) = dest {
                 if !install_dirs || target.is_some() {
                     d.add(

@@ -439,6 +439,9 @@ impl<'o> Walker<'o> {
         if self.redirects(&s.redirects, scope, Some(idx)) {
             writes = true;
         }
+        if literal_name {
+            self.record_made(&name, &argv, &d.found, &effect_cwd);
+        }
         if let Some(c) = self.out.commands.get_mut(idx) {
             c.read_only = literal_name && system && d.read_only && !writes;
             c.argv = argv.into_iter().map(|a| a.text).collect();

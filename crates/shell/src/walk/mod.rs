@@ -27,6 +27,7 @@ mod cd;
 mod command;
 mod environ;
 mod evaluate;
+mod made;
 mod redirects;
 mod shells;
 mod vars;
@@ -140,6 +141,12 @@ pub(crate) struct Walker<'o> {
     /// the rest of the script, subshells and functions included: more
     /// effects than bash would give, never fewer.
     exported: Vec<EnvUse>,
+    /// Links, moves, copies and unknown trees earlier commands made
+    /// (`made`), through which later paths resolve.
+    made: Vec<made::Made>,
+    /// An earlier command made a name that is not known: every later path
+    /// may be it.
+    made_anywhere: Option<String>,
 }
 
 impl<'o> Walker<'o> {
@@ -166,6 +173,8 @@ impl<'o> Walker<'o> {
             fn_epoch: HashMap::new(),
             arith_reads: Vec::new(),
             exported: Vec::new(),
+            made: Vec::new(),
+            made_anywhere: None,
         }
     }
 

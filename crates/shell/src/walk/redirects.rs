@@ -65,7 +65,7 @@ impl<'o> Walker<'o> {
                 self.hazard(k, reason, command);
             }
         }
-        self.out.effects.push(Effect {
+        let effect = Effect {
             kind,
             target: arg.text.clone(),
             cwd: cwd.clone().flatten(),
@@ -74,7 +74,13 @@ impl<'o> Walker<'o> {
             delete,
             literal,
             command,
-        });
+        };
+        if self.made.is_empty() && self.made_anywhere.is_none() {
+            self.out.effects.push(effect);
+        } else {
+            self.out.effects.push(effect.clone());
+            self.made_effects(&effect);
+        }
     }
 
     pub(super) fn redirect_subs(&mut self, r: &Redirect, scope: &Scope) {

@@ -1,0 +1,132 @@
+//! Paths made earlier in the same script: a later path resolves through
+//! the link or move an earlier command makes, or is unknown. Each case is
+//! proved against bash: the secret's content printed (or a marker written
+//! into the secret directory) shows that the real program followed it.
+
+use toolgate_shell::{EffectKind, Options, analyze};
+
+use crate::real::{Scratch, have};
+
+fn opts(s: &Scratch) -> Options {
+    Options {
+        cwd: Some(s.join("ws")),
+        home: Some(s.join("home")),
+        ..Options::default()
+    }
+}
+
+const SETUP: &str = "mkdir -p ws/secrets ws/src home/.ssh && echo SECRET > ws/.env \
+    && echo KEY > ws/secrets/k.pem && echo ID > home/.ssh/id_rsa && cd ws";
+
+/// (script, the path it touches through what it made, whether a write)
+const CASES: &[(&str, &str, bool)] = &[
+    ("ln -s .env x; cat x", "ws/.env", false),
+    ("mv .env notes.txt && cat notes.txt", "ws/.env", false),
+    ("ln -s secrets s && cat s/k.pem", "ws/secrets/k.pem", false),
+    ("ln -s secrets s && cat s/../.env", "ws/.env", false),
+    ("mkdir d && ln -s ../.env d/a && cat d/a", "ws/.env", false),
+    ("mkdir d && mv .env d && cat d/.env", "ws/.env", false),
+    (
+        "ln -s @D/home/.ssh k; echo x >> k/authorized_keys; cat k/authorized_keys",
+        "home/.ssh/authorized_keys",
+        true,
+    ),
+    (
+        "ln -s secrets s; cd s; echo x >> k.pem; cat k.pem",
+        "ws/secrets/k.pem",
+        true,
+    ),
+    ("ln .env h; cat h", "ws/.env", false),
+    ("cp -s @D/ws/.env c; cat c", "ws/.env", false),
+    ("ln -s .env a; ln -s a b; cat b", "ws/.env", false),
+    ("mv secrets s2 && cat s2/k.pem", "ws/secrets/k.pem", false),
+    (
+        "mkdir d; ln -s ../secrets d/l; mv d e; cat e/l/k.pem",
+        "ws/secrets/k.pem",
+        false,
+    ),
+];
+
+fn touches(s: &Scratch, script: &str, target: &str, write: bool) -> bool {
+    let a = analyze(&s.fill(script), &opts(s));
+    let want = s.join(target);
+    a.effects.iter().any(|e| {
+        let p = if e.target.starts_with('/') {
+            std::path::PathBuf::from(&e.target)
+        } else {
+            e.cwd
+                .clone()
+                .unwrap_or_else(|| s.join("ws"))
+                .join(&e.target)
+        };
+        p == want && (!write || e.kind == EffectKind::Write)
+    })
+}
+
+#[test]
+fn later_paths_resolve_through_what_earlier_commands_made() {
+    let s = Scratch::new();
+    for (script, target, write) in CASES {
+        assert!(touches(&s, script, target, *write), "{script}: {target}");
+    }
+}
+
+#[test]
+fn bash_follows_what_earlier_commands_made() {
+    if !have("bash") {
+        return;
+    }
+    for (script, _, write) in CASES {
+        let s = Scratch::new();
+        let out = s.run(SETUP, script);
+        let shown = ["SECRET", "KEY", "ID", "x"].iter().any(|m| out.contains(m));
+        assert!(shown, "{script}: bash printed {out:?}");
+        if *write {
+            assert!(out.contains('x'), "{script}: {out:?}");
+        }
+    }
+}
+
+/// Trees whose contents are not known make later paths beneath them unknown.
+#[test]
+fn unknown_trees_make_later_paths_unknown() {
+    let s = Scratch::new();
+    for script in [
+        "tar xf a.tar && cat x",
+        "tar -C out -xf a.tar; cat out/x",
+        "unzip -d out a.zip && cat out/x",
+        "git checkout other && cat README.md",
+        "git worktree add w main && cat w/f.txt",
+        "cp -r src s2 && cat s2/main.rs",
+        "rename s/a/b/ a.txt; cat b.txt",
+        "ln -s .env \"$(date)\"; cat x",
+        "mv .env \"$N\"; cat x",
+    ] {
+        let a = analyze(script, &opts(&s));
+        assert!(!a.unknowns.is_empty(), "{script}: {a:?}");
+    }
+    // Nothing made: nothing unknown.
+    let a = analyze("cat x && ls src", &opts(&s));
+    assert!(a.unknowns.is_empty(), "{a:?}");
+}
+
+/// Moving a directory writes, removes and reads everything beneath it.
+#[test]
+fn moving_a_directory_is_recursive() {
+    let s = Scratch::new();
+    let a = analyze("mv secrets s2", &opts(&s));
+    let src: Vec<_> = a.effects.iter().filter(|e| e.target == "secrets").collect();
+    assert!(
+        src.iter()
+            .any(|e| e.kind == EffectKind::Write && e.delete && e.recursive)
+    );
+    assert!(
+        src.iter()
+            .any(|e| e.kind == EffectKind::Read && e.recursive)
+    );
+    assert!(
+        a.effects
+            .iter()
+            .any(|e| e.target == "s2" && e.kind == EffectKind::Write && e.recursive)
+    );
+}
