@@ -139,7 +139,11 @@ impl<'o> Walker<'o> {
                         None,
                     );
                 }
-                self.nested(&text, wrappers, scope);
+                if name == "eval" && wrappers.len() == 1 {
+                    self.evaluated(&text, wrappers, scope);
+                } else {
+                    self.nested(&text, wrappers, scope);
+                }
                 self.redirects(&s.redirects, scope, None);
                 true
             }
@@ -220,6 +224,23 @@ impl<'o> Walker<'o> {
                     },
                 }
             }
+        }
+    }
+
+    /// `eval TEXT`: the script runs in this shell, so a `cd` in it moves
+    /// the commands after it (`eval cd secrets; cat k.pem`).
+    fn evaluated(&mut self, text: &str, wrappers: Vec<Vec<String>>, scope: &mut Scope) {
+        let Some(mut inner) = self.deeper(scope) else {
+            return;
+        };
+        inner.wrappers = wrappers;
+        inner.stdin = Stdin::Inherit;
+        forget_all(&mut inner.vars);
+        self.script(text, &mut inner, None);
+        if inner.cwd != scope.cwd {
+            scope.cwd = inner.cwd;
+            scope.oldpwd = inner.oldpwd;
+            scope.dir_stack = inner.dir_stack;
         }
     }
 
