@@ -109,6 +109,40 @@ deny = ["Read(**/*.pem)", "Read(.env*)", "Read(vault/**)", "Read(~/.ssh/**)"]
 }
 
 #[test]
+fn plan_keeps_edit_denied_paths_read_only() {
+    let (w, policy) =
+        ws("deny = [\"Edit(protected.txt)\", \"Edit(conf/**)\", \"Write(**/*.lock)\"]\n");
+    let r = &w.root;
+    write(&r.join("protected.txt"), "p");
+    write(&r.join("conf/app.toml"), "c");
+    write(&r.join("sub/Cargo.lock"), "l");
+    write(&r.join("src/main.rs"), "m");
+    let plan = Plan::build(&Profile::from_policy(policy)).unwrap();
+    let ro: Vec<&Path> = plan.readonly().collect();
+    for p in ["protected.txt", "conf", "sub/Cargo.lock"] {
+        assert!(
+            ro.contains(&r.join(p).as_path()),
+            "{p} not read-only: {ro:?}"
+        );
+    }
+    for p in ["src", "src/main.rs", "sub", "conf/app.toml"] {
+        assert!(!ro.contains(&r.join(p).as_path()), "{p} read-only: {ro:?}");
+    }
+    assert!(plan.masks().next().is_none(), "{:?}", plan.ops);
+    assert!(!ro.contains(&r.as_path()));
+
+    // Edit denied everywhere: the root itself.
+    let (w, policy) = ws("deny = [\"Edit\"]\n");
+    let plan = Plan::build(&Profile::from_policy(policy)).unwrap();
+    assert_eq!(
+        plan.readonly().next(),
+        Some(w.root.as_path()),
+        "{:?}",
+        plan.ops
+    );
+}
+
+#[test]
 fn a_walk_past_its_bound_refuses() {
     let (w, policy) = ws("deny = [\"Read(**/*.pem)\"]\n");
     for i in 0..20 {
