@@ -531,8 +531,11 @@ fn running_without_the_sandbox_is_explicit_and_recorded() {
 
 #[test]
 fn check_reports_each_part() {
+    // From a directory in /tmp, which the probe's command does not see.
+    let cwd = tempfile::tempdir_in("/tmp").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .args(["sandbox", "--check"])
+        .current_dir(cwd.path())
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

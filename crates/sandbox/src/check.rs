@@ -112,10 +112,13 @@ fn probe() -> Result<(), SandboxError> {
     let root = std::fs::canonicalize(dir.path()).map_err(io("cannot resolve it"))?;
     let kept = root.join("kept");
     std::fs::write(&kept, b"").map_err(io("cannot write a file"))?;
-    let profile = Profile::for_roots(vec![root]).with_readonly(kept);
+    let profile = Profile::for_roots(vec![root.clone()]).with_readonly(kept);
     let sandbox = Sandbox::prepare(&profile, &Options::default())?;
     let mut cmd = Command::new("true");
-    cmd.stdin(Stdio::null())
+    // In the root: a working directory in /tmp outside the roots is not
+    // there inside (the command's /tmp is private).
+    cmd.current_dir(&root)
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     sandbox.install(&mut cmd);
