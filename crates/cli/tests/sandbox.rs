@@ -605,8 +605,23 @@ fn keystrokes_cannot_be_pushed_into_a_terminal() {
 #[test]
 fn denied_paths_outside_the_roots_are_masked_too() {
     let probe = Ws::new(POLICY);
-    // Outside /tmp, which the command gets a private copy of.
-    let outside_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // Outside /tmp, /var/tmp and /dev/shm, which the command gets private
+    // copies of (the build's own temp dir lies in /tmp when the checkout
+    // does).
+    let private = |p: &Path| ["/tmp", "/var/tmp", "/dev/shm"].iter().any(|t| p.starts_with(t));
+    let base = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        std::env::var_os("HOME").map(PathBuf::from),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|p| std::fs::canonicalize(p).ok())
+    .find(|p| !private(p));
+    let Some(base) = base else {
+        eprintln!("skipped: neither the build's temp dir nor HOME lies outside /tmp");
+        return;
+    };
+    let outside_dir = tempfile::tempdir_in(base).unwrap();
     let outside = std::fs::canonicalize(outside_dir.path()).unwrap();
     let keys = outside.join("keys");
     std::fs::create_dir(&keys).unwrap();
