@@ -608,7 +608,11 @@ fn denied_paths_outside_the_roots_are_masked_too() {
     // Outside /tmp, /var/tmp and /dev/shm, which the command gets private
     // copies of (the build's own temp dir lies in /tmp when the checkout
     // does).
-    let private = |p: &Path| ["/tmp", "/var/tmp", "/dev/shm"].iter().any(|t| p.starts_with(t));
+    let private = |p: &Path| {
+        ["/tmp", "/var/tmp", "/dev/shm"]
+            .iter()
+            .any(|t| p.starts_with(t))
+    };
     let base = [
         Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
         std::env::var_os("HOME").map(PathBuf::from),
