@@ -408,7 +408,10 @@ fn unusable_claude_input_blocks_with_exit_2() {
         (without("cwd"), "no `cwd` field"),
         (without("session_id"), "no `session_id` field"),
         (without("hook_event_name"), "no `hook_event_name` field"),
-        (without("permission_mode"), "no `permission_mode` field"),
+        (
+            with("permission_mode", json!(3)),
+            "`permission_mode` must be a string",
+        ),
         (
             with("tool_input", json!("git status")),
             "`tool_input` must be an object",

@@ -216,9 +216,12 @@ fn a_child_runs_inside_the_sandbox_and_its_temp_dir_goes_with_it() {
 
 #[test]
 fn a_program_that_cannot_run_is_an_exec_error() {
-    let (_w, policy) = ws("allow = [\"Read\"]\n");
+    let (w, policy) = ws("allow = [\"Read\"]\n");
     let sandbox = Sandbox::prepare(&Profile::from_policy(policy), &Options::default()).unwrap();
     let mut cmd = Command::new("/no/such/program");
+    // Inside the roots: a working directory in /tmp outside them is not
+    // there inside (the command sees a private /tmp).
+    cmd.current_dir(&w.root);
     sandbox.install(&mut cmd);
     match sandbox.spawn(&mut cmd) {
         Err(toolgate_sandbox::SpawnError::Exec(e)) => {

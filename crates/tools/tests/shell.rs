@@ -199,12 +199,19 @@ fn sandbox_blocks_writes_outside_the_roots() {
         ),
     ] {
         let out = run(&fx, &command);
-        assert_ne!(
-            out.exit,
-            Exit::Code(0),
-            "{command} succeeded: {}",
-            out.output
-        );
+        // `rm -f` of a file the command cannot see (the fixture lies in
+        // /tmp, which the command sees privately) succeeds at removing
+        // nothing: what holds is that the file is still there, checked
+        // below for every command.
+        if !command.starts_with("rm -f") {
+            assert_ne!(
+                out.exit,
+                Exit::Code(0),
+                "{command} succeeded: {}",
+                out.output
+            );
+        }
+        fx.assert_outside_untouched();
     }
     fx.assert_outside_untouched();
     assert!(!fx.path("stolen").exists());
