@@ -197,7 +197,10 @@ fn terminated_connections_lose_nothing_committed() {
                 )
                 .unwrap()
                 .len();
-            std::thread::sleep(Duration::from_millis(3));
+            // Often enough that writes keep meeting a dead connection, not
+            // so often that a reconnect (slower on a busy machine) never
+            // gets a write through.
+            std::thread::sleep(Duration::from_millis(15));
         }
         let (committed, failures) = writer.join().expect("no panic");
         (committed, failures, killed)
@@ -207,8 +210,8 @@ fn terminated_connections_lose_nothing_committed() {
         "connections were cut ({killed}, {failures})"
     );
     assert!(
-        committed.len() > 100,
-        "most writes went through: {}",
+        committed.len() > 50,
+        "enough writes went through to check them: {}",
         committed.len()
     );
 
