@@ -55,39 +55,28 @@ impl Host {
         blocked: Vec<String>,
         may_wait: bool,
     ) -> Result<Passage, String> {
-        let policy = Arc::clone(&self.policy);
-        let setup = self.setup.clone();
-        let session = self.session.clone();
-        let server = self.server.clone();
-        let mode = self.mode;
-        let stores = Arc::clone(&self.stores);
-        let gate = move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                let pooled = stores.lock().ok().and_then(|mut p| p.pop());
-                let (store, store_error) = match pooled
-                    .map(Ok)
-                    .unwrap_or_else(|| setup.open_store_spooled(Some(&policy)))
-                {
+        // Runs in place (borrowing the host), on this worker or as
+        // blocking code; the store comes from the pool and goes back to it.
+        let gate = || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (store, store_error) = match self.open_store() {
                     Ok(s) => (Some(s), None),
                     Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
                 };
                 let opts = GateOptions {
-                    session,
+                    session: self.session.clone(),
                     store,
                     store_error,
-                    mode,
+                    mode: self.mode,
                     blocked_tools: blocked,
                     who: "mcp".into(),
-                    server: Some(server),
+                    server: Some(self.server.clone()),
                     ..GateOptions::default()
                 };
-                let mut gate = Gate::new(policy, approver, opts);
+                let mut gate = Gate::new(Arc::clone(&self.policy), approver, opts);
                 let passage = gate.pass(&call);
-                if let Some(store) = gate.into_store()
-                    && let Ok(mut pool) = stores.lock()
-                    && pool.len() < POOL
-                {
-                    pool.push(store);
+                if let Some(store) = gate.into_store() {
+                    self.give_back(store);
                 }
                 passage
             }))
@@ -143,11 +132,8 @@ impl Host {
             gate.reject_unreadable(&call_id, tool, raw, problem);
             gate.into_store()
         }));
-        if let Ok(Some(store)) = recorded
-            && let Ok(mut pool) = self.stores.lock()
-            && pool.len() < POOL
-        {
-            pool.push(store);
+        if let Ok(Some(store)) = recorded {
+            self.give_back(store);
         }
     }
 
@@ -177,7 +163,7 @@ impl Host {
 
     /// Gives a connection back to the pool (or closes it when the pool is
     /// full).
-    pub fn give_back(&self, store: Store) {
+    fn give_back(&self, store: Store) {
         if let Ok(mut pool) = self.stores.lock()
             && pool.len() < POOL
         {
