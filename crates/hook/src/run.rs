@@ -406,25 +406,21 @@ impl Job {
     /// `Err` is a message for the client's failure reply: no decision.
     pub(crate) fn run(&self, opts: &HookOptions) -> Result<Verdict, String> {
         let cwd = self.call.cwd.as_deref().unwrap_or(Path::new("/"));
-        // The state directory is resolved once: the policy protects the
-        // directory the store writes.
-        let state_dir = match &opts.state_dir {
-            Some(dir) => Ok(dir.clone()),
-            None => toolgate_policy::state_dir().map_err(|e| e.to_string()),
+        let mut setup = Setup {
+            policy: opts.policy.clone(),
+            state_dir: opts.state_dir.clone(),
+            ..Setup::default()
         };
-        let anchor = crate::anchor::anchor(
+        // Resolved once: the anchor is recorded there, and the policy
+        // protects the directory the store writes.
+        setup.state_dir = setup.state_dir().ok();
+        setup.anchor = Some(crate::anchor::anchor(
             opts.workspace.as_deref(),
-            state_dir.as_deref().ok(),
+            setup.state_dir.as_deref(),
             self.host.client().as_str(),
             &self.session,
             cwd,
-        );
-        let setup = Setup {
-            policy: opts.policy.clone(),
-            anchor: Some(anchor),
-            state_dir: state_dir.as_ref().ok().cloned(),
-            ..Setup::default()
-        };
+        ));
         let policy = setup
             .load_policy(cwd)
             .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;
@@ -432,11 +428,9 @@ impl Job {
         // would be most of its work; its ledger row goes to the spool
         // beside the database unless the call needs the database itself
         // (an ask: grants, the queue).
-        let opened = state_dir.and_then(|_| {
-            setup
-                .open_store_spooled(Some(&policy))
-                .map_err(|e| format!("the ledger cannot be opened: {e}"))
-        });
+        let opened = setup
+            .open_store_spooled(Some(&policy))
+            .map_err(|e| format!("the ledger cannot be opened: {e}"));
         let (store, store_error) = match opened {
             Ok(store) => (Some(store), None),
             Err(e) => (None, Some(e)),
