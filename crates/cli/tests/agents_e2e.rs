@@ -20,7 +20,7 @@ use support::{ChatClient, Sandbox, Turn, run_chat};
 use toolgate_store::{Decision, Outcome, RowFilter, Store};
 
 const POLICY: &str = r#"
-allow = ["Bash(git status)"]
+allow = ["Bash(git status)", "Bash(touch ran.txt)"]
 deny  = ["Bash(rm *)"]
 "#;
 
@@ -75,8 +75,8 @@ fn ledger(sandbox: &Sandbox) -> Vec<(Decision, Option<String>, Outcome, String)>
         .collect()
 }
 
-/// A denied `rm`, an allowed `git status`, and `git status && rm
-/// victim.txt`: only `git status` runs, the model reads toolgate's
+/// A denied `rm`, an allowed `touch ran.txt && git status`, and `git status
+/// && rm victim.txt`: only the allowed one runs, the model reads toolgate's
 /// refusals, and the ledger has a row per call tagged with the client.
 fn runs_only_what_the_policy_allows(client: ChatClient) {
     if !support::have_chat_clients() {
@@ -85,7 +85,7 @@ fn runs_only_what_the_policy_allows(client: ChatClient) {
     let sandbox = project(client, POLICY);
     let api = FakeChat::start(vec![
         shell(client, "rm victim.txt"),
-        shell(client, "git status"),
+        shell(client, "touch ran.txt && git status"),
         shell(client, "git status && rm victim.txt"),
     ]);
     let run = run_chat(client, &sandbox, &api, "tidy up");
@@ -116,8 +116,17 @@ fn runs_only_what_the_policy_allows(client: ChatClient) {
         assert!(!refused.content.contains("On branch"), "{refused:?}");
     }
     assert!(
-        results[1].content.contains("On branch") && !results[1].content.contains("deny["),
-        "git status did not run, or its output did not reach the model: {:?}",
+        sandbox.path("ran.txt").exists() && !results[1].content.contains("deny["),
+        "the allowed `touch ran.txt && git status` did not run: {:?}\n{shown}",
+        results[1]
+    );
+    // Qwen Code's shell tool sometimes reports a short command's output as
+    // "(empty)" with exit code 0 on a loaded machine, toolgate or not; the
+    // marker above is what proves the command ran there.
+    let lost_by_qwen = client == ChatClient::Qwen && results[1].content.contains("Output: (empty)");
+    assert!(
+        results[1].content.contains("On branch") || lost_by_qwen,
+        "the output of git status did not reach the model: {:?}",
         results[1]
     );
 
