@@ -64,6 +64,7 @@ mod notify;
 mod paths;
 mod pattern;
 mod policy;
+mod review;
 mod rule;
 pub mod rule_ids;
 mod schema;
@@ -85,6 +86,10 @@ pub use lint::lint;
 pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
 pub use policy::{BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, locate};
+pub use review::{
+    DEFAULT_DENIALS_IN_A_ROW, DEFAULT_DENIALS_PER_SESSION, DEFAULT_REVIEW_TIMEOUT, ReviewApi,
+    ReviewConfig,
+};
 pub use rule::{Remember, Rule};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};

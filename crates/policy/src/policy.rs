@@ -84,6 +84,9 @@ pub struct Policy {
     /// Where each rule came from, when the policy was merged from layers.
     pub(crate) layers: Option<Box<crate::layers::Layers>>,
     pub(crate) notify: crate::notify::Notify,
+    /// The `[review]` table, when a reviewer is configured and not
+    /// forbidden.
+    pub(crate) review: Option<crate::review::ReviewConfig>,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -261,6 +264,7 @@ impl Policy {
             database,
             layers: None,
             notify: doc.notify,
+            review: None,
         })
     }
 
@@ -286,6 +290,17 @@ impl Policy {
     /// Whether a call that cannot be recorded may run (`[policy] ledger`).
     pub fn ledger(&self) -> crate::file::Ledger {
         self.ledger
+    }
+
+    /// The reviewer (`[review]`), when one is configured and allowed.
+    pub fn review(&self) -> Option<&crate::review::ReviewConfig> {
+        self.review.as_ref()
+    }
+
+    /// Sets or removes the reviewer, as a host that configures one outside
+    /// the policy file does (tests, `toolgate review eval`).
+    pub fn set_review(&mut self, review: Option<crate::review::ReviewConfig>) {
+        self.review = review;
     }
 
     /// The `[notify]` table: webhook, desktop notifications, approval TTL.
