@@ -125,6 +125,28 @@ fn show(out: &mut impl Write, policy: &Policy) -> anyhow::Result<()> {
     if let Some(db) = policy.database() {
         writeln!(out, "state database: {db}")?;
     }
+    if let Some(r) = policy.review() {
+        // The key's variable is named; its value is never read here.
+        writeln!(
+            out,
+            "review: on  api: {}  model: {}  base_url: {}  key from: ${}  timeout: {:?}",
+            r.api.as_str(),
+            r.model,
+            r.base_url,
+            r.api_key_env,
+            r.timeout
+        )?;
+        let demoted = policy.demoted_rules();
+        if !demoted.is_empty() {
+            writeln!(
+                out,
+                "asking while review is on (these allow rules grant arbitrary code, so the reviewer sees their calls):"
+            )?;
+            for (id, selector, why) in demoted {
+                writeln!(out, "  {id:<18} {selector:<30} {why}")?;
+            }
+        }
+    }
     writeln!(out, "rules:")?;
     for o in layers::origins(policy) {
         let applies = match &o.inactive {

@@ -18,6 +18,7 @@ mod layers;
 mod mcp;
 mod mcp_claude;
 mod mcp_strict;
+mod policy_review;
 mod sandbox;
 mod sandbox_hooks_e2e;
 mod serve;

@@ -28,6 +28,7 @@ struct RawFile {
     test: Option<Vec<Spanned<RawTest>>>,
     notify: Option<crate::notify::RawNotify>,
     state: Option<RawState>,
+    review: Option<Spanned<crate::review::RawReview>>,
 }
 
 #[derive(Deserialize)]
@@ -177,6 +178,9 @@ pub struct Doc {
     /// `[policy] lock`: what a managed policy keeps lower layers from
     /// loosening (see `layers`).
     pub lock: Vec<Placed<String>>,
+    /// The `[review]` table, when written (see `layers` for which layer's
+    /// counts).
+    pub review: Option<crate::review::ReviewTable>,
 }
 
 /// Builds the error of a place in the file being read.
@@ -225,6 +229,9 @@ impl Doc {
         ];
         if let Some(p) = raw.policy {
             doc.settings(p, &mut lists, &e)?;
+        }
+        if let Some(r) = raw.review {
+            doc.review = Some(crate::review::ReviewTable::from_raw(r, text, file)?);
         }
         if let Some(db) = raw.state.and_then(|s| s.database) {
             doc.database =

@@ -26,6 +26,15 @@
 //!   apply at once. Rules that do not apply are kept in [`Layers::rules`]
 //!   with the reason, for `toolgate policy show` and `explain`.
 //!
+//! - **Review** (`[review]`, the reviewer that answers asks): the managed
+//!   layer's table, when it has one, decides entirely: `enabled = false`
+//!   there forbids review in every layer, and a reviewer named there is the
+//!   one used (no lower layer changes or turns it off). Else the user
+//!   layer's table; else the project's, only when the project is trusted.
+//!   A reviewer's answers turn asks into allows, and `api_key_env` sends
+//!   the variable it names to `base_url`, so an untrusted project's table
+//!   is ignored with a note, and a nested file's always is.
+//!
 //! Relative roots and `/p` patterns of the managed and user layers mean the
 //! project's directory (the working directory when there is no project
 //! file). The layer files themselves are protected paths (writes always
@@ -41,6 +50,7 @@ use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
 use crate::file::{Doc, Placed};
 use crate::policy::{LoadOptions, Policy, locate};
+use crate::review::ReviewTable;
 
 /// The managed policy's path.
 pub const MANAGED_POLICY: &str = "/etc/toolgate/toolgate.toml";
@@ -599,6 +609,7 @@ fn merge(
                 || !d.read_roots.is_empty()
                 || d.ledger.is_some()
                 || d.database.is_some()
+                || d.review.is_some()
                 || !d.tools.is_empty()
             {
                 notes.push(format!(
@@ -678,6 +689,7 @@ fn merge(
                 .to_owned(),
         );
     }
+    merged.review = pick_review(m, u, p, trusted, &mut notes);
     merged.tests = p.map(|d| d.tests.clone()).unwrap_or_default();
     // Every layer file is a protected path: writes to it always ask.
     for path in [Some(&layering.managed), layering.user.as_ref()]
@@ -715,6 +727,54 @@ fn merge(
         notes,
     }));
     Ok(policy)
+}
+
+/// `[review]`: the managed layer's table entirely, else the user's, else
+/// a trusted project's. A lower table that does not count is noted.
+fn pick_review(
+    m: Option<&Doc>,
+    u: Option<&Doc>,
+    p: Option<&Doc>,
+    trusted: bool,
+    notes: &mut Vec<String>,
+) -> Option<ReviewTable> {
+    let table = |d: Option<&Doc>| d.and_then(|d| d.review.clone());
+    let (managed, user, project) = (table(m), table(u), table(p));
+    let ignored = |layer: Layer, why: &str, notes: &mut Vec<String>| {
+        notes.push(format!("the {layer} policy's `[review]` is ignored: {why}"));
+    };
+    if let Some(t) = managed {
+        let why = if t.config.is_some() {
+            "the managed policy names the reviewer"
+        } else {
+            "the managed policy turns review off"
+        };
+        if user.is_some() {
+            ignored(Layer::User, why, notes);
+        }
+        if project.is_some() {
+            ignored(Layer::Project, why, notes);
+        }
+        return Some(t);
+    }
+    if let Some(t) = user {
+        if project.is_some() {
+            ignored(Layer::Project, "the user policy's decides review", notes);
+        }
+        return Some(t);
+    }
+    match project {
+        Some(t) if trusted => Some(t),
+        Some(_) => {
+            ignored(
+                Layer::Project,
+                "the project is not trusted (run `toolgate trust`); a project's reviewer could answer its asks and be sent any environment variable",
+                notes,
+            );
+            None
+        }
+        None => None,
+    }
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ mod boundary;
 mod call;
 mod catalog;
 mod decision;
+mod demote;
 mod effect;
 mod engine;
 mod error;

@@ -96,6 +96,18 @@ pub struct CommandPattern {
     prefix: bool,
 }
 
+/// The start of a command pattern: [`CommandPattern::lead`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lead {
+    /// The literal words before the first wildcard.
+    pub words: Vec<String>,
+    /// The first word, when it holds a wildcard itself (`py*`).
+    pub first_glob: Option<String>,
+    /// A wildcard follows the words: a prefix pattern (`python3 *`) or a
+    /// `*` in the text.
+    pub wild: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum CommandForm {
     /// Literal words (quoting in the pattern resolved).
@@ -147,6 +159,36 @@ impl CommandPattern {
                     None
                 } else {
                     Some(first)
+                }
+            }
+        }
+    }
+
+    /// The literal words the pattern starts with, up to its first
+    /// wildcard, and whether a wildcard follows them (see `demote`).
+    pub(crate) fn lead(&self) -> Lead {
+        match &self.form {
+            CommandForm::Words(w) => Lead {
+                words: w.clone(),
+                first_glob: None,
+                wild: self.prefix,
+            },
+            CommandForm::Wild(body, _) => {
+                let mut words = Vec::new();
+                let mut first_glob = None;
+                for (i, w) in body.split_whitespace().enumerate() {
+                    if w.contains('*') {
+                        if i == 0 {
+                            first_glob = Some(w.to_owned());
+                        }
+                        break;
+                    }
+                    words.push(w.to_owned());
+                }
+                Lead {
+                    words,
+                    first_glob,
+                    wild: true,
                 }
             }
         }

@@ -87,6 +87,9 @@ pub struct Policy {
     /// The `[review]` table, when a reviewer is configured and not
     /// forbidden.
     pub(crate) review: Option<crate::review::ReviewConfig>,
+    /// Per rule, the selectors that grant arbitrary code and why (empty
+    /// for most rules): while a reviewer is configured, they ask.
+    pub(crate) grants_code: Vec<Vec<(usize, String)>>,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -242,6 +245,7 @@ impl Policy {
                 let lexical = paths::normalize_lexically(&abs);
                 paths::resolve_real(&lexical).unwrap_or(lexical)
             });
+        let grants_code = crate::demote::compute(&doc.rules, &doc.tools);
         let rules = doc.rules.into_iter().map(|(rule, _)| rule).collect();
         let database = doc.database;
         Ok(Policy {
@@ -264,7 +268,8 @@ impl Policy {
             database,
             layers: None,
             notify: doc.notify,
-            review: None,
+            review: doc.review.and_then(|t| t.config),
+            grants_code,
         })
     }
 
@@ -301,6 +306,34 @@ impl Policy {
     /// the policy file does (tests, `toolgate review eval`).
     pub fn set_review(&mut self, review: Option<crate::review::ReviewConfig>) {
         self.review = review;
+    }
+
+    /// The allow rules that ask while a reviewer is configured, because
+    /// they grant arbitrary code: `(rule id, selector as written, why)`,
+    /// one entry per such selector. Empty when review is off.
+    pub fn demoted_rules(&self) -> Vec<(String, String, String)> {
+        if self.review.is_none() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (rule, sels) in self.rules.iter().zip(&self.grants_code) {
+            for (sel, why) in sels {
+                let source = rule.sources.get(*sel).cloned().unwrap_or_default();
+                out.push((rule.id.clone(), source, why.clone()));
+            }
+        }
+        out
+    }
+
+    /// Why the selector `sel` of rule `rule` grants arbitrary code, when
+    /// it does and review is on: such an allow asks instead.
+    pub(crate) fn demoted(&self, rule: usize, sel: usize) -> Option<&str> {
+        self.review.as_ref()?;
+        self.grants_code
+            .get(rule)?
+            .iter()
+            .find(|(s, _)| *s == sel)
+            .map(|(_, why)| why.as_str())
     }
 
     /// The `[notify]` table: webhook, desktop notifications, approval TTL.

@@ -10,6 +10,7 @@ mod corpus_props;
 mod fuzz_regressions;
 mod layers;
 mod properties;
+mod review;
 mod state_database;
 mod urls;
 mod walk;

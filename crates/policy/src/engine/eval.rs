@@ -220,6 +220,17 @@ impl Eval<'_, '_> {
                 ),
                 None => format!("{what} {} by rule `{}` (`{source}`)", verb(e), rule.id),
             };
+            // A reviewer sees only asks: an allow that grants arbitrary
+            // code asks while review is on (see `demote`).
+            if e == Effect::Allow
+                && let Some(why) = self.policy.demoted(r, sel)
+            {
+                ad.decision = Effect::Ask;
+                ad.reason = format!(
+                    "{what}: rule `{}` (`{source}`) grants arbitrary code ({why}); while review is on it asks",
+                    rule.id
+                );
+            }
         }
         if self.ctx.trace {
             let mut m: Vec<Matched> = hits
