@@ -41,6 +41,7 @@ fn queue(store: &Store, n: usize) -> String {
             outcome: Outcome::Waiting,
             duration_us: 1,
             approval_id: None,
+            review: None,
         };
         let pending = PendingNew {
             session: "s".into(),

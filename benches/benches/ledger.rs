@@ -29,6 +29,7 @@ fn record(i: u64) -> Record {
         outcome: Outcome::Executed,
         duration_us: 140,
         approval_id: None,
+        review: None,
     }
 }
 

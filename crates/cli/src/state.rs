@@ -127,6 +127,9 @@ pub enum AuditCommand {
         /// At most this many rows, newest last.
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        /// Only rows of calls the reviewer model answered.
+        #[arg(long)]
+        reviewed: bool,
         /// One JSON object per row.
         #[arg(long)]
         json: bool,
@@ -336,12 +339,14 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
             session,
             server,
             limit,
+            reviewed,
             json,
         } => {
             let mut rows = store
                 .rows(&RowFilter {
                     session: session.clone(),
                     server: server.clone(),
+                    reviewed,
                     limit: Some(limit),
                     newest_first: true,
                     ..RowFilter::default()
@@ -360,6 +365,10 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                         "reason": rec.reason, "approval": rec.approval.map(|a| a.as_str()),
                         "note": rec.note, "outcome": rec.outcome.as_str(),
                         "duration_us": rec.duration_us, "approval_id": rec.approval_id,
+                        "review": rec.review.as_ref().map(|v| serde_json::json!({
+                            "model": v.model, "decision": v.decision.as_str(),
+                            "reason": v.reason, "latency_ms": v.latency_ms,
+                        })),
                         "hash": r.hash,
                     });
                     writeln!(out, "{}", shown::json(&v))?;
@@ -367,7 +376,7 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                     let input: String = rec.input.chars().take(70).collect();
                     writeln!(
                         out,
-                        "{:>5} {} {:<10} {:<5} {:<9} {:<14} {} {}{}",
+                        "{:>5} {} {:<10} {:<5} {:<9} {:<14} {} {}{}{}",
                         r.seq,
                         shown::line(&r.time),
                         shown::line(&rec.tool),
@@ -381,8 +390,22 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                         rec.note
                             .as_deref()
                             .map(|n| format!(" note: {}", shown::line(n)))
+                            .unwrap_or_default(),
+                        rec.review
+                            .as_ref()
+                            .map(|v| format!(" [reviewed: {}]", v.decision.as_str()))
                             .unwrap_or_default()
                     )?;
+                    if let Some(v) = &rec.review {
+                        writeln!(
+                            out,
+                            "      review: {} by {} ({} ms): {}",
+                            v.decision.as_str(),
+                            shown::line(&v.model),
+                            v.latency_ms,
+                            shown::line(&v.reason)
+                        )?;
+                    }
                 }
             }
             let t = match &session {

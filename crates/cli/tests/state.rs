@@ -105,6 +105,7 @@ impl Ws {
             outcome: toolgate_store::Outcome::Waiting,
             duration_us: 1,
             approval_id: None,
+            review: None,
         };
         let pending = toolgate_store::PendingNew {
             session: session.into(),
@@ -349,4 +350,84 @@ fn the_hook_reason_shows_a_disguised_command_escaped() {
         assert!(reason.contains(shown.as_ref()), "{reason}");
         assert!(shown.contains("\\x1b[2K\\r") && shown.contains("\\u{202e}"));
     }
+}
+
+#[test]
+fn audit_show_marks_reviewed_calls_and_filters_them() {
+    use toolgate_store::{Decision, Outcome, Record, Review, ReviewDecision};
+    let ws = Ws::new();
+    let store = Store::open(ws.db()).unwrap();
+    let row = |call_id: &str, review: Option<Review>| Record {
+        session: "s1".into(),
+        client: Some("claude".into()),
+        server: None,
+        call_id: call_id.into(),
+        tool: "Bash".into(),
+        digest: "d".into(),
+        input: r#"{"command":"git push"}"#.into(),
+        decision: Decision::Ask,
+        rule: Some("ask[0]".into()),
+        hard: false,
+        reason: "pushing asks".into(),
+        approval: None,
+        note: None,
+        outcome: Outcome::Blocked,
+        duration_us: 1,
+        approval_id: None,
+        review,
+    };
+    store.append(&row("plain", None)).unwrap();
+    store
+        .append(&row(
+            "reviewed",
+            Some(Review {
+                model: "gpt-4.1-mini".into(),
+                decision: ReviewDecision::Deny,
+                reason: "pushes to main \u{202e}x".into(),
+                latency_ms: 412,
+            }),
+        ))
+        .unwrap();
+    drop(store);
+
+    let out = ws.run(&["audit", "show"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_clean("audit show", &out.stdout);
+    let t = text(&out);
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(!lines[0].contains("review"), "{t}");
+    assert!(lines[1].ends_with(" [reviewed: deny]"), "{t}");
+    assert_eq!(
+        lines[2], "      review: deny by gpt-4.1-mini (412 ms): pushes to main \\u{202e}x",
+        "{t}"
+    );
+    assert!(lines[3].starts_with("totals: 2 requests"), "{t}");
+
+    // Only the reviewed row.
+    let out = ws.run(&["audit", "show", "--reviewed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert_eq!(t.lines().count(), 3, "{t}");
+    assert!(
+        t.lines().next().unwrap().contains("[reviewed: deny]"),
+        "{t}"
+    );
+
+    // JSON: the review object, the reason exact.
+    let out = ws.run(&["audit", "show", "--json"]);
+    assert_clean("audit show --json", &out.stdout);
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["review"], serde_json::Value::Null);
+    assert_eq!(
+        rows[1]["review"],
+        json!({
+            "model": "gpt-4.1-mini",
+            "decision": "deny",
+            "reason": "pushes to main \u{202e}x",
+            "latency_ms": 412,
+        })
+    );
 }

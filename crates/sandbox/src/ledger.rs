@@ -72,6 +72,7 @@ pub fn unsandboxed_record(
         },
         duration_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
         approval_id: None,
+        review: None,
     }
 }
 

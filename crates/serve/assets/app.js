@@ -92,6 +92,14 @@ function renderCard(a) {
   $(".meta", card).textContent = meta.join(" · ");
   $(".waited", card).textContent = waited(a.waited_secs);
   $(".reason", card).textContent = s.reason + (s.rule ? "  [" + s.rule + "]" : "  [default]");
+  // The reviewer model's answer, when it left the call to a person.
+  const review = $(".review", card);
+  if (s.review) {
+    review.textContent = "reviewer " + s.review.model + " (" + s.review.decision + ", " +
+      s.review.latency_ms + " ms): " + s.review.reason;
+  } else {
+    review.remove();
+  }
   renderDetails(a, card);
   const dg = $(".digest", card);
   dg.textContent = "digest " + a.digest + (a.digest_ok ? "" : "  — DOES NOT MATCH the stored call");
@@ -145,7 +153,8 @@ async function loadHistory() {
     const tr = el("tr");
     const s = r.shown;
     for (const [v, cls] of [[r.seq], [r.time.replace("T", " ").slice(0, 19)], [s.tool], [s.client || ""],
-                            [r.decision], [r.outcome + (r.approval ? " (" + r.approval + ")" : "")],
+                            [r.decision], [r.outcome + (r.approval ? " (" + r.approval + ")" : "") +
+                             (s.review ? " [reviewer: " + s.review.decision + "]" : "")],
                             [s.rule || "default"], [s.input, "input"], [s.note || ""]]) {
       tr.appendChild(el("td", String(v), cls));
     }

@@ -12,7 +12,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolgate_gate::approvals::{self, ApprovalError, ApproveRequest, Approved};
-use toolgate_store::{ApprovalStatus, Error as StoreError, RowFilter, Store};
+use toolgate_store::{ApprovalStatus, Error as StoreError, Review, RowFilter, Store};
 
 use crate::auth::refuse;
 use crate::state::AppState;
@@ -67,7 +67,10 @@ pub(crate) async fn list(State(state): State<AppState>, Query(q): Query<ListQuer
     let roots = state.0.roots.clone();
     let result = db(&state, move |s| {
         let status = (!q.all).then_some(ApprovalStatus::Pending);
-        s.list_approvals(status)
+        s.list_approvals(status)?
+            .into_iter()
+            .map(|p| Ok((reviewed(s, &p.id)?, p)))
+            .collect::<Result<Vec<_>, StoreError>>()
     })
     .await;
     match result {
@@ -77,7 +80,7 @@ pub(crate) async fn list(State(state): State<AppState>, Query(q): Query<ListQuer
             let now = view::now_millis();
             let items: Vec<Value> = list
                 .iter()
-                .map(|p| view::approval(p, &roots, now))
+                .map(|(r, p)| view::approval(p, r.as_ref(), &roots, now))
                 .collect();
             ok(&json!({ "approvals": items }))
         }
@@ -87,12 +90,24 @@ pub(crate) async fn list(State(state): State<AppState>, Query(q): Query<ListQuer
 pub(crate) async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     let roots = state.0.roots.clone();
     let key = id.clone();
-    match db(&state, move |s| s.approval(&key)).await {
+    let found = db(&state, move |s| {
+        s.approval(&key)?
+            .map(|p| Ok((reviewed(s, &p.id)?, p)))
+            .transpose()
+    })
+    .await;
+    match found {
         Err(r) => r,
         Ok(Err(e)) => store_error(&e),
         Ok(Ok(None)) => refuse(StatusCode::NOT_FOUND, &format!("no approval `{id}`")),
-        Ok(Ok(Some(p))) => ok(&view::approval(&p, &roots, view::now_millis())),
+        Ok(Ok(Some((r, p)))) => ok(&view::approval(&p, r.as_ref(), &roots, view::now_millis())),
     }
+}
+
+/// The reviewer model's answer recorded on the request row of the call
+/// queued as approval `id` (an escalated call's), if any.
+fn reviewed(s: &Store, id: &str) -> Result<Option<Review>, StoreError> {
+    Ok(s.request_row(id)?.and_then(|row| row.record.review))
 }
 
 #[derive(Deserialize)]

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use toolgate_policy::Call;
 use toolgate_store::shown;
-use toolgate_store::{Pending, Row};
+use toolgate_store::{Pending, Review, Row};
 
 /// A JSON answer whose text holds no raw control, bidi or invisible
 /// character ([`shown::json`]): the same values for a program, nothing a
@@ -86,8 +86,35 @@ fn server_of(p: &Pending, snapshot: &Value) -> Option<String> {
     (!srv.is_empty()).then(|| srv.to_owned())
 }
 
-/// The JSON view of one approval.
-pub(crate) fn approval(p: &Pending, roots: &[PathBuf], now_ms: u64) -> Value {
+/// The reviewer model's answer: the stored values, for programs.
+fn review(r: &Review) -> Value {
+    json!({
+        "model": r.model,
+        "decision": r.decision.as_str(),
+        "reason": r.reason,
+        "latency_ms": r.latency_ms,
+    })
+}
+
+/// The reviewer model's answer for a person: model and reason escaped.
+fn review_shown(r: &Review) -> Value {
+    json!({
+        "model": line(&r.model),
+        "decision": r.decision.as_str(),
+        "reason": line(&r.reason),
+        "latency_ms": r.latency_ms,
+    })
+}
+
+/// The JSON view of one approval. `reviewed` is the reviewer model's
+/// answer on the call's request row: for a call the reviewer escalated,
+/// why it did.
+pub(crate) fn approval(
+    p: &Pending,
+    reviewed: Option<&Review>,
+    roots: &[PathBuf],
+    now_ms: u64,
+) -> Value {
     let snapshot: Value = serde_json::from_str(&p.snapshot_json).unwrap_or(Value::Null);
     let call = stored_call(p);
     let input = snapshot.get("input").cloned().unwrap_or(Value::Null);
@@ -113,6 +140,7 @@ pub(crate) fn approval(p: &Pending, roots: &[PathBuf], now_ms: u64) -> Value {
         "answered": p.answered,
         "outcome": p.outcome.map(|o| o.as_str()),
         "finished": p.finished,
+        "review": reviewed.map(review),
         "details": call.as_ref().map(|c| details(c, roots)).unwrap_or(Value::Null),
         "shown": {
             "id": line(&p.id),
@@ -125,6 +153,7 @@ pub(crate) fn approval(p: &Pending, roots: &[PathBuf], now_ms: u64) -> Value {
             "reason": line(&p.reason),
             "note": line_opt(p.note.as_deref()),
             "answered_by": line_opt(p.answered_by.as_deref()),
+            "review": reviewed.map(review_shown),
             "input": shown::json_pretty(&input),
         },
         "input": input,
@@ -142,6 +171,7 @@ pub(crate) fn row(r: &Row) -> Value {
         "reason": rec.reason, "approval": rec.approval.map(|a| a.as_str()),
         "note": rec.note, "outcome": rec.outcome.as_str(),
         "duration_us": rec.duration_us, "approval_id": rec.approval_id,
+        "review": rec.review.as_ref().map(review),
         "hash": r.hash,
         "shown": {
             "session": line(&rec.session), "client": line_opt(rec.client.as_deref()),
@@ -149,6 +179,7 @@ pub(crate) fn row(r: &Row) -> Value {
             "tool": line(&rec.tool), "input": line(&cut(&rec.input, HISTORY_INPUT_CHARS)),
             "rule": line_opt(rec.rule.as_deref()), "reason": line(&rec.reason),
             "note": line_opt(rec.note.as_deref()),
+            "review": rec.review.as_ref().map(review_shown),
         },
     })
 }

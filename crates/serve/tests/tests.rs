@@ -4,5 +4,6 @@ mod support;
 
 mod api;
 mod limits;
+mod review;
 mod router;
 mod shown;

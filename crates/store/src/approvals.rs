@@ -79,6 +79,8 @@ pub(crate) fn resolution(approval: &Pending, outcome: Outcome, duration_us: u64)
         outcome,
         duration_us,
         approval_id: Some(approval.id.clone()),
+        // A person answered it, not the reviewer.
+        review: None,
     }
 }
 

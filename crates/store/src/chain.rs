@@ -13,6 +13,8 @@
 //!     str(decision)  opt(rule)  u8(hard)  str(reason)  opt(approval)
 //!     opt(note)  str(outcome)  u64(duration_us)  opt(approval_id)
 //!     [0x01 str(server)]
+//!     [0x02 str(review_model) str(review_decision) str(review_reason)
+//!           u64(review_latency_ms)]
 //! ))
 //! str(s)   = u64(byte length of s) ++ UTF-8 bytes of s
 //! opt(x)   = 0x00 when absent, 0x01 ++ str(x) when present
@@ -21,7 +23,10 @@
 //!
 //! The server (schema version 2) is hashed only when present, so that rows
 //! written before it, which have none, keep their hashes; a row with a
-//! server cannot lose it without its hash changing.
+//! server cannot lose it without its hash changing. The reviewer's answer
+//! (schema version 6) is hashed the same way, only when present, after
+//! the server and under its own tag, so that no row with a server and no
+//! review encodes like a row with a review.
 //!
 //! Text fields are hashed as stored (`decision` as `"allow"`, ...), so the
 //! chain can be checked from the database alone.
@@ -56,6 +61,32 @@ pub(crate) struct Fields<'a> {
     pub duration_us: u64,
     pub approval_id: Option<&'a str>,
     pub server: Option<&'a str>,
+    pub review: Option<ReviewFields<'a>>,
+}
+
+/// The reviewer's answer as hashed: all four columns, or none.
+#[derive(Clone, Copy)]
+pub(crate) struct ReviewFields<'a> {
+    pub model: &'a str,
+    pub decision: &'a str,
+    pub reason: &'a str,
+    pub latency_ms: u64,
+}
+
+impl<'a> ReviewFields<'a> {
+    pub fn of(review: &'a crate::types::Review) -> ReviewFields<'a> {
+        ReviewFields {
+            model: &review.model,
+            decision: review.decision.as_str(),
+            reason: &review.reason,
+            latency_ms: stored_latency(review.latency_ms),
+        }
+    }
+}
+
+/// The latency as an integer column holds it (so hash what is read back).
+pub(crate) fn stored_latency(ms: u64) -> u64 {
+    ms.min(i64::MAX as u64)
 }
 
 /// The hash of a row whose predecessor's hash is `prev_hash`.
@@ -84,6 +115,13 @@ pub(crate) fn row_hash(prev_hash: &str, f: &Fields<'_>) -> String {
     if let Some(server) = f.server {
         h.update([1u8]);
         put_str(&mut h, server);
+    }
+    if let Some(r) = &f.review {
+        h.update([2u8]);
+        put_str(&mut h, r.model);
+        put_str(&mut h, r.decision);
+        put_str(&mut h, r.reason);
+        h.update(r.latency_ms.to_be_bytes());
     }
     hex(&h.finalize())
 }
@@ -133,7 +171,32 @@ mod tests {
             duration_us: 1,
             approval_id: None,
             server: None,
+            review: None,
         }
+    }
+
+    #[test]
+    fn a_review_is_hashed_apart_from_the_server() {
+        let none = row_hash(GENESIS_HASH, &fields("s", "c"));
+        let review = ReviewFields {
+            model: "m",
+            decision: "deny",
+            reason: "r",
+            latency_ms: 5,
+        };
+        let mut f = fields("s", "c");
+        f.review = Some(review);
+        let reviewed = row_hash(GENESIS_HASH, &f);
+        assert_ne!(reviewed, none);
+        f.server = Some("fs");
+        assert_ne!(row_hash(GENESIS_HASH, &f), reviewed);
+        let mut later = review;
+        later.latency_ms = 6;
+        f.review = Some(later);
+        let mut g = fields("s", "c");
+        g.server = Some("fs");
+        g.review = Some(review);
+        assert_ne!(row_hash(GENESIS_HASH, &f), row_hash(GENESIS_HASH, &g));
     }
 
     #[test]

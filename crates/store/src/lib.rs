@@ -51,6 +51,7 @@ let appended = store.append(&Record {
     outcome: Outcome::Executed,
     duration_us: 85,
     approval_id: None,
+    review: None,
 })?;
 assert_eq!(appended.seq, 1);
 assert!(store.verify()?.is_intact());
@@ -96,6 +97,7 @@ let request = Record {
     outcome: Outcome::Waiting,
     duration_us: 40,
     approval_id: None,
+    review: None,
 };
 // The approval and its `waiting` request row, in one transaction.
 let queued = store.append_waiting(&request, &pending)?;
@@ -132,6 +134,8 @@ hash = hex(SHA-256(
     str(decision)  opt(rule)  u8(hard)  str(reason)  opt(approval)
     opt(note)  str(outcome)  u64(duration_us)  opt(approval_id)
     [0x01 str(server)]    (only when a server is recorded)
+    [0x02 str(review_model) str(review_decision) str(review_reason)
+          u64(review_latency_ms)]    (only when the call was reviewed)
 ))
 str(s) = u64(byte length) ++ bytes;  opt(x) = 0x00 | 0x01 ++ str(x)
 u64(n) = 8 bytes big-endian;         u8(b) = 0x00 | 0x01
@@ -177,7 +181,8 @@ pub use sqlite::BUSY_TIMEOUT;
 pub use sqlite::schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use types::{
     Answer, Answered, Appended, ApprovalAnswer, ApprovalStatus, Decision, Grant, Head, Outcome,
-    Pending, PendingNew, Queued, Record, Row, RowFilter, RowKind, Totals,
+    Pending, PendingNew, Queued, Record, Review, ReviewCounts, ReviewDecision, Row, RowFilter,
+    RowKind, Totals,
 };
 pub use verify::{Problem, ProblemKind, VerifyReport};
 
@@ -564,6 +569,22 @@ impl Store {
     /// The last seq and hash, as the `head` table holds them.
     pub fn head(&self) -> Result<Head> {
         dispatch!(self, db => db.head())
+    }
+
+    /// The reviewer model's answers over one session's rows, in ledger
+    /// order: how many denied, how many denied since the last allow or
+    /// escalate, how many rows the breaker sent to a person (see
+    /// [`ReviewCounts`]). Reads only the session's reviewed rows, through
+    /// an index that holds nothing else.
+    pub fn review_counts(&self, session: &str) -> Result<ReviewCounts> {
+        dispatch!(self, db => db.review_counts(session))
+    }
+
+    /// The request row of the call queued as approval `id` (its
+    /// `waiting` row, written by [`Store::append_waiting`]), through an
+    /// index of such rows; `None` when there is none.
+    pub fn request_row(&self, id: &str) -> Result<Option<Row>> {
+        dispatch!(self, db => db.request_row(id))
     }
 
     /// Checks the database (SQLite: its `quick_check`) and then the hash

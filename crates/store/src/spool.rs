@@ -34,7 +34,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::types::{Record, RowKind};
+use crate::types::{Record, Review, RowKind};
 
 /// Spool bytes past which the process that appends folds the spool into
 /// the database itself, so that it stays small when nothing else opens
@@ -240,7 +240,8 @@ fn line_hash(prev: &str, json: &str) -> String {
 }
 
 /// One row as it is written in a line: every field, keys in alphabetical
-/// order (the order the lines have always had).
+/// order (the order the lines have always had). `review` is written only
+/// for a reviewed call, so that other lines are what they always were.
 #[derive(serde::Serialize)]
 struct Line<'a> {
     approval: Option<&'a str>,
@@ -256,11 +257,22 @@ struct Line<'a> {
     note: Option<&'a str>,
     outcome: &'a str,
     reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    review: Option<LineReview<'a>>,
     rule: Option<&'a str>,
     server: Option<&'a str>,
     session: &'a str,
     time: &'a str,
     tool: &'a str,
+}
+
+/// The reviewer's answer in a line, keys in alphabetical order.
+#[derive(serde::Serialize)]
+struct LineReview<'a> {
+    decision: &'a str,
+    latency_ms: u64,
+    model: &'a str,
+    reason: &'a str,
 }
 
 /// One row as a line of JSON (compact: no tab or newline in it).
@@ -279,6 +291,12 @@ fn line_json(kind: RowKind, time: &str, r: &Record) -> String {
         note: r.note.as_deref(),
         outcome: r.outcome.as_str(),
         reason: &r.reason,
+        review: r.review.as_ref().map(|v| LineReview {
+            decision: v.decision.as_str(),
+            latency_ms: v.latency_ms,
+            model: &v.model,
+            reason: &v.reason,
+        }),
         rule: r.rule.as_deref(),
         server: r.server.as_deref(),
         session: &r.session,
@@ -335,11 +353,35 @@ fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), Stri
             .and_then(Value::as_u64)
             .ok_or("`duration_us` is missing or not a number")?,
         approval_id: opt("approval_id")?,
+        review: match v.get("review") {
+            None | Some(Value::Null) => None,
+            Some(r) => Some(parse_review(r)?),
+        },
     };
     let kind = text("kind")?
         .parse()
         .map_err(|e: crate::error::UnknownValue| parse("kind", e.to_string()))?;
     Ok((kind, text("time")?, record))
+}
+
+fn parse_review(v: &Value) -> std::result::Result<Review, String> {
+    let text = |k: &str| -> std::result::Result<String, String> {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("`review.{k}` is missing or not text"))
+    };
+    Ok(Review {
+        model: text("model")?,
+        decision: text("decision")?
+            .parse()
+            .map_err(|e: crate::error::UnknownValue| format!("`review.decision`: {e}"))?,
+        reason: text("reason")?,
+        latency_ms: v
+            .get("latency_ms")
+            .and_then(Value::as_u64)
+            .ok_or("`review.latency_ms` is missing or not a number")?,
+    })
 }
 
 #[cfg(test)]
@@ -368,6 +410,7 @@ mod tests {
             outcome: Outcome::Executed,
             duration_us: 42,
             approval_id: Some("a1".into()),
+            review: None,
         };
         let mut m = serde_json::Map::new();
         let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
@@ -396,6 +439,41 @@ mod tests {
         assert_eq!(line, Value::Object(m).to_string());
         let (kind, time, back) = parse_line(&line).expect("parses");
         assert_eq!((kind, time.as_str()), (RowKind::Request, "t"));
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn a_reviewed_row_carries_its_review_through_a_line() {
+        let r = Record {
+            session: "s".into(),
+            client: None,
+            server: None,
+            call_id: "c".into(),
+            tool: "Bash".into(),
+            digest: "d".into(),
+            input: "{}".into(),
+            decision: Decision::Ask,
+            rule: None,
+            hard: false,
+            reason: "asks".into(),
+            approval: None,
+            note: None,
+            outcome: Outcome::Blocked,
+            duration_us: 1,
+            approval_id: None,
+            review: Some(Review {
+                model: "gpt-4.1-mini".into(),
+                decision: crate::types::ReviewDecision::Deny,
+                reason: "pushes to main".into(),
+                latency_ms: 412,
+            }),
+        };
+        let line = line_json(RowKind::Request, "t", &r);
+        assert!(
+            line.contains(r#""reason":"asks","review":{"decision":"deny","latency_ms":412,"model":"gpt-4.1-mini","reason":"pushes to main"},"rule":null"#),
+            "{line}"
+        );
+        let (_, _, back) = parse_line(&line).expect("parses");
         assert_eq!(back, r);
     }
 }

@@ -2,13 +2,13 @@
 //! column types, so that `verify` can name a tampered row instead of failing
 //! on it.
 
-use crate::chain::{self, Fields};
-use crate::types::{Record, Row};
+use crate::chain::{self, Fields, ReviewFields};
+use crate::types::{Record, Review, Row};
 
 /// The ledger's columns in the order the backends' row readers expect.
 pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
      input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
-     prev_hash, hash, server";
+     prev_hash, hash, server, review_model, review_decision, review_reason, review_latency_ms";
 
 /// A ledger row as stored, read without trusting the types: a tampered row
 /// must still be readable so that `verify` can name it.
@@ -33,6 +33,12 @@ pub(crate) struct RawRow {
     pub duration_us: i64,
     pub approval_id: Option<String>,
     pub server: Option<String>,
+    /// The reviewer's answer: all four or none (anything else is
+    /// malformed).
+    pub review_model: Option<String>,
+    pub review_decision: Option<String>,
+    pub review_reason: Option<String>,
+    pub review_latency_ms: Option<i64>,
     pub prev_hash: String,
     pub hash: String,
     /// Some column held a value of the wrong type (which the store never
@@ -41,12 +47,36 @@ pub(crate) struct RawRow {
 }
 
 impl RawRow {
+    /// The reviewer's answer as stored: `Ok(None)` when the row has none,
+    /// `Err` when only some of its columns are set or the latency is
+    /// negative (which the store never writes).
+    fn review(&self) -> std::result::Result<Option<ReviewFields<'_>>, ()> {
+        match (
+            &self.review_model,
+            &self.review_decision,
+            &self.review_reason,
+            self.review_latency_ms,
+        ) {
+            (None, None, None, None) => Ok(None),
+            (Some(model), Some(decision), Some(reason), Some(ms)) if ms >= 0 => {
+                Ok(Some(ReviewFields {
+                    model,
+                    decision,
+                    reason,
+                    latency_ms: ms.unsigned_abs(),
+                }))
+            }
+            _ => Err(()),
+        }
+    }
+
     /// The hash the row's stored content gives, with its stored previous
     /// hash, as if it stood at `seq`. `None` when the row is malformed.
     pub fn hash_at(&self, seq: i64) -> Option<String> {
         if self.malformed {
             return None;
         }
+        let review = self.review().ok()?;
         let seq = u64::try_from(seq).ok()?;
         Some(chain::row_hash(
             &self.prev_hash,
@@ -70,6 +100,7 @@ impl RawRow {
                 duration_us: self.duration_us.unsigned_abs(),
                 approval_id: self.approval_id.as_deref(),
                 server: self.server.as_deref(),
+                review,
             },
         ))
     }
@@ -88,6 +119,20 @@ impl RawRow {
                 "ledger row {seq}: a column holds a value of the wrong type"
             ));
         }
+        let review = match self.review() {
+            Err(()) => {
+                return Err(format!(
+                    "ledger row {seq}: its review columns are set only in part"
+                ));
+            }
+            Ok(None) => None,
+            Ok(Some(r)) => Some(Review {
+                model: r.model.to_owned(),
+                decision: r.decision.parse().map_err(bad)?,
+                reason: r.reason.to_owned(),
+                latency_ms: r.latency_ms,
+            }),
+        };
         Ok(Row {
             seq: u64::try_from(self.seq).map_err(|_| format!("ledger row {seq}: negative seq"))?,
             kind: self.kind.parse().map_err(bad)?,
@@ -109,6 +154,7 @@ impl RawRow {
                 outcome: self.outcome.parse().map_err(bad)?,
                 duration_us: self.duration_us.unsigned_abs(),
                 approval_id: self.approval_id,
+                review,
             },
             prev_hash: self.prev_hash,
             hash: self.hash,

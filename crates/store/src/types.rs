@@ -140,6 +140,52 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// What the reviewer model answered for a call the policy decided
+    /// `ask`.
+    ReviewDecision, "review decision" {
+        /// The reviewer allowed the call: it runs.
+        Allow => "allow",
+        /// The reviewer refused the call, with its reason.
+        Deny => "deny",
+        /// The reviewer left the call to a person, who is asked as before.
+        Escalate => "escalate",
+        /// The call went to a person without the reviewer: the session's
+        /// reviewer denials tripped the breaker (the reason says which
+        /// limit).
+        Breaker => "breaker",
+    }
+}
+
+/// The reviewer model's answer to a call, recorded with the call's row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    /// The model that reviewed the call (as configured, e.g.
+    /// `gpt-4.1-mini`).
+    pub model: String,
+    /// What it answered.
+    pub decision: ReviewDecision,
+    /// Why, in the reviewer's words (for a breaker row: which limit).
+    pub reason: String,
+    /// How long the review took, in milliseconds.
+    pub latency_ms: u64,
+}
+
+/// A session's reviewer answers, as [`Store::review_counts`] counts them
+/// over the session's rows in ledger order.
+///
+/// [`Store::review_counts`]: crate::Store::review_counts
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReviewCounts {
+    /// Rows reviewed `deny` since the last row reviewed `allow` or
+    /// `escalate` (a `breaker` row does not reset it).
+    pub denials_in_a_row: u32,
+    /// Rows reviewed `deny`.
+    pub denials: u32,
+    /// Rows whose call went to a person because the breaker had tripped.
+    pub breaker_rows: u32,
+}
+
 impl From<Answer> for ApprovalAnswer {
     fn from(answer: Answer) -> ApprovalAnswer {
         match answer {
@@ -190,6 +236,8 @@ pub struct Record {
     /// The pending approval the call waits on, when it waits in the queue;
     /// its resolution row carries the same id.
     pub approval_id: Option<String>,
+    /// The reviewer model's answer, when the call was reviewed.
+    pub review: Option<Review>,
 }
 
 /// A ledger row as stored: the record plus what the store added.
@@ -285,6 +333,8 @@ pub struct RowFilter {
     pub server: Option<String>,
     /// Only rows linked to this approval.
     pub approval_id: Option<String>,
+    /// Only rows of calls the reviewer model answered.
+    pub reviewed: bool,
     /// Only rows after this seq (for paging and following the ledger).
     pub after_seq: Option<u64>,
     /// At most this many rows.

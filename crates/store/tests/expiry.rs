@@ -115,9 +115,11 @@ fn a_version_1_database_is_migrated_with_its_approvals() {
     };
     // Put the file back to what version 1 wrote: the old CHECK, no pins and
     // no server columns (version 3), no trust table (version 4), no
-    // spool_folded table (version 5), user_version 1.
+    // spool_folded table (version 5), no review columns (version 6),
+    // user_version 1.
     {
         let conn = raw(&path);
+        conn.execute_batch(crate::support::UNDO_V6).unwrap();
         conn.execute_batch(
             "BEGIN;
              CREATE TABLE a1 AS SELECT id, created, session, client, call_id, tool, snapshot,

@@ -74,10 +74,11 @@ fn a_version_1_database_is_migrated_keeping_its_rows() {
     let (dir, store) = fresh();
     store.append(&executed("s", "c1")).unwrap();
     drop(store);
-    // Take the file back to schema version 1: no pins, trust or spool_folded
-    // table, no server columns.
+    // Take the file back to schema version 1: no review columns, no pins,
+    // trust or spool_folded table, no server columns.
     {
         let conn = raw(&db_in(&dir));
+        conn.execute_batch(crate::support::UNDO_V6).unwrap();
         conn.execute_batch(
             "DROP TABLE pins; DROP TABLE trust; DROP TABLE spool_folded;
              ALTER TABLE ledger DROP COLUMN server;

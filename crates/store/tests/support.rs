@@ -34,6 +34,7 @@ pub fn record(session: &str, call_id: &str, decision: Decision, outcome: Outcome
         outcome,
         duration_us: 120,
         approval_id: None,
+        review: None,
     }
 }
 
@@ -71,6 +72,14 @@ pub fn fresh() -> (tempfile::TempDir, Store) {
     let store = Store::open(dir.path().join("toolgate.db")).expect("open");
     (dir, store)
 }
+
+/// SQL that takes a SQLite ledger back from schema version 6 to 5: no
+/// review columns, no indexes for them.
+pub const UNDO_V6: &str = "DROP INDEX ledger_review; DROP INDEX ledger_request_approval;
+     ALTER TABLE ledger DROP COLUMN review_model;
+     ALTER TABLE ledger DROP COLUMN review_decision;
+     ALTER TABLE ledger DROP COLUMN review_reason;
+     ALTER TABLE ledger DROP COLUMN review_latency_ms;";
 
 /// A raw connection for editing the file behind the store's back.
 pub fn raw(path: &Path) -> rusqlite::Connection {
@@ -127,6 +136,13 @@ pub fn documented_hash(prev_hash: &str, row: &Row) -> String {
     if let Some(server) = r.server.as_deref() {
         h.update([1]);
         s(&mut h, server);
+    }
+    if let Some(review) = &r.review {
+        h.update([2]);
+        s(&mut h, &review.model);
+        s(&mut h, review.decision.as_str());
+        s(&mut h, &review.reason);
+        h.update(review.latency_ms.to_be_bytes());
     }
     hex(&h.finalize())
 }

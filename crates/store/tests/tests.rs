@@ -12,6 +12,7 @@ mod grants;
 mod ledger;
 mod pins;
 mod postgres;
+mod review;
 mod spool;
 mod support;
 mod tamper;

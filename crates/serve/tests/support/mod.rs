@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolgate_policy::{Call, Client, Notify};
 use toolgate_serve::{Config, Running, Server};
-use toolgate_store::{ApprovalAnswer, Decision, Outcome, PendingNew, Record, Store};
+use toolgate_store::{ApprovalAnswer, Decision, Outcome, PendingNew, Record, Review, Store};
 
 pub struct Fixture {
     pub _dir: tempfile::TempDir,
@@ -86,6 +86,22 @@ impl Fixture {
         remember: bool,
         reason: &str,
     ) -> String {
+        self.queue_reviewed(session, client, tool, input, remember, reason, None)
+    }
+
+    /// [`Fixture::queue_full`], with the reviewer model's answer on the
+    /// `waiting` row (an escalated call).
+    #[allow(clippy::too_many_arguments)]
+    pub fn queue_reviewed(
+        &self,
+        session: &str,
+        client: Option<Client>,
+        tool: &str,
+        input: Value,
+        remember: bool,
+        reason: &str,
+        review: Option<Review>,
+    ) -> String {
         let mut call = Call::new(tool, input);
         if let Some(c) = client {
             call = call.with_client(c);
@@ -109,6 +125,7 @@ impl Fixture {
             outcome: Outcome::Waiting,
             duration_us: 1,
             approval_id: None,
+            review,
         };
         let pending = PendingNew {
             session: session.into(),

@@ -36,7 +36,8 @@ impl Db {
         let insert_row = tx
             .prepare(&format!(
                 "INSERT INTO ledger ({ROW_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)"
+                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
+                 $25)"
             ))
             .map_err(self.db())?;
         for r in &snapshot.ledger {
@@ -70,6 +71,10 @@ impl Db {
                     &r.prev_hash,
                     &r.hash,
                     &r.server,
+                    &r.review_model,
+                    &r.review_decision,
+                    &r.review_reason,
+                    &r.review_latency_ms,
                 ],
             )
             .map_err(self.db())?;

@@ -4,11 +4,11 @@ use postgres::GenericClient;
 use postgres::types::{ToSql, Type};
 
 use super::{Db, to_i64};
-use crate::chain::{self, Fields};
+use crate::chain::{self, Fields, ReviewFields};
 use crate::error::Result;
 use crate::stored::{ROW_COLUMNS, RawRow};
 use crate::time;
-use crate::types::{Appended, Head, Record, Row, RowFilter, RowKind, Totals};
+use crate::types::{Appended, Head, Record, ReviewCounts, Row, RowFilter, RowKind, Totals};
 
 impl Db {
     /// Appends a request row in its own transaction.
@@ -35,6 +35,9 @@ impl Db {
                 args.push(Box::new(value.clone()));
                 sql.push_str(&format!(" AND {column} = ${}", args.len()));
             }
+        }
+        if filter.reviewed {
+            sql.push_str(" AND review_decision IS NOT NULL");
         }
         sql.push_str(if filter.newest_first {
             " ORDER BY seq DESC"
@@ -90,6 +93,54 @@ impl Db {
         })
     }
 
+    /// The request row of the call queued as approval `id`.
+    pub fn request_row(&self, id: &str) -> Result<Option<Row>> {
+        let mut conn = self.conn()?;
+        // The terms match index `ledger_request_approval`'s condition.
+        let row = conn
+            .query_opt(
+                &format!(
+                    "SELECT {ROW_COLUMNS} FROM ledger \
+                     WHERE approval_id = $1 AND approval_id IS NOT NULL AND kind = 'request' \
+                     ORDER BY seq LIMIT 1"
+                ),
+                &[&id],
+            )
+            .map_err(self.db())?;
+        row.map(|r| {
+            read_raw(&r)
+                .map_err(self.db())?
+                .into_row()
+                .map_err(|detail| self.corrupt(detail))
+        })
+        .transpose()
+    }
+
+    /// A session's reviewer answers; see [`ReviewCounts`].
+    pub fn review_counts(&self, session: &str) -> Result<ReviewCounts> {
+        let mut conn = self.conn()?;
+        let row = conn
+            .query_one(
+                "WITH reviewed AS (
+                     SELECT seq, review_decision AS d FROM ledger
+                     WHERE session = $1 AND review_decision IS NOT NULL)
+                 SELECT
+                     COUNT(*) FILTER (WHERE d = 'deny' AND seq > COALESCE((
+                         SELECT MAX(seq) FROM reviewed WHERE d IN ('allow', 'escalate')), 0)),
+                     COUNT(*) FILTER (WHERE d = 'deny'),
+                     COUNT(*) FILTER (WHERE d = 'breaker')
+                 FROM reviewed",
+                &[&session],
+            )
+            .map_err(self.db())?;
+        let n = |i| u32::try_from(row.get::<_, i64>(i).max(0)).unwrap_or(u32::MAX);
+        Ok(ReviewCounts {
+            denials_in_a_row: n(0),
+            denials: n(1),
+            breaker_rows: n(2),
+        })
+    }
+
     /// The head row.
     pub fn head(&self) -> Result<Head> {
         let mut conn = self.conn()?;
@@ -136,9 +187,15 @@ pub(crate) fn append_row(
             duration_us,
             approval_id: record.approval_id.as_deref(),
             server: record.server.as_deref(),
+            review: record.review.as_ref().map(ReviewFields::of),
         },
     );
     let seq_i = to_i64(seq);
+    let review = record.review.as_ref();
+    let review_model = review.map(|r| r.model.as_str());
+    let review_decision = review.map(|r| r.decision.as_str());
+    let review_reason = review.map(|r| r.reason.as_str());
+    let review_latency = review.map(|r| to_i64(chain::stored_latency(r.latency_ms)));
     let duration_i = to_i64(duration_us);
     let approval = record.approval.map(|a| a.as_str());
     // One round trip (typed parameters need no prepare): the row and the
@@ -148,7 +205,7 @@ pub(crate) fn append_row(
             "WITH appended AS (
                  INSERT INTO ledger ({ROW_COLUMNS}) VALUES
                  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                  $18, $19, $20, $21)
+                  $18, $19, $20, $21, $22, $23, $24, $25)
                  RETURNING seq, hash)
              UPDATE head SET seq = appended.seq, hash = appended.hash FROM appended
              WHERE head.id = 1"
@@ -175,6 +232,10 @@ pub(crate) fn append_row(
             (&head.hash, Type::TEXT),
             (&hash, Type::TEXT),
             (&record.server, Type::TEXT),
+            (&review_model, Type::TEXT),
+            (&review_decision, Type::TEXT),
+            (&review_reason, Type::TEXT),
+            (&review_latency, Type::INT8),
         ],
     )
     .map_err(|source| {
@@ -233,6 +294,10 @@ pub(crate) fn read_raw(r: &postgres::Row) -> std::result::Result<RawRow, postgre
         duration_us,
         approval_id: r.try_get(17)?,
         server: r.try_get(20)?,
+        review_model: r.try_get(21)?,
+        review_decision: r.try_get(22)?,
+        review_reason: r.try_get(23)?,
+        review_latency_ms: r.try_get(24)?,
         prev_hash: r.try_get(18)?,
         hash: r.try_get(19)?,
         malformed: duration_us < 0,

@@ -23,6 +23,11 @@ pub(crate) const MIGRATIONS: &[(i32, &str, &str)] = &[
         "0003_expiry_server",
         include_str!("../../migrations/postgres/0003_expiry_server.sql"),
     ),
+    (
+        4,
+        "0004_review",
+        include_str!("../../migrations/postgres/0004_review.sql"),
+    ),
 ];
 
 /// The advisory lock key the migrations hold (ASCII `tgdb`, as SQLite's

@@ -6,11 +6,11 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::Db;
-use crate::chain::{self, Fields};
+use crate::chain::{self, Fields, ReviewFields};
 use crate::error::{Error, Result};
 use crate::stored::{ROW_COLUMNS, RawRow};
 use crate::time;
-use crate::types::{Appended, Head, Record, Row, RowFilter, RowKind, Totals};
+use crate::types::{Appended, Head, Record, ReviewCounts, Row, RowFilter, RowKind, Totals};
 
 impl Db {
     /// Moves the rows of the spool beside the database into the ledger
@@ -91,6 +91,9 @@ impl Db {
                 sql.push_str(&format!(" AND {column} = ?{}", args.len()));
             }
         }
+        if filter.reviewed {
+            sql.push_str(" AND review_decision IS NOT NULL");
+        }
         sql.push_str(if filter.newest_first {
             " ORDER BY seq DESC"
         } else {
@@ -116,6 +119,46 @@ impl Db {
                 })
             })
             .collect()
+    }
+
+    /// The request row of the call queued as approval `id`.
+    pub fn request_row(&self, id: &str) -> Result<Option<Row>> {
+        self.fold_spool()?;
+        let conn = self.conn();
+        // The terms match index `ledger_request_approval`'s condition.
+        let raw = conn
+            .prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM ledger \
+                 WHERE approval_id = ?1 AND kind = 'request' ORDER BY seq LIMIT 1"
+            ))
+            .and_then(|mut stmt| stmt.query_row([id], read_raw).optional())
+            .map_err(self.db())?;
+        raw.map(|r| {
+            r.into_row().map_err(|detail| Error::Corrupt {
+                path: self.path.clone(),
+                detail,
+            })
+        })
+        .transpose()
+    }
+
+    /// A session's reviewer answers; see [`ReviewCounts`].
+    pub fn review_counts(&self, session: &str) -> Result<ReviewCounts> {
+        self.fold_spool()?;
+        let conn = self.conn();
+        // Reads only index `ledger_review`: the session's reviewed rows.
+        conn.prepare_cached(REVIEW_COUNTS_SQLITE)
+            .and_then(|mut stmt| {
+                stmt.query_row([session], |r| {
+                    let n = |i| r.get::<_, i64>(i).map(to_u32);
+                    Ok(ReviewCounts {
+                        denials_in_a_row: n(0)?,
+                        denials: n(1)?,
+                        breaker_rows: n(2)?,
+                    })
+                })
+            })
+            .map_err(self.db())
     }
 
     /// The last seq and hash, as the `head` table holds them.
@@ -163,6 +206,24 @@ impl Db {
         })
         .map_err(self.db())
     }
+}
+
+/// Counts over one session's reviewed rows (`?1`): deny rows after the
+/// last allow or escalate row, deny rows, breaker rows.
+const REVIEW_COUNTS_SQLITE: &str = "WITH reviewed AS (
+        SELECT seq, review_decision AS d FROM ledger
+        WHERE session = ?1 AND review_decision IS NOT NULL),
+    reset AS (
+        SELECT COALESCE(MAX(seq), 0) AS seq FROM reviewed WHERE d IN ('allow', 'escalate'))
+    SELECT
+        COUNT(*) FILTER (WHERE d = 'deny' AND seq > (SELECT seq FROM reset)),
+        COUNT(*) FILTER (WHERE d = 'deny'),
+        COUNT(*) FILTER (WHERE d = 'breaker')
+    FROM reviewed";
+
+/// A count as `u32`, saturating.
+pub(crate) fn to_u32(n: i64) -> u32 {
+    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
 }
 
 /// Appends one row. The caller holds a `BEGIN IMMEDIATE` transaction on
@@ -213,11 +274,14 @@ fn append_row_at(
             duration_us,
             approval_id: record.approval_id.as_deref(),
             server: record.server.as_deref(),
+            review: record.review.as_ref().map(ReviewFields::of),
         },
     );
+    let review = record.review.as_ref();
     conn.prepare_cached(&format!(
         "INSERT INTO ledger ({ROW_COLUMNS}) VALUES \
-         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
+          ?21, ?22, ?23, ?24, ?25)"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -242,6 +306,10 @@ fn append_row_at(
             head.hash,
             hash,
             record.server,
+            review.map(|r| r.model.as_str()),
+            review.map(|r| r.decision.as_str()),
+            review.map(|r| r.reason.as_str()),
+            review.map(|r| to_i64(chain::stored_latency(r.latency_ms))),
         ])
     })
     .map_err(|e| match e.sqlite_error_code() {
@@ -343,6 +411,17 @@ pub(crate) fn read_raw(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
     let prev_hash = text(18)?.unwrap_or_default();
     let hash = text(19)?.unwrap_or_default();
     let server = text(20)?;
+    let review_model = text(21)?;
+    let review_decision = text(22)?;
+    let review_reason = text(23)?;
+    let review_latency_ms = match r.get::<_, Value>(24)? {
+        Value::Integer(n) => Some(n),
+        Value::Null => None,
+        _ => {
+            malformed = true;
+            Some(0)
+        }
+    };
     let mut int = |i: usize| -> rusqlite::Result<i64> {
         Ok(match r.get::<_, Value>(i)? {
             Value::Integer(n) => n,
@@ -374,6 +453,10 @@ pub(crate) fn read_raw(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
         duration_us,
         approval_id,
         server,
+        review_model,
+        review_decision,
+        review_reason,
+        review_latency_ms,
         prev_hash,
         hash,
         malformed: malformed || !(0..=1).contains(&hard) || duration_us < 0,

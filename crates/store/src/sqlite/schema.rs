@@ -6,12 +6,12 @@ pub const APPLICATION_ID: i32 = 0x7467_6462;
 
 /// `PRAGMA user_version` written by this build. A file with a higher
 /// version is refused rather than read with the wrong schema.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `MIGRATIONS[v - 1]` takes an empty database (v = 1) or version `v - 1`
 /// to version `v`. Each runs in the same `BEGIN IMMEDIATE` transaction that
 /// sets `user_version`, so a crash leaves the old version intact.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 const V1: &str = r#"
 -- One row per submitted call (kind 'request'), plus one per call that
@@ -165,6 +165,25 @@ CREATE TABLE spool_folded (
     line_hash TEXT    NOT NULL
 );
 INSERT INTO spool_folded (id, line_hash) VALUES (1, '');
+"#;
+
+/// Version 6: the reviewer model's answer to a call the policy asked
+/// about, and what counting a session's reviewer answers reads.
+const V6: &str = r#"
+-- All four set for a reviewed call, all NULL otherwise (and for every row
+-- written before version 6).
+ALTER TABLE ledger ADD COLUMN review_model TEXT;
+ALTER TABLE ledger ADD COLUMN review_decision TEXT;
+ALTER TABLE ledger ADD COLUMN review_reason TEXT;
+ALTER TABLE ledger ADD COLUMN review_latency_ms INTEGER;
+-- Only reviewed rows are in it, so other appends write no page for it:
+-- counting a session's reviewer answers reads the index alone.
+CREATE INDEX ledger_review ON ledger (session, seq, review_decision)
+    WHERE review_decision IS NOT NULL;
+-- The request row of a queued call, found by its approval (the page shows
+-- the reviewer's reason beside it). Only rows that waited are in it.
+CREATE INDEX ledger_request_approval ON ledger (approval_id)
+    WHERE approval_id IS NOT NULL AND kind = 'request';
 "#;
 
 #[cfg(test)]
