@@ -57,28 +57,24 @@ assert_eq!(agent.gate().stats().executions, 1);
 */
 #![deny(missing_docs)]
 
-mod anthropic;
-mod http;
-mod live;
-mod model;
-mod openai;
 mod run;
 pub mod scripted;
 mod tools;
 mod trace;
 mod wait;
 
-pub use anthropic::{ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION, AnthropicModel};
-pub use http::HttpOptions;
-pub use live::ApiConfig;
-pub use model::{
-    Arguments, Conversation, Message, Model, ModelError, ToolCall, ToolDef, ToolReply, Turn,
-};
-pub use openai::{OPENAI_DEFAULT_BASE_URL, OpenAiModel};
 pub use run::{
     Agent, Finish, Handling, INVALID_ARGUMENTS_RULE, Limits, Observer, Quiet, Step, Stop,
     default_system_prompt,
 };
 pub use scripted::{DEFAULT_SCRIPT, Script, ScriptError, ScriptedModel};
+/// The conversation types and the live clients, from `toolgate-model`
+/// (the gate's reviewer uses them too).
+pub use toolgate_model as model;
+pub use toolgate_model::{
+    ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION, AnthropicModel, ApiConfig, Arguments,
+    Conversation, HttpOptions, Message, Model, ModelError, OPENAI_DEFAULT_BASE_URL, OpenAiModel,
+    ToolCall, ToolDef, ToolReply, Turn,
+};
 pub use tools::{TOOL_NAMES, builtin_tools};
 pub use trace::{Trace, cut, describe_step};

@@ -192,6 +192,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         GateOptions {
             store: Some(store),
             blocked_tools: args.block.clone(),
+            requests: toolgate_gate::Requests::Given(vec![args.task.clone()]),
             ..GateOptions::default()
         },
     )

@@ -56,6 +56,7 @@ pub mod host;
 mod queue;
 mod record;
 mod result;
+pub mod review;
 pub mod texts;
 
 pub use approver::{
@@ -64,7 +65,7 @@ pub use approver::{
 };
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
-pub use gate::{Gate, GateOptions, INVALID_ARGUMENTS_RULE, Stats, new_session_id};
+pub use gate::{Gate, GateOptions, INVALID_ARGUMENTS_RULE, Requests, Stats, new_session_id};
 pub use host::{HostError, Setup};
 pub use result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
 pub use texts::refusal_text;

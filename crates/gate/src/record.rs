@@ -90,7 +90,7 @@ pub(crate) fn record_of(gate: &Gate, snapshot: &Call, decision: &Decision, row: 
         outcome: row.outcome.store(),
         duration_us: elapsed_us(row.start),
         approval_id: row.approval_id.clone(),
-        review: None,
+        review: gate.review.clone(),
     }
 }
 

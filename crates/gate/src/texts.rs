@@ -175,6 +175,30 @@ pub fn unrecorded_text(reason: &str, problem: &str) -> String {
     )
 }
 
+/// A call the reviewer refused: not executed, the rule's reason and the
+/// reviewer's.
+pub fn review_denied_text(reason: &str, model: &str, review: &str) -> String {
+    refusal_shown(
+        &format!(
+            "{}; the reviewer ({}) refused it: {}",
+            esc(reason),
+            esc(model),
+            esc(review)
+        ),
+        false,
+        None,
+    )
+}
+
+/// Said once, when a session's reviewer denials send its asks to the
+/// person.
+pub fn review_breaker_text(limit: &str) -> String {
+    format!(
+        "toolgate: {}; from now on a person decides every call of this session that the policy asks about.",
+        esc(limit)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,4 +2,5 @@
 
 mod approvals;
 mod processes;
+mod review;
 mod scenarios;

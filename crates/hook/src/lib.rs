@@ -126,7 +126,9 @@ pub use gemini::GeminiInput;
 pub use grok::grok_hook;
 pub use plugin::{opencode_hook, pi_hook};
 pub use qwen::qwen_hook;
-pub use run::{Approver, DEFAULT_WAIT, HookOptions, claude_hook, codex_hook, gemini_hook};
+pub use run::{
+    Approver, DEFAULT_WAIT, HookOptions, REVIEW_BUDGET, claude_hook, codex_hook, gemini_hook,
+};
 
 use std::fmt;
 

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use toolgate_gate::{
-    Gate, GateOptions, HostApprover, Patience, Setup, UnavailableApprover, Verdict as GateVerdict,
-    WaitingApprover, texts,
+    Gate, GateOptions, HostApprover, Patience, Requests, Setup, UnavailableApprover,
+    Verdict as GateVerdict, WaitingApprover, texts,
 };
 use toolgate_policy::{Call, Client, Mode, Policy};
 
@@ -123,6 +123,9 @@ pub fn claude_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             session: input.session_id,
             client_mode,
             host: Host::Claude,
+            requests: input
+                .transcript_path
+                .map_or(Requests::None, Requests::ClaudeTranscript),
         };
         match job.run(opts) {
             Ok(verdict) => {
@@ -168,6 +171,7 @@ pub fn gemini_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             session: input.session_id,
             client_mode: None,
             host: Host::Gemini,
+            requests: Requests::None,
         };
         match job.run(opts) {
             Ok(verdict) => {
@@ -213,6 +217,7 @@ pub fn codex_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             session: input.session_id,
             client_mode,
             host: Host::Codex(input.event),
+            requests: Requests::None,
         };
         match job.run(opts) {
             Ok(verdict) => {
@@ -353,12 +358,21 @@ pub(crate) fn serve<I>(
     })
 }
 
+/// The longest a review may take in a hook, whatever the policy says: well
+/// within every client's hook timeout (`hook install` registers 30 s or
+/// more; Claude Code and Gemini CLI default to 60 s), since most clients
+/// run the call when the hook does not answer in time. A review cut short
+/// goes to the person.
+pub const REVIEW_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// One call to decide, with what the hook input says about its session.
 pub(crate) struct Job {
     pub(crate) call: Call,
     pub(crate) session: String,
     pub(crate) client_mode: Option<Mode>,
     pub(crate) host: Host,
+    /// Where the reviewer reads the person's own requests.
+    pub(crate) requests: Requests,
 }
 
 impl Job {
@@ -383,6 +397,7 @@ impl Job {
             session,
             client_mode: None,
             host,
+            requests: Requests::None,
         }
     }
 }
@@ -448,6 +463,8 @@ impl Job {
             store_error,
             client_mode: self.client_mode,
             who: format!("hook:{}", self.host.client()),
+            requests: self.requests.clone(),
+            review_budget: Some(REVIEW_BUDGET),
             ..GateOptions::default()
         };
         let mut gate = Gate::new(policy, approver, gate_opts);

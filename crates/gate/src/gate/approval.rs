@@ -71,6 +71,9 @@ impl Gate {
                 };
             }
         }
+        if let Some(settled) = self.review_step(snapshot, decision) {
+            return settled;
+        }
         let digest = decision.digest.clone().unwrap_or_else(|| snapshot.digest());
         let mut req = ApprovalRequest {
             call: snapshot.clone(),

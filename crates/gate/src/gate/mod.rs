@@ -33,6 +33,7 @@ mod decisions;
 mod grants;
 mod ledger;
 mod resume;
+mod reviewing;
 
 use decisions::{blocked_by_host, unreadable_decision};
 
@@ -60,6 +61,27 @@ pub struct GateOptions {
     pub who: String,
     /// The MCP server the calls go to, for the record and the queue.
     pub server: Option<String>,
+    /// The person's own requests, which the reviewer reads beside a call.
+    pub requests: Requests,
+    /// The longest a review may take here, whatever the policy's
+    /// `[review] timeout` says: a hook must answer before its client gives
+    /// up on it (most clients then run the call).
+    pub review_budget: Option<std::time::Duration>,
+}
+
+/// Where the person's own requests come from, for the reviewer. A
+/// transcript is read only when a call is reviewed, so calls that are not
+/// pay nothing for it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Requests {
+    /// The host gives none.
+    #[default]
+    None,
+    /// The requests themselves, oldest first (`toolgate agent`'s task).
+    Given(Vec<String>),
+    /// A Claude Code transcript (`transcript_path`): its user messages
+    /// only, never tool results or the agent's words.
+    ClaudeTranscript(std::path::PathBuf),
 }
 
 impl Default for GateOptions {
@@ -73,6 +95,8 @@ impl Default for GateOptions {
             blocked_tools: Vec::new(),
             who: "toolgate".into(),
             server: None,
+            requests: Requests::None,
+            review_budget: None,
         }
     }
 }
@@ -136,6 +160,16 @@ pub struct Gate {
     pub(crate) server: Option<String>,
     stats: Stats,
     pub(crate) warnings: Vec<String>,
+    requests: Requests,
+    review_budget: Option<std::time::Duration>,
+    /// The current call's review, written into its rows.
+    pub(crate) review: Option<toolgate_store::Review>,
+    /// Said once to the model, the first time the breaker sends a
+    /// session's asks to the person.
+    review_notice: Option<String>,
+    /// Reviewer denials of a gate without a store (a store counts them
+    /// itself, across the processes of one session).
+    review_counts: toolgate_store::ReviewCounts,
 }
 
 /// Where a call stands once the approver (or the queue) has spoken.
@@ -195,6 +229,11 @@ impl Gate {
             server: opts.server,
             stats: Stats::default(),
             warnings: Vec::new(),
+            requests: opts.requests,
+            review_budget: opts.review_budget,
+            review: None,
+            review_notice: None,
+            review_counts: toolgate_store::ReviewCounts::default(),
         }
     }
 
@@ -333,6 +372,10 @@ impl Gate {
             }
             Approval::Wait { text, id, log } => (text, true, Outcome::Waiting, Some(log), Some(id)),
         };
+        let content = match self.review_notice.take() {
+            Some(n) => format!("{content}\n{n}"),
+            None => content,
+        };
         self.stats.count(outcome);
         ToolResult {
             call_id: snapshot.id.clone(),
@@ -445,6 +488,10 @@ impl Gate {
                 (Verdict::Wait, text, Some(log), Some(id), Outcome::Waiting)
             }
         };
+        let message = match self.review_notice.take() {
+            Some(n) => format!("{message}\n{n}"),
+            None => message,
+        };
         self.stats.count(outcome);
         Passage {
             call_id: snapshot.id.clone(),
@@ -460,6 +507,8 @@ impl Gate {
     /// the policy with this session's grants and the modes.
     fn decide(&mut self, snapshot: &Call, digest: &str) -> Decision {
         self.stats.requests += 1;
+        self.review = None;
+        self.review_notice = None;
         if self.blocked.contains(&snapshot.tool) {
             return blocked_by_host(snapshot, self.mode.unwrap_or(self.policy.mode()), digest);
         }

@@ -24,6 +24,9 @@ pub struct ApiConfig {
     pub max_tokens: u32,
     /// Retries and timeouts.
     pub http: HttpOptions,
+    /// OpenAI's `response_format` (structured output), sent as given;
+    /// the Anthropic Messages API has no such field and ignores it.
+    pub response_format: Option<serde_json::Value>,
 }
 
 impl ApiConfig {
@@ -40,6 +43,7 @@ impl ApiConfig {
             stream: true,
             max_tokens: 4096,
             http: HttpOptions::default(),
+            response_format: None,
         }
     }
 }
@@ -54,6 +58,7 @@ impl fmt::Debug for ApiConfig {
             .field("stream", &self.stream)
             .field("max_tokens", &self.max_tokens)
             .field("http", &self.http)
+            .field("response_format", &self.response_format)
             .finish()
     }
 }

@@ -107,6 +107,9 @@ impl OpenAiModel {
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools);
         }
+        if let Some(format) = &self.config.response_format {
+            body["response_format"] = format.clone();
+        }
         body
     }
 }

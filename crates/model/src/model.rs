@@ -106,7 +106,7 @@ impl Arguments {
                 Ok(Value::Object(m)) => Ok(m),
                 Ok(other) => Err(format!(
                     "arguments are not a JSON object (got {})",
-                    toolgate_policy::json_type_name(&other)
+                    type_name(&other)
                 )),
                 Err(e) => Err(format!("arguments are not valid JSON: {e}")),
             },
@@ -215,5 +215,17 @@ fn retried_note(attempts: u32) -> String {
         format!(" after {attempts} attempts")
     } else {
         String::new()
+    }
+}
+
+/// The JSON type of a value, as an error names it.
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
