@@ -193,6 +193,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
             store: Some(store),
             blocked_tools: args.block.clone(),
             requests: toolgate_gate::Requests::Given(vec![args.task.clone()]),
+            session_start: Some(std::time::SystemTime::now()),
             ..GateOptions::default()
         },
     )

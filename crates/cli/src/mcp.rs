@@ -130,6 +130,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
         server: server.clone(),
         mode,
         stores: Default::default(),
+        started: std::time::SystemTime::now(),
     };
     let config = Config {
         server,

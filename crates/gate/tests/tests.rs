@@ -4,3 +4,4 @@ mod approvals;
 mod processes;
 mod review;
 mod scenarios;
+mod self_written;

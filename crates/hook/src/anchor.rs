@@ -54,6 +54,34 @@ pub fn anchor(
     )
 }
 
+/// When the session began: the time its first call was recorded in the
+/// state directory (recorded now when this is its first call). `None`
+/// without a state directory or a session id, or when the record cannot be
+/// written or read: the checks that need it are then skipped, as for a
+/// host without sessions.
+pub fn session_start(
+    state_dir: Option<&Path>,
+    client: &str,
+    session: &str,
+) -> Option<std::time::SystemTime> {
+    let dir = state_dir?.join(SESSIONS_DIR);
+    if session.is_empty() {
+        return None;
+    }
+    let key = toolgate_policy::layers::digest(format!("{client}\0{session}").as_bytes());
+    let file = dir.join(format!("{key}.start"));
+    if let Ok(m) = std::fs::metadata(&file) {
+        return m.modified().ok();
+    }
+    let _ = std::fs::create_dir_all(&dir);
+    // Of two first calls, the first to create the file sets the time.
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file);
+    std::fs::metadata(&file).and_then(|m| m.modified()).ok()
+}
+
 /// [`anchor`] with the client's project directory given.
 fn anchor_with(
     workspace: Option<&Path>,

@@ -439,6 +439,11 @@ impl Job {
         let policy = setup
             .load_policy(cwd)
             .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;
+        let session_start = crate::anchor::session_start(
+            setup.state_dir.as_deref(),
+            self.host.client().as_str(),
+            &self.session,
+        );
         // Spooled: a hook process lives for one call, and opening SQLite
         // would be most of its work; its ledger row goes to the spool
         // beside the database unless the call needs the database itself
@@ -465,6 +470,7 @@ impl Job {
             who: format!("hook:{}", self.host.client()),
             requests: self.requests.clone(),
             review_budget: Some(REVIEW_BUDGET),
+            session_start,
             ..GateOptions::default()
         };
         let mut gate = Gate::new(policy, approver, gate_opts);

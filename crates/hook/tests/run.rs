@@ -1022,3 +1022,39 @@ fn sandbox_rewrites_allowed_and_asked_shell_commands_and_records_the_rewrite() {
             .contains("'sandbox'")
     );
 }
+
+#[test]
+fn a_script_written_during_the_session_asks_when_run() {
+    let p = Project::new("allow = [\"Bash(git status)\", \"Bash(python3 *)\"]\n");
+    // The session's first call begins it; the script is written after.
+    let (first, _) =
+        claude_answer(&p.claude_with(&p.opts(), "sw", "default", "Bash", bash("git status")));
+    assert_eq!(first, "allow");
+    std::thread::sleep(Duration::from_millis(120));
+    std::fs::write(p.dir.join("diag.py"), "print(1)\n").expect("write the script");
+    let (decision, reason) =
+        claude_answer(&p.claude_with(&p.opts(), "sw", "default", "Bash", bash("python3 diag.py")));
+    assert_eq!(decision, "ask", "{reason}");
+    assert!(
+        reason.contains("`gate:self-written`")
+            || reason.contains("written or changed during this session"),
+        "{reason}"
+    );
+    let rows = p.rows();
+    assert_eq!(
+        rows.last().and_then(|r| r.record.rule.as_deref()),
+        Some("gate:self-written")
+    );
+
+    // A session that began after the script was written runs it under the
+    // allow.
+    std::thread::sleep(Duration::from_millis(120));
+    let (decision, reason) = claude_answer(&p.claude_with(
+        &p.opts(),
+        "later",
+        "default",
+        "Bash",
+        bash("python3 diag.py"),
+    ));
+    assert_eq!(decision, "allow", "{reason}");
+}

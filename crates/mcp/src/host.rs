@@ -35,6 +35,9 @@ pub struct Host {
     pub mode: Option<Mode>,
     /// Open connections to the store, reused call after call.
     pub stores: Arc<Mutex<Vec<Store>>>,
+    /// When the gateway started, which begins its session: a script
+    /// changed since and run as a program asks.
+    pub started: std::time::SystemTime,
 }
 
 /// Connections kept for reuse; more calls at once open more, and those
@@ -71,6 +74,7 @@ impl Host {
                     blocked_tools: blocked,
                     who: "mcp".into(),
                     server: Some(self.server.clone()),
+                    session_start: Some(self.started),
                     ..GateOptions::default()
                 };
                 let mut gate = Gate::new(Arc::clone(&self.policy), approver, opts);

@@ -44,6 +44,10 @@ pub const BUILTIN_WRITE: &str = "builtin:write";
 pub const BUILTIN_SHELL: &str = "builtin:shell";
 /// See [`BUILTIN_READ`].
 pub const BUILTIN_FETCH: &str = "builtin:fetch";
+/// A read or write of a place where credentials live (`~/.ssh/**`,
+/// `/etc/shadow`, `/proc/*/environ`, ...: `system::CREDENTIALS`), denied
+/// in every policy; only an allow rule naming that exact file lifts it.
+pub const BUILTIN_CREDENTIALS: &str = "builtin:credentials";
 
 /// `toolgate sandbox --no-sandbox`: a command ran outside the OS boundary
 /// because the user said so (recorded in the ledger).
@@ -54,6 +58,9 @@ pub const SANDBOX_OFF_IN_POLICY: &str = "sandbox:off-in-policy";
 /// A local daemon's socket masked in the sandbox while the network is
 /// closed (in the sandbox's plan, not in decisions).
 pub const SANDBOX_DAEMON_SOCKET: &str = "sandbox:daemon-socket";
+/// A script the session itself wrote (or changed) since it began, run as a
+/// program: asks whatever allowed the interpreter or the path.
+pub const GATE_SELF_WRITTEN: &str = "gate:self-written";
 
 /// Every id above.
 pub const ALL: &[&str] = &[
@@ -73,9 +80,11 @@ pub const ALL: &[&str] = &[
     BUILTIN_WRITE,
     BUILTIN_SHELL,
     BUILTIN_FETCH,
+    BUILTIN_CREDENTIALS,
     SANDBOX_NO_SANDBOX_FLAG,
     SANDBOX_OFF_IN_POLICY,
     SANDBOX_DAEMON_SOCKET,
+    GATE_SELF_WRITTEN,
 ];
 
 /// Prefixes kept for ids toolgate may add: a user rule's id may not start

@@ -11,6 +11,7 @@ mod fuzz_regressions;
 mod layers;
 mod properties;
 mod review;
+mod shell_precision;
 mod state_database;
 mod urls;
 mod walk;

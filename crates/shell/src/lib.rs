@@ -146,8 +146,11 @@ pub enum EffectKind {
 /// (`docs/policy.md`, "How a call is decided", step 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Origin {
-    /// A redirect (`> f`, `>> f`, `&> f`, `< f`, `<> f`): with no rule matching
-    /// it, the policy's default decides.
+    /// A redirect (`> f`, `>> f`, `&> f`, `< f`, `<> f`), or a write that an
+    /// option turns on in a command that otherwise reads (`sort -o f`, `sed
+    /// -i`, `find -delete`, `git log --output=f`, `strace -o f`): with no
+    /// rule matching it, the policy's default decides. An allow for the
+    /// command does not cover it.
     Redirect,
     /// An operand of a known reader, writer or fetcher: with no rule matching
     /// it, it takes the decision of its command.

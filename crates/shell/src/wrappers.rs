@@ -146,14 +146,131 @@ fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading:
     if end >= argv.len() {
         return Step::None;
     }
+    let (cwd, changes) = root_and_dir(name, argv, &p);
     Step::Wrapper {
         wrapper: texts(&argv[..end]),
         rest: argv[end..].to_vec(),
-        cwd: None,
+        cwd,
         env: Vec::new(),
-        unknown: unknown_option(name, &p, short, long),
+        unknown: unknown_option(name, &p, short, long).or(changes),
         xargs: None,
     }
+}
+
+/// Whether a literal path names the root directory (`/`, `//`, `/.`, `/..`).
+fn is_root(a: &Arg) -> bool {
+    use std::path::Component;
+    a.literal
+        && a.text.starts_with('/')
+        && std::path::Path::new(&a.text)
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::CurDir | Component::ParentDir))
+}
+
+/// The directory the command of `chroot`, `nsenter` or `unshare` runs in,
+/// and why its paths cannot be followed, when they cannot. `chroot DIR`
+/// and `unshare --root=DIR` change to the new root's `/` (`chroot /
+/// cat x` reads `/x`); a root other than `/` makes every path of the
+/// command one beneath it, resolved through that tree's own links, which
+/// is not analysed; `nsenter --wd=DIR` runs it in DIR, and `nsenter -w`,
+/// `-r` without a directory, `-m` or `-a` in the target process's
+/// directories or mount namespace.
+fn root_and_dir(name: &str, argv: &[Arg], p: &Parsed<'_>) -> (Option<Arg>, Option<String>) {
+    let other_root = |dir: &Arg| {
+        format!(
+            "`{name}` runs the command with `{}` as its root: its paths lie beneath it and resolve through that tree's own links, which is not analysed",
+            dir.text
+        )
+    };
+    match name {
+        "chroot" => {
+            let Some(root) = argv.get(p.next) else {
+                return (None, None);
+            };
+            // Relative paths then resolve beneath the new root: as seen from
+            // here, in it.
+            let skip = p.options.contains(&"skip-chdir");
+            if is_root(root) {
+                ((!skip).then(|| Arg::lit("/")), None)
+            } else {
+                ((!skip).then(|| root.clone()), Some(other_root(root)))
+            }
+        }
+        "unshare" => {
+            let root = p.values_of(&["R", "root"]).last();
+            let wd = p.values_of(&["w", "wd"]).last().cloned();
+            match root {
+                Some(r) if !is_root(r) => (wd.or_else(|| Some(r.clone())), Some(other_root(r))),
+                Some(_) => (wd.or_else(|| Some(Arg::lit("/"))), None),
+                None => (wd, None),
+            }
+        }
+        "nsenter" => {
+            // `-r`, `-w` take a directory only attached (`--wd=DIR`): alone,
+            // they mean the target process's.
+            if p.options.iter().any(|o| matches!(*o, "w" | "r"))
+                || ["root", "wd"]
+                    .iter()
+                    .any(|o| p.options.contains(o) && p.values_of(&[o]).next().is_none())
+            {
+                return (
+                    None,
+                    Some(format!(
+                        "`{name}` runs the command in the target process's root or working directory, which is not known"
+                    )),
+                );
+            }
+            if p.options
+                .iter()
+                .any(|o| matches!(*o, "m" | "mount" | "a" | "all"))
+            {
+                return (
+                    None,
+                    Some(format!(
+                        "`{name}` runs the command in another mount namespace, where its paths name other files"
+                    )),
+                );
+            }
+            let wd = p.values_of(&["wd"]).last().cloned();
+            match p.values_of(&["root"]).last() {
+                Some(r) if !is_root(r) => (wd, Some(other_root(r))),
+                _ => (wd, None),
+            }
+        }
+        _ => (None, None),
+    }
+}
+
+/// The files a wrapper itself writes: the trace of `strace -o FILE` and
+/// `ltrace -o FILE`, the statistics of `time -o FILE` (GNU time). A
+/// `strace -o '|cmd'` or `'!cmd'` pipes the trace to a program: an unknown.
+pub(crate) fn writes(name: &str, argv: &[Arg]) -> (Vec<Arg>, Option<String>) {
+    let Some(&(_, short, long, _)) = tables::known(name).wrapper else {
+        return (Vec::new(), None);
+    };
+    if !matches!(name, "strace" | "ltrace" | "time") {
+        return (Vec::new(), None);
+    }
+    let p = parse_leading(argv, short, long);
+    let mut files = Vec::new();
+    let mut unknown = None;
+    for v in p.values_of(&["o", "output"]) {
+        if name == "strace" && v.text.starts_with(['|', '!']) {
+            unknown = Some(format!(
+                "`strace -o {}` pipes the trace to a program",
+                v.text
+            ));
+            continue;
+        }
+        files.push(v.clone());
+    }
+    // `strace -ff -o FILE` writes one `FILE.PID` per process.
+    let separate = p.options.iter().filter(|o| **o == "f").count() >= 2
+        || p.options.iter().any(|o| o.starts_with("output-sep"));
+    if name == "strace" && separate && !files.is_empty() {
+        unknown = Some("`strace -ff -o FILE` writes `FILE.PID` files whose names are known only when it runs".into());
+    }
+    (files, unknown)
 }
 
 /// For a wrapper whose every option is known ([`tables::wrapper_flags`]),
@@ -491,12 +608,23 @@ fn watch(argv: &[Arg]) -> Step {
 
 /// The options of `argv` from index 1, parsed as getopt would with `short`
 /// and `long` options taking a value: the index of the first operand, each
-/// option seen (as written, without a value), and the values by option.
+/// option seen (as written, without a value), and the values by option,
+/// whether given in the next word or attached (`-ofile`, `--output=file`).
 /// Parsing stops at the first operand or `--`.
 struct Parsed<'a> {
     next: usize,
     options: Vec<&'a str>,
-    values: Vec<(&'a str, &'a Arg)>,
+    values: Vec<(&'a str, Arg)>,
+}
+
+impl Parsed<'_> {
+    /// The values given to any of `names` (short letters, long names).
+    fn values_of<'s>(&'s self, names: &'s [&str]) -> impl Iterator<Item = &'s Arg> + 's {
+        self.values
+            .iter()
+            .filter(move |(o, _)| names.contains(o))
+            .map(|(_, v)| v)
+    }
 }
 
 fn parse_leading<'a>(argv: &'a [Arg], short: &str, long: &[&str]) -> Parsed<'a> {
@@ -516,12 +644,15 @@ fn parse_leading<'a>(argv: &'a [Arg], short: &str, long: &[&str]) -> Parsed<'a> 
         }
         if let Some(l) = t.strip_prefix("--") {
             match l.split_once('=') {
-                Some((opt, _)) => p.options.push(opt),
+                Some((opt, value)) => {
+                    p.options.push(opt);
+                    p.values.push((opt, a.with_text(value)));
+                }
                 None => {
                     p.options.push(l);
                     if long.contains(&l) {
                         if let Some(v) = argv.get(p.next) {
-                            p.values.push((l, v));
+                            p.values.push((l, v.clone()));
                         }
                         p.next += 1;
                     }
@@ -531,13 +662,17 @@ fn parse_leading<'a>(argv: &'a [Arg], short: &str, long: &[&str]) -> Parsed<'a> 
         }
         let cluster = &t[1..];
         for (pos, c) in cluster.char_indices() {
-            p.options.push(&cluster[pos..pos + c.len_utf8()]);
+            let letter = &cluster[pos..pos + c.len_utf8()];
+            p.options.push(letter);
             if short.contains(c) {
-                if pos + c.len_utf8() == cluster.len() {
+                let rest = &cluster[pos + c.len_utf8()..];
+                if rest.is_empty() {
                     if let Some(v) = argv.get(p.next) {
-                        p.values.push((&cluster[pos..pos + c.len_utf8()], v));
+                        p.values.push((letter, v.clone()));
                     }
                     p.next += 1;
+                } else {
+                    p.values.push((letter, a.with_text(rest)));
                 }
                 break;
             }
@@ -610,11 +745,7 @@ fn script(argv: &[Arg]) -> Step {
     if logs_elsewhere {
         return opaque(argv, "`script` writes its session log to a file".to_owned());
     }
-    let command = p
-        .values
-        .iter()
-        .find(|(o, _)| matches!(*o, "c" | "command"))
-        .map(|(_, v)| *v);
+    let command = p.values_of(&["c", "command"]).next();
     Step::Shell {
         wrapper: texts(argv),
         script: match command {
@@ -721,8 +852,8 @@ fn at(argv: &[Arg]) -> Step {
     {
         return Step::None;
     }
-    let script = match p.values.iter().find(|(o, _)| *o == "f") {
-        Some((_, file)) => Script::File((*file).clone()),
+    let script = match p.values_of(&["f"]).next() {
+        Some(file) => Script::File(file.clone()),
         None => Script::Stdin,
     };
     Step::Shell {

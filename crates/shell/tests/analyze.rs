@@ -522,14 +522,14 @@ fn xargs_and_find_run_commands() {
     check(
         "find /tmp -delete",
         &["find /tmp -delete"],
-        &["R /tmp", "Wr /tmp"],
+        &["R /tmp", "W>r /tmp"],
         &[],
         &[],
     );
     check(
         "find / -delete",
         &["find / -delete"],
-        &["R /", "Wr /"],
+        &["R /", "W>r /"],
         &[],
         &["rm-root"],
     );
@@ -545,7 +545,7 @@ fn xargs_and_find_run_commands() {
     check(
         "find . -fprint out.txt",
         &["find . -fprint out.txt"],
-        &["R .", "W out.txt"],
+        &["R .", "W> out.txt"],
         &[],
         &[],
     );
@@ -903,7 +903,7 @@ fn readers_read_their_operands() {
     check(
         "sort -o out.txt in.txt",
         &["sort -o out.txt in.txt"],
-        &["W out.txt", "R in.txt"],
+        &["W> out.txt", "R in.txt"],
         &[],
         &[],
     );
@@ -917,7 +917,7 @@ fn readers_read_their_operands() {
     check(
         "uniq in out",
         &["uniq in out"],
-        &["R in", "W out"],
+        &["R in", "W> out"],
         &[],
         &[],
     );
@@ -998,21 +998,21 @@ fn readers_read_their_operands() {
     check(
         "sed -i 's/a/b/' f.txt",
         &["sed -i s/a/b/ f.txt"],
-        &["W f.txt"],
+        &["W> f.txt"],
         &[],
         &[],
     );
     check(
         "sed -i.bak -e 's/a/b/' f.txt",
         &["sed -i.bak -e s/a/b/ f.txt"],
-        &["W f.txt"],
+        &["W> f.txt"],
         &[],
         &[],
     );
     check(
         "sed 's/a/b/w stolen' f.txt",
         &["sed s/a/b/w stolen f.txt"],
-        &["W stolen", "R f.txt"],
+        &["W> stolen", "R f.txt"],
         &[],
         &[],
     );
@@ -1042,7 +1042,7 @@ fn readers_read_their_operands() {
     check(
         "yq -i '.a = 1' f.yml",
         &["yq -i .a = 1 f.yml"],
-        &["W f.yml"],
+        &["W> f.yml"],
         &[],
         &[],
     );
@@ -1063,7 +1063,7 @@ fn readers_read_their_operands() {
     check(
         "xxd bin out.hex",
         &["xxd bin out.hex"],
-        &["R bin", "W out.hex"],
+        &["R bin", "W> out.hex"],
         &[],
         &[],
     );
@@ -1081,7 +1081,7 @@ fn readers_read_their_operands() {
     check(
         "less -o log.txt f",
         &["less -o log.txt f"],
-        &["W log.txt", "R f"],
+        &["W> log.txt", "R f"],
         &[],
         &[],
     );
@@ -1922,8 +1922,8 @@ fn exfiltration_and_writes_are_effects() {
     check("find . -name '*.env' -exec cat {} +", &["find . -name *.env -exec cat {} +", "cat ."], &["R .", "Rr ."], &[], &[]);
     check("ls | xargs -I % sh -c 'cat %'", &["ls", "sh -c cat %"], &[], &["not literal"], &[]);
     check("git -c core.sshCommand='sh -c id' fetch origin", &["git -c core.sshCommand=sh -c id fetch origin"], &[], &["git -c"], &[]);
-    check("git log --output=/tmp/x", &["git log --output=/tmp/x"], &["W /tmp/x"], &[], &[]);
-    check("sed -n 'w /etc/cron.d/x' f", &["sed -n w /etc/cron.d/x f"], &["W /etc/cron.d/x", "R f"], &[], &[]);
+    check("git log --output=/tmp/x", &["git log --output=/tmp/x"], &["W> /tmp/x"], &[], &[]);
+    check("sed -n 'w /etc/cron.d/x' f", &["sed -n w /etc/cron.d/x f"], &["W> /etc/cron.d/x", "R f"], &[], &[]);
     check("tar -cf - . | ssh host tar -xf -", &["tar -cf - .", "ssh host tar -xf -"], &["Rr .", "F tcp://host"], &[], &[]);
     check("IFS=/ ls", &["ls"], &[], &["`IFS`"], &[]);
     check("a=rm; $a -rf /", &["rm -rf /"], &["Wrd /"], &[], &["rm-root"]);

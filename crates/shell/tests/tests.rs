@@ -8,5 +8,6 @@ mod globs;
 mod hardening;
 mod made;
 mod network;
+mod options;
 mod props;
 mod real;

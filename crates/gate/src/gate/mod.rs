@@ -30,6 +30,7 @@ use crate::texts;
 
 mod approval;
 mod decisions;
+mod fresh;
 mod grants;
 mod ledger;
 mod resume;
@@ -67,6 +68,10 @@ pub struct GateOptions {
     /// `[review] timeout` says: a hook must answer before its client gives
     /// up on it (most clients then run the call).
     pub review_budget: Option<std::time::Duration>,
+    /// When the session began: a script changed since then and run as a
+    /// program asks (`gate:self-written`). `None` (no session, as in
+    /// `toolgate check`) skips that check.
+    pub session_start: Option<std::time::SystemTime>,
 }
 
 /// Where the person's own requests come from, for the reviewer. A
@@ -97,6 +102,7 @@ impl Default for GateOptions {
             server: None,
             requests: Requests::None,
             review_budget: None,
+            session_start: None,
         }
     }
 }
@@ -162,6 +168,7 @@ pub struct Gate {
     pub(crate) warnings: Vec<String>,
     requests: Requests,
     review_budget: Option<std::time::Duration>,
+    session_start: Option<std::time::SystemTime>,
     /// The current call's review, written into its rows.
     pub(crate) review: Option<toolgate_store::Review>,
     /// Said once to the model, the first time the breaker sends a
@@ -231,6 +238,7 @@ impl Gate {
             warnings: Vec::new(),
             requests: opts.requests,
             review_budget: opts.review_budget,
+            session_start: opts.session_start,
             review: None,
             review_notice: None,
             review_counts: toolgate_store::ReviewCounts::default(),
@@ -515,13 +523,14 @@ impl Gate {
         let decision =
             self.decide_with(snapshot, digest, self.grants.as_deref().unwrap_or_default());
         if decision.decision != Effect::Ask || self.grants.is_some() {
-            return decision;
+            return self.self_written(snapshot, decision);
         }
         self.load_grants();
-        match self.grants.as_deref() {
+        let decision = match self.grants.as_deref() {
             Some(grants) if !grants.is_empty() => self.decide_with(snapshot, digest, grants),
             _ => decision,
-        }
+        };
+        self.self_written(snapshot, decision)
     }
 
     fn decide_with(&self, snapshot: &Call, digest: &str, grants: &[String]) -> Decision {

@@ -314,7 +314,12 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 }
             }
             for f in o.values(&["--output", "-o"]) {
-                d.add(Access::Write, f, sub == "format-patch");
+                if matches!(sub, "format-patch" | "archive") {
+                    d.add(Access::Write, f, sub == "format-patch");
+                } else {
+                    // `git log --output=f`: a command that shows, writing.
+                    d.add_by_option(Access::Write, f, false);
+                }
             }
             if sub == "diff" && o.has(&["--no-index"]) {
                 for f in &o.operands {

@@ -27,6 +27,12 @@ pub(crate) struct Found {
     pub access: Access,
     pub arg: Arg,
     pub recursive: bool,
+    /// A write that an option or a mode turns on in a command that
+    /// otherwise only reads (`sort -o f`, `sed -i`, `find -delete`, `git
+    /// log --output=f`): an allow for the command is a permission to read,
+    /// so the write is judged as a redirect is, by the rules on writing its
+    /// target or else the policy's default ([`crate::Origin::Redirect`]).
+    pub by_option: bool,
 }
 
 /// A command run by another one (`find -exec`, `git bisect run`).
@@ -102,7 +108,29 @@ impl Derived {
             access,
             arg: arg.clone(),
             recursive: recursive || arg.beneath,
+            by_option: false,
         });
+    }
+
+    /// Adds a write that an option turns on (`git log --output=f`).
+    pub(crate) fn add_by_option(&mut self, access: Access, arg: &Arg, recursive: bool) {
+        let before = self.found.len();
+        self.add(access, arg, recursive);
+        for f in self.found.iter_mut().skip(before) {
+            f.by_option = true;
+        }
+    }
+
+    /// Marks every write of a command whose table calls it a reader as
+    /// turned on by an option: whatever made it write (`-o`, `-i`,
+    /// `-delete`, an output operand of `uniq`/`xxd`), an allow written for
+    /// the reader does not cover it.
+    fn writes_by_option(&mut self) {
+        for f in &mut self.found {
+            if matches!(f.access, Access::Write | Access::Delete | Access::WriteDir) {
+                f.by_option = true;
+            }
+        }
     }
 }
 
@@ -261,6 +289,9 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
     };
     if spec.operands == Operands::Custom {
         custom(name, spec, args, &mut d);
+        if spec.read_only {
+            d.writes_by_option();
+        }
         finish_read_only(&mut d);
         return d;
     }
@@ -369,6 +400,9 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         }
     }
     risky::check(name, args, &o, &mut d);
+    if spec.read_only {
+        d.writes_by_option();
+    }
     finish_read_only(&mut d);
     d
 }

@@ -139,6 +139,7 @@ pub(super) fn sed_file(d: &mut Derived, access: Access, name: String) {
         access,
         arg: Arg::lit(name),
         recursive: false,
+        by_option: false,
     });
 }
 

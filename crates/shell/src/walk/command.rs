@@ -111,6 +111,9 @@ impl<'o> Walker<'o> {
     ) {
         let mut xargs: Option<Option<String>> = None;
         let mut privilege = None;
+        // Files the wrappers themselves write (`strace -o f`), with the
+        // directory each was opened in.
+        let mut wrapper_writes: Vec<(Arg, Option<Option<PathBuf>>)> = Vec::new();
         loop {
             let Some(first) = argv.first() else { return };
             if !first.literal {
@@ -151,6 +154,12 @@ impl<'o> Walker<'o> {
                     if let Some(u) = unknown {
                         self.unknown(u, None);
                     }
+                    let (files, why) = wrappers::writes(&name, &argv);
+                    if let Some(u) = why {
+                        self.unknown(u, None);
+                    }
+                    let dir = self.effect_cwd(scope, cmd_cwd.as_ref());
+                    wrapper_writes.extend(files.into_iter().map(|f| (f, dir.clone())));
                     if cwd.is_some() {
                         cmd_cwd = cwd;
                     }
@@ -178,6 +187,7 @@ impl<'o> Walker<'o> {
                     if name == "trap" {
                         self.vars_off = true;
                     }
+                    self.wrapper_writes(std::mem::take(&mut wrapper_writes), None);
                     if self.shell(&name, script, w, s, scope, sub_fetched, &argv) {
                         return;
                     }
@@ -186,6 +196,7 @@ impl<'o> Walker<'o> {
                 Step::None => break,
             }
         }
+        let idx = self.out.commands.len();
         self.emit(
             argv,
             wrappers,
@@ -196,6 +207,31 @@ impl<'o> Walker<'o> {
             xargs,
             privilege,
         );
+        if !wrapper_writes.is_empty() {
+            if let Some(c) = self.out.commands.get_mut(idx) {
+                c.read_only = false;
+            }
+            self.wrapper_writes(wrapper_writes, Some(idx));
+        }
+    }
+
+    /// The files wrappers write (`strace -o f`, `time -o f`): writes an
+    /// option turns on, judged as redirects are.
+    fn wrapper_writes(&mut self, files: Vec<(Arg, Option<Option<PathBuf>>)>, idx: Option<usize>) {
+        for (f, dir) in files {
+            if f.literal && tables::HARMLESS_DEVICES.contains(&f.text.as_str()) {
+                continue;
+            }
+            self.effect(
+                EffectKind::Write,
+                &f,
+                Origin::Redirect,
+                false,
+                false,
+                idx,
+                &dir,
+            );
+        }
     }
 
     pub(super) fn is_fetched(&self, path: &str) -> bool {
@@ -340,6 +376,7 @@ impl<'o> Walker<'o> {
                     access: Access::Delete,
                     arg: dir,
                     recursive: true,
+                    by_option: false,
                 });
             }
         }
@@ -372,6 +409,7 @@ impl<'o> Walker<'o> {
                     access: Access::Read,
                     arg: file,
                     recursive: false,
+                    by_option: false,
                 });
             }
         }
@@ -392,10 +430,16 @@ impl<'o> Walker<'o> {
                         .insert(f.arg.text.trim_start_matches("./").to_string());
                 }
             }
+            // A write an option turns on is judged as a redirect is.
+            let origin = if f.by_option && kind == EffectKind::Write {
+                Origin::Redirect
+            } else {
+                Origin::Operand
+            };
             self.effect(
                 kind,
                 &f.arg,
-                Origin::Operand,
+                origin,
                 recursive,
                 delete,
                 Some(idx),

@@ -1,0 +1,200 @@
+//! Scripts the session wrote, run as programs: an allow for the
+//! interpreter or the path does not cover them.
+//!
+//! The person allowed `python3 *` or `./run.sh` for what those files held
+//! when they wrote the rule. A file whose change time is newer than the
+//! session's start was written (or replaced, linked, renamed) since; the
+//! agent running it is the agent running its own code. The change time is
+//! the kernel's: no program can set it back.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use toolgate_policy::Action;
+
+use super::*;
+
+/// Interpreters whose first operand is the script they run, and the
+/// options after which there is no script file (code given inline, a
+/// module by name).
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("python", &["-c", "-m"]),
+    ("bash", &["-c"]),
+    ("sh", &["-c"]),
+    ("dash", &["-c"]),
+    ("zsh", &["-c"]),
+    ("ksh", &["-c"]),
+    ("fish", &["-c", "--command"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("php", &["-r"]),
+    ("lua", &["-e"]),
+    ("Rscript", &["-e"]),
+    ("tsx", &["-e", "--eval"]),
+    ("ts-node", &["-e", "--eval"]),
+    ("bun", &["-e", "--eval"]),
+    ("source", &[]),
+    (".", &[]),
+];
+
+/// Options of those interpreters that take the next word as their value.
+const TAKES_VALUE: &[&str] = &["-W", "-X", "-o", "-O", "-r", "--require", "-I", "--import"];
+
+impl Gate {
+    /// The policy's allow, unless the call runs a script written since the
+    /// session began: then an ask naming it.
+    pub(super) fn self_written(&self, snapshot: &Call, decision: Decision) -> Decision {
+        let Some(start) = self.session_start else {
+            return decision;
+        };
+        if decision.decision != Effect::Allow || decision.mode == Mode::Bypass {
+            return decision;
+        }
+        let base = snapshot
+            .cwd
+            .clone()
+            .or_else(|| self.policy.roots().first().cloned());
+        let fresh = decision.actions.iter().find_map(|a| match &a.action {
+            Action::Exec { argv, .. } => script(argv)
+                .map(|s| resolve(&s, base.as_deref()))
+                .filter(|p| changed_since(p, start)),
+            _ => None,
+        });
+        let Some(path) = fresh else {
+            return decision;
+        };
+        let mut asked = decision;
+        asked.reason = format!(
+            "`{}` was written or changed during this session and runs as a program; an allow for its interpreter or path does not cover what the agent wrote",
+            path.display()
+        );
+        asked.decision = Effect::Ask;
+        asked.rule = Some(rule_ids::GATE_SELF_WRITTEN.into());
+        asked.hard = false;
+        asked.remember = false;
+        asked.grant_rules = Vec::new();
+        asked
+    }
+}
+
+/// The file a command runs as a program: a command word with a slash, or
+/// the script an interpreter is given.
+fn script(argv: &[String]) -> Option<String> {
+    let program = argv.first()?;
+    if program.contains('/') && !is_interpreter(program) {
+        return Some(program.clone());
+    }
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let (_, inline) = INTERPRETERS
+        .iter()
+        .find(|(n, _)| interpreter_name(name) == *n)?;
+    let mut words = argv.iter().skip(1);
+    // `deno run FILE`, `bun run FILE`.
+    let mut skip_run = matches!(name, "deno" | "bun");
+    while let Some(w) = words.next() {
+        if skip_run && w == "run" {
+            skip_run = false;
+            continue;
+        }
+        if w == "--" {
+            return words.next().cloned();
+        }
+        if inline
+            .iter()
+            .any(|o| w == o || w.starts_with(&format!("{o}=")))
+        {
+            return None;
+        }
+        if w.starts_with('-') && w.len() > 1 {
+            if TAKES_VALUE.contains(&w.as_str()) {
+                words.next();
+            }
+            continue;
+        }
+        return Some(w.clone());
+    }
+    None
+}
+
+/// `python3.12` and `python3` are `python`; `deno` is one too (with `run`).
+fn interpreter_name(name: &str) -> &str {
+    if name.starts_with("python") {
+        return "python";
+    }
+    match name {
+        "deno" => "bun",
+        n => n,
+    }
+}
+
+fn is_interpreter(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let name = interpreter_name(name);
+    INTERPRETERS.iter().any(|(n, _)| *n == name) && name != "."
+}
+
+fn resolve(path: &str, base: Option<&Path>) -> PathBuf {
+    let p = Path::new(path);
+    match base {
+        Some(b) if p.is_relative() => b.join(p),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// How much earlier than the session's start a change still counts: file
+/// times come from the kernel's coarse clock, which can lag the clock a
+/// session's start is read from by a few milliseconds.
+const CLOCK_SLACK: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The file, or the link naming it, changed at or after `start`. A file
+/// that cannot be looked at was not written by the session as far as this
+/// check can tell; the rules have decided it.
+fn changed_since(path: &Path, start: SystemTime) -> bool {
+    let start = start.checked_sub(CLOCK_SLACK).unwrap_or(start);
+    use std::os::unix::fs::MetadataExt;
+    let since = |m: std::fs::Metadata| {
+        let ctime = SystemTime::UNIX_EPOCH
+            + std::time::Duration::new(
+                u64::try_from(m.ctime()).unwrap_or(0),
+                u32::try_from(m.ctime_nsec()).unwrap_or(0),
+            );
+        ctime >= start
+    };
+    std::fs::symlink_metadata(path).is_ok_and(since) || std::fs::metadata(path).is_ok_and(since)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_script_a_command_runs() {
+        for (cmd, want) in [
+            ("python3 diag.py x", Some("diag.py")),
+            ("python3.12 -u diag.py", Some("diag.py")),
+            ("python3 -W ignore diag.py", Some("diag.py")),
+            ("python3 -m pytest", None),
+            ("python3 -c print(1)", None),
+            ("bash run.sh", Some("run.sh")),
+            ("bash -c ls", None),
+            ("./run.sh --fast", Some("./run.sh")),
+            ("scripts/build", Some("scripts/build")),
+            ("/usr/bin/python3 tool.py", Some("tool.py")),
+            ("node --eval 1", None),
+            ("node app.js", Some("app.js")),
+            ("deno run -A main.ts", Some("main.ts")),
+            ("source env.sh", Some("env.sh")),
+            (". env.sh", Some("env.sh")),
+            ("ls -la", None),
+            ("cargo test", None),
+        ] {
+            assert_eq!(script(&argv(cmd)).as_deref(), want, "{cmd}");
+        }
+    }
+}
