@@ -7,6 +7,7 @@ mod conformance;
 mod connect;
 mod corpus;
 mod corpus_props;
+mod differential;
 mod fuzz_regressions;
 mod layers;
 mod properties;
