@@ -9,7 +9,8 @@ boundary prepared for one command, against what exists when it starts:
 | --- | --- |
 | writes only inside the roots and a private temp dir | Landlock (the `landlock` module) |
 | every path a Read rule denies unreadable, by every program | an empty read-only file or directory bound over it, in a private mount namespace inside a user namespace; other names of the same inode found in the walk masked too ([`Plan`]) |
-| protected paths (`.git`, `.claude`, ...), paths an Edit or Write rule denies, the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
+| protected paths (`.claude`, `.git/config`, `.git/hooks`, ...), paths an Edit or Write rule denies, the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
+| git's own data in `.git` writable, the names that make git run a program or read elsewhere (`config`, `hooks`, `commondir`, ...) not, even when absent | placeholders made for absent names, each bound over itself; `.git` bound over itself writable (the `git` module) |
 | no network unless a rule allows fetches | Landlock for TCP, seccomp for every socket family but `AF_UNIX` |
 | `/tmp`, `/var/tmp`, `/dev/shm` the command's own (what the roots need there put back) | the private temp dir bound over `/tmp`, empty memory file systems over the others |
 | with the network closed, no Unix socket outside the roots | Landlock (abstract sockets, ABI 6; pathname sockets, ABI 9), masks over the sockets beneath `/run` and `$XDG_RUNTIME_DIR`, the private directories above |
@@ -17,7 +18,8 @@ boundary prepared for one command, against what exists when it starts:
 | masks that stay | a second user namespace locks the mounts; seccomp refuses mount calls |
 
 Each mechanism has its module: `landlock`, `mounts` (namespaces and
-binds), `seccomp`, `plan` (the walk) and `profile` (from the policy).
+binds), `seccomp`, `plan` (the walk), `git` (a git directory's layout) and
+`profile` (from the policy).
 
 # Fail closed
 
@@ -53,6 +55,7 @@ needs a single-threaded caller, which a freshly forked child is.
 mod check;
 mod error;
 mod exec;
+mod git;
 mod landlock;
 mod ledger;
 mod mounts;
@@ -65,6 +68,7 @@ mod seccomp;
 pub use check::{PartReport, check};
 pub use error::{Part, SandboxError};
 pub use exec::{can_exec, exec};
+pub use git::COMMONDIR_PLACEHOLDER;
 pub use ledger::{OptOut, record_unsandboxed, unsandboxed_record};
 pub use plan::{Op, Plan};
 pub use profile::{Profile, WALK_LIMIT};

@@ -45,6 +45,9 @@ pub(crate) struct Bind {
     pub(crate) source: CString,
     pub(crate) target: CString,
     pub(crate) recursive: bool,
+    /// Bound with `open_tree` and `move_mount`, neither following the path
+    /// when it is a symlink: the link itself becomes the mount point.
+    pub(crate) link: bool,
     /// The read-only remount's flags; `None` when the source's mount is
     /// read-only already (a bind inherits it).
     pub(crate) remount: Option<MountFlags>,
@@ -301,13 +304,31 @@ impl Namespaces {
                     source: cstring(p)?,
                     target: cstring(p)?,
                     recursive: p.is_dir(),
+                    link: false,
                     remount: Some(remount_flags(p)?),
+                    optional: false,
+                },
+                Op::Pin(p) => Bind {
+                    source: cstring(p)?,
+                    target: cstring(p)?,
+                    recursive: true,
+                    link: false,
+                    remount: None,
+                    optional: false,
+                },
+                Op::Link(p) => Bind {
+                    source: cstring(p)?,
+                    target: cstring(p)?,
+                    recursive: false,
+                    link: true,
+                    remount: None,
                     optional: false,
                 },
                 Op::Mask { path, dir, rule } => Bind {
                     source: cstring(if *dir { empty_dir } else { empty_file })?,
                     target: cstring(path)?,
                     recursive: false,
+                    link: false,
                     remount: if *dir { dir_flags } else { file_flags },
                     optional: rule == crate::plan::DAEMON_SOCKET,
                 },
@@ -348,7 +369,9 @@ impl Namespaces {
         }
         for (i, b) in self.binds.iter().enumerate() {
             let i = u16::try_from(i).unwrap_or(u16::MAX);
-            let r = if b.recursive {
+            let r = if b.link {
+                bind_link(b)
+            } else if b.recursive {
                 rustix::mount::mount_bind_recursive(b.source.as_c_str(), b.target.as_c_str())
             } else {
                 rustix::mount::mount_bind(b.source.as_c_str(), b.target.as_c_str())
@@ -462,6 +485,27 @@ impl PrivateDir {
         }
         Ok(())
     }
+}
+
+/// Binds `b.source` over `b.target` without following either when it is a
+/// symlink (`mount` follows both): the link itself becomes a mount point,
+/// which cannot be removed, renamed over or replaced.
+fn bind_link(b: &Bind) -> rustix::io::Result<()> {
+    use rustix::mount::{MoveMountFlags, OpenTreeFlags};
+    let tree = rustix::mount::open_tree(
+        rustix::fs::CWD,
+        b.source.as_c_str(),
+        OpenTreeFlags::OPEN_TREE_CLONE
+            | OpenTreeFlags::OPEN_TREE_CLOEXEC
+            | OpenTreeFlags::AT_SYMLINK_NOFOLLOW,
+    )?;
+    rustix::mount::move_mount(
+        &tree,
+        c"",
+        rustix::fs::CWD,
+        b.target.as_c_str(),
+        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+    )
 }
 
 /// A private tmpfs on `/dev/shm` with the temp dir, and beneath it a

@@ -38,6 +38,14 @@ pub const SOCKET_SCAN_LIMIT: usize = 20_000;
 pub enum Op {
     /// Bind the path over itself, read-only (recursively for a directory).
     ReadOnly(PathBuf),
+    /// Bind a directory over itself (recursively), still writable: a mount
+    /// point cannot be removed, renamed, or replaced (a git directory, see
+    /// `git`).
+    Pin(PathBuf),
+    /// Bind the path over itself without following it when it is a
+    /// symlink: the link itself cannot be removed, renamed or replaced (a
+    /// git directory's placeholders, see `git`).
+    Link(PathBuf),
     /// Bind an empty read-only file or directory over the path.
     Mask {
         /// The path.
@@ -72,6 +80,7 @@ impl Plan {
             masked: HashSet::new(),
             readonly: HashSet::new(),
             linked: Vec::new(),
+            git_dirs: Vec::new(),
             seen: 0,
             denies_writes: profile.policy().is_some_and(|p| p.denies_writes()),
         };
@@ -131,7 +140,24 @@ impl Plan {
     pub fn masks(&self) -> impl Iterator<Item = &Path> {
         self.ops.iter().filter_map(|o| match o {
             Op::Mask { path, .. } => Some(path.as_path()),
-            Op::ReadOnly(_) => None,
+            _ => None,
+        })
+    }
+
+    /// The git directories whose own data is writable (see `git`).
+    pub fn git_dirs(&self) -> impl Iterator<Item = &Path> {
+        self.ops.iter().filter_map(|o| match o {
+            Op::Pin(p) if crate::git::is_git_dir_name(p) => Some(p.as_path()),
+            _ => None,
+        })
+    }
+
+    /// The paths kept in place as they are, links not followed (a git
+    /// directory's placeholders).
+    pub fn links(&self) -> impl Iterator<Item = &Path> {
+        self.ops.iter().filter_map(|o| match o {
+            Op::Link(p) => Some(p.as_path()),
+            _ => None,
         })
     }
 
@@ -149,7 +175,7 @@ impl Plan {
     pub fn readonly(&self) -> impl Iterator<Item = &Path> {
         self.ops.iter().filter_map(|o| match o {
             Op::ReadOnly(p) => Some(p.as_path()),
-            Op::Mask { .. } => None,
+            _ => None,
         })
     }
 }
@@ -157,8 +183,8 @@ impl Plan {
 /// `.git/objects`: thousands of compressed objects whose names no path
 /// pattern is written for, and which a mask could not protect anyway (a
 /// secret committed once is in the object store, readable through git).
-/// The walk does not descend there; `.git` itself is read-only, and a
-/// pattern that covers `.git` as a whole masks it whole.
+/// The walk does not descend there; a pattern that covers `.git` as a whole
+/// masks it whole.
 fn is_git_objects(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == "objects")
         && path
@@ -174,6 +200,9 @@ struct Walk<'a> {
     readonly: HashSet<PathBuf>,
     /// Files with more than one link: (device, inode, path).
     linked: Vec<(u64, u64, PathBuf)>,
+    /// The git directories laid out by `git::layout`: the built-in
+    /// protection of `.git` does not make what lies in them read-only.
+    git_dirs: Vec<PathBuf>,
     seen: usize,
     /// Whether some rule denies writes.
     denies_writes: bool,
@@ -273,10 +302,36 @@ impl Walk<'_> {
         // lies beneath a read-only bind needs no bind of its own. A path an
         // Edit or Write deny rule matches is kept read-only the same way
         // (`Edit(conf/**)` binds `conf` whole, so nothing can be created
-        // there either).
-        let protected = policy.protected_path(path).is_some()
-            || (dir && policy.protected_path(&path.join(PROBE)).is_some())
-            || (self.denies_writes && write_denied(policy, path, dir));
+        // there either). In a git directory laid out for git's own writes,
+        // the built-in `.git` protection is what the layout made read-only.
+        let in_git = crate::git::within(path, &self.git_dirs).is_some();
+        let by_pattern = |label: Option<&str>| match label {
+            Some(".git/**" | ".git") => !in_git,
+            Some(_) => true,
+            None => false,
+        };
+        let write_denied = self.denies_writes && write_denied(policy, path, dir);
+        if dir
+            && crate::git::is_git_dir_name(path)
+            && !write_denied
+            && !in_git
+            && self.profile.within_roots(path)
+            && !self.profile.roots.iter().any(|r| r == path)
+            && !path.ancestors().skip(1).any(|a| self.readonly.contains(a))
+        {
+            // Unless the layout cannot be made: then `.git` stays
+            // read-only as a whole, below.
+            if let Ok(ops) = crate::git::layout(path) {
+                self.git_dirs.push(path.to_path_buf());
+                for op in ops {
+                    self.push_git_op(op);
+                }
+                return Ok(false);
+            }
+        }
+        let protected = by_pattern(policy.protected_path(path))
+            || (dir && by_pattern(policy.protected_path(&path.join(PROBE))))
+            || write_denied;
         if protected
             && !path.ancestors().skip(1).any(|a| self.readonly.contains(a))
             && self.readonly.insert(path.to_path_buf())
@@ -291,6 +346,20 @@ impl Walk<'_> {
             self.linked.push((m.dev(), m.ino(), path.to_path_buf()));
         }
         Ok(false)
+    }
+
+    /// Adds one mount of a git directory's layout, unless a read-only bind
+    /// already covers the path.
+    fn push_git_op(&mut self, op: Op) {
+        match op {
+            Op::ReadOnly(p) => {
+                if !p.ancestors().any(|a| self.readonly.contains(a)) {
+                    self.readonly.insert(p.clone());
+                    self.ops.push(Op::ReadOnly(p));
+                }
+            }
+            other => self.ops.push(other),
+        }
     }
 
     fn mask(&mut self, path: PathBuf, dir: bool, rule: String) {

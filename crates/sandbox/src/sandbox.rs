@@ -204,7 +204,7 @@ pub(crate) fn describe_step(plan: &Plan, step: u8, index: usize, e: io::Error) -
         .unwrap_or("setup");
     if step <= mounts::STEP_LOCK || step >= mounts::STEP_SHM {
         let target = match plan.ops.get(index) {
-            Some(Op::ReadOnly(p)) | Some(Op::Mask { path: p, .. })
+            Some(Op::ReadOnly(p) | Op::Pin(p) | Op::Link(p) | Op::Mask { path: p, .. })
                 if step == mounts::STEP_BIND || step == mounts::STEP_REMOUNT =>
             {
                 format!(" of `{}`", p.display())

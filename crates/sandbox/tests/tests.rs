@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+mod git;
+
 use proptest::prelude::*;
 use toolgate_policy::{LoadOptions, Policy};
 use toolgate_sandbox::{
@@ -85,7 +87,7 @@ deny = ["Read(**/*.pem)", "Read(.env*)", "Read(vault/**)", "Read(~/.ssh/**)"]
     assert!(mask_of(&plan, &r.join("ok.txt")).is_none());
     let ro: Vec<&Path> = plan.readonly().collect();
     for p in [
-        r.join(".git"),
+        r.join(".git/config"),
         r.join("nested/.claude"),
         r.join("toolgate.toml"),
         w.base.join("state"),
@@ -96,15 +98,22 @@ deny = ["Read(**/*.pem)", "Read(.env*)", "Read(vault/**)", "Read(~/.ssh/**)"]
             p.display()
         );
     }
+    // `.git` is git's to write; its configuration is not.
+    assert_eq!(plan.git_dirs().collect::<Vec<_>>(), [r.join(".git")]);
+    assert!(!ro.contains(&r.join(".git").as_path()), "{ro:?}");
     // Nothing beneath a read-only directory needs a bind of its own.
-    assert!(!ro.contains(&r.join(".git/config").as_path()), "{ro:?}");
+    assert!(
+        !ro.contains(&r.join("nested/.claude/settings.json").as_path()),
+        "{ro:?}"
+    );
     // A directory comes before what lies beneath it.
     let pos = |p: &Path| {
         plan.ops.iter().position(|o| match o {
-            Op::ReadOnly(x) => x == p,
+            Op::ReadOnly(x) | Op::Pin(x) | Op::Link(x) => x == p,
             Op::Mask { path, .. } => path == p,
         })
     };
+    assert!(pos(&r.join(".git")) < pos(&r.join(".git/config")));
     assert!(pos(&r.join(".git")) < pos(&r.join("innocent.txt")));
 }
 
