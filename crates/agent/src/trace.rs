@@ -1,9 +1,15 @@
 //! The per-call trace `toolgate agent` writes to standard error, so that
 //! standard output carries only the model's final answer.
+//!
+//! Everything in it comes from the model or quotes it, and a terminal
+//! acts on escape sequences: every value is escaped for a person
+//! (`toolgate_store::shown`), so a model cannot make a call look like
+//! another or rewrite earlier lines.
 
 use std::io::Write;
 
 use toolgate_policy::Effect;
+use toolgate_store::shown;
 
 use crate::run::{Handling, Observer, Step};
 
@@ -40,8 +46,8 @@ pub fn describe_step(step: &Step) -> String {
     let call = format!(
         "call {} {} {}",
         step.number,
-        step.call.name,
-        cut(&step.call.arguments.to_json_string(), ARGS_SHOWN)
+        shown::line(&step.call.name),
+        shown::line(&cut(&step.call.arguments.to_json_string(), ARGS_SHOWN))
     );
     match &step.handling {
         Handling::Gate(r) => {
@@ -49,19 +55,22 @@ pub fn describe_step(step: &Step) -> String {
             let rule = d.rule.as_deref().unwrap_or("default");
             let mut s = format!("{call}: {} [{rule}]", d.decision.as_str());
             if d.decision != Effect::Allow {
-                s.push_str(&format!(" ({})", d.reason));
+                s.push_str(&format!(" ({})", shown::line(&d.reason)));
             }
             if let Some(a) = &r.approval {
                 s.push_str(&format!(", approver: {}", a.answer));
                 if let Some(n) = &a.note {
-                    s.push_str(&format!(" ({n})"));
+                    s.push_str(&format!(" ({})", shown::line(n)));
                 }
             }
             s.push_str(&format!(" -> {}", step.outcome));
             s
         }
         Handling::InvalidArguments { error } => {
-            format!("{call}: refused, {error} -> blocked (nothing ran)")
+            format!(
+                "{call}: refused, {} -> blocked (nothing ran)",
+                shown::line(error)
+            )
         }
         Handling::OverBudget { max_calls } => {
             format!("{call}: over the budget of {max_calls} call(s) -> not submitted")
@@ -73,7 +82,7 @@ pub fn describe_step(step: &Step) -> String {
 impl<W: Write> Observer for Trace<W> {
     fn text(&mut self, text: &str) {
         // A trace line that cannot be written is not worth stopping for.
-        let _ = writeln!(self.out, "model: {}", text.trim());
+        let _ = writeln!(self.out, "model: {}", shown::block(text.trim()));
     }
 
     fn step(&mut self, step: &Step) {
@@ -81,6 +90,28 @@ impl<W: Write> Observer for Trace<W> {
     }
 
     fn warning(&mut self, message: &str) {
-        let _ = writeln!(self.out, "toolgate: warning: {message}");
+        let _ = writeln!(self.out, "toolgate: warning: {}", shown::line(message));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_models_words_reach_the_terminal_escaped() {
+        let mut out = Vec::new();
+        let mut trace = Trace::new(&mut out);
+        trace.text("done\x1b[2K\rall good\u{202e}");
+        trace.warning("bad\x1b]0;title\x07");
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            !text.chars().any(|c| c != '\n' && shown::is_hidden(c)),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("done") && text.contains("all good"),
+            "{text:?}"
+        );
     }
 }

@@ -37,9 +37,9 @@ impl ElicitApprover {
         let args = serde_json::Value::Object(req.call.input.clone());
         let message = format!(
             "toolgate: approve this call of the MCP server `{}`?\n{}arguments: {}\ndigest:  {}",
-            self.server,
+            toolgate_gate::texts::shown::line(&self.server),
             req.details(),
-            serde_json::to_string_pretty(&args).unwrap_or_else(|_| args.to_string()),
+            toolgate_gate::texts::shown::json_pretty(&args),
             req.digest
         );
         let mut properties = serde_json::Map::new();
