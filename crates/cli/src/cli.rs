@@ -11,6 +11,7 @@ use crate::demo;
 use crate::hook;
 use crate::mcp;
 use crate::policy_cmd;
+use crate::review;
 use crate::sandbox;
 use crate::serve;
 use crate::state;
@@ -127,6 +128,10 @@ pub enum Command {
     /// `lint` it for rules that can never decide anything.
     #[command(subcommand)]
     Policy(policy_cmd::PolicyCommand),
+    /// The reviewer of the policy's `[review]` table: `eval` measures it on
+    /// a labelled set of calls (false positives, false negatives, latency).
+    #[command(subcommand)]
+    Review(review::ReviewCommand),
 }
 
 /// Where the policy comes from and how it is applied.
@@ -200,6 +205,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Store(c) => store::store(c),
         Command::Trust(a) => policy_cmd::trust(a),
         Command::Policy(c) => policy_cmd::policy(c),
+        Command::Review(c) => review::review(c),
         Command::Serve(a) => serve::serve(a),
         Command::Audit { command, db } => {
             state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)

@@ -12,6 +12,7 @@ mod hook;
 mod mcp;
 mod policy_cmd;
 mod remote;
+mod review;
 mod sandbox;
 mod serve;
 mod state;
