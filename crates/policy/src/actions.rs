@@ -59,6 +59,11 @@ pub enum What {
         read_only: bool,
         /// Source text.
         text: String,
+        /// Runs nothing (`:`, `true`, `test`, `[[ .. ]]`, `N=23`): with no
+        /// rule matching, it is allowed, since it does nothing a rule could
+        /// be about; what its words expand and its redirects are actions
+        /// of their own.
+        no_op: bool,
     },
     /// A URL.
     Fetch {
@@ -367,6 +372,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
             wrappers: c.wrappers,
             read_only: c.read_only,
             text: c.text,
+            no_op: c.no_op,
         }));
     }
     let name_of = |items: &[Item], i: Option<usize>| -> String {
@@ -415,6 +421,18 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
     }
     for u in a.unknowns {
         items.push(direct(What::Unknown { reason: u.reason }));
+    }
+    // A statement that only assigns (`N=23`) runs nothing: an action that
+    // needs no rule, so that it is not taken for a call with nothing in it.
+    for text in a.assignments {
+        items.push(direct(What::Exec {
+            canonical: canonical_command(std::slice::from_ref(&text)),
+            argv: vec![text.clone()],
+            wrappers: Vec::new(),
+            read_only: true,
+            text,
+            no_op: true,
+        }));
     }
     for h in a.hazards {
         items.push(direct(What::Hazard {

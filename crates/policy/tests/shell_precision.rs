@@ -90,11 +90,13 @@ fn option_writes_need_a_write_permission() {
 
 #[test]
 fn option_writes_follow_the_write_rules() {
-    let fx = policy(r#"[[rule]]
+    let fx = policy(
+        r#"[[rule]]
 id = "edits"
 effect = "allow"
 match = ["Edit(**)"]
-"#);
+"#,
+    );
     for cmd in [
         "find test -name .DS_Store -delete",
         "sort f -o f",
@@ -126,4 +128,45 @@ fn wrappers_move_the_commands_paths() {
         "{:#?}",
         d.actions
     );
+}
+
+#[test]
+fn statements_that_run_nothing_need_no_rule() {
+    let fx = policy("");
+    for cmd in [
+        "N=23",
+        "A=1 B=2",
+        ":",
+        "true",
+        "false",
+        "test -f f",
+        "[ -f f ]",
+        "[[ -f f ]]",
+        "N=23; ls",
+        "[[ -d test ]] && ls test",
+    ] {
+        expect(&fx, cmd, Effect::Allow);
+    }
+    for cmd in [
+        "[[ -f $(rm x) ]]",
+        "N=$(rm x)",
+        "N=23; rm f",
+        "PATH=/tmp; ls",
+        "PATH=/tmp",
+        "LD_PRELOAD=/tmp/x.so",
+        "[[ $x -eq 1 ]]",
+        ": > f",
+        "timeout 5 true",
+    ] {
+        expect(&fx, cmd, Effect::Ask);
+    }
+    // A rule on the statement still counts.
+    let fx = policy(
+        r#"[[rule]]
+id = "no-true"
+effect = "deny"
+match = ["Bash(true)"]
+"#,
+    );
+    expect(&fx, "true", Effect::Deny);
 }

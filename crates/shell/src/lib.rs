@@ -105,6 +105,11 @@ pub struct Analysis {
     /// Catastrophic shapes (`docs/policy.md`, "Hard limits"); each is a hard
     /// deny.
     pub hazards: Vec<Hazard>,
+    /// Statements that only assign variables (`N=23`), as written: they
+    /// run nothing. What their values expand (`X=$(cmd)`) is in `commands`,
+    /// and what a variable makes later programs do (`PATH=..`,
+    /// `LD_PRELOAD=..`) in `unknowns` and `effects`.
+    pub assignments: Vec<String>,
 }
 
 /// One simple command after unquoting and wrapper stripping.
@@ -129,6 +134,11 @@ pub struct Command {
     pub read_only: bool,
     /// The command's source text, for explanations.
     pub text: String,
+    /// The command runs nothing and changes nothing: `:`, `true`, `false`,
+    /// `test`, `[` or `[[ .. ]]`, by its bare name, with no wrapper. What
+    /// its words expand (`[[ -f $(rm x) ]]`) and evaluate are commands and
+    /// unknowns of their own; its redirects are effects of their own.
+    pub no_op: bool,
 }
 
 /// What an effect does to its target.

@@ -11,3 +11,4 @@ mod network;
 mod options;
 mod props;
 mod real;
+mod statements;

@@ -106,6 +106,11 @@ impl Eval<'_, '_> {
         self.fill_from_hits(&mut ad, &hits, &what);
         if hits.best.is_none() {
             match (item.via, inherited) {
+                _ if matches!(item.what, What::Exec { no_op: true, .. }) => {
+                    ad.decision = Effect::Allow;
+                    ad.rule = None;
+                    ad.reason = format!("{what} runs nothing, so it needs no rule");
+                }
                 (Via::Operand(_), Some(cmd)) => {
                     ad.decision = cmd.decision.min(Effect::Deny);
                     ad.rule = cmd.rule.clone();

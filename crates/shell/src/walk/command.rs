@@ -73,6 +73,9 @@ impl<'o> Walker<'o> {
         }
         let sub_fetched = self.out.commands[start..].iter().any(is_fetcher);
         if args.is_empty() {
+            if !s.assigns.is_empty() {
+                self.out.assignments.push(s.text.clone());
+            }
             self.redirects(&s.redirects, scope, None);
             return;
         }
@@ -278,6 +281,7 @@ impl<'o> Walker<'o> {
             },
             read_only: false,
             text: s.text.clone(),
+            no_op: false,
         });
         if let Some(p) = privilege {
             self.hazard(
@@ -488,6 +492,11 @@ impl<'o> Walker<'o> {
         }
         if let Some(c) = self.out.commands.get_mut(idx) {
             c.read_only = literal_name && system && d.read_only && !writes;
+            c.no_op = literal_name
+                && !name.contains('/')
+                && argv.first().is_some_and(|a| !a.text.contains('/'))
+                && all_wrappers.is_empty()
+                && matches!(name.as_str(), ":" | "true" | "false" | "test" | "[" | "[[");
             c.argv = argv.into_iter().map(|a| a.text).collect();
             c.wrappers = all_wrappers;
         }
