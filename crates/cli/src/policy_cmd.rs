@@ -125,6 +125,19 @@ fn show(out: &mut impl Write, policy: &Policy) -> anyhow::Result<()> {
     if let Some(db) = policy.database() {
         writeln!(out, "state database: {db}")?;
     }
+    if !policy.sandbox_writable().is_empty() {
+        writeln!(out, "writable inside the sandbox ([sandbox] writable):")?;
+        for w in policy.sandbox_writable() {
+            writeln!(
+                out,
+                "  {:<30} {}:{}  (written `{}`)",
+                w.path.display(),
+                w.entry.file.display(),
+                w.entry.place.0,
+                w.entry.written
+            )?;
+        }
+    }
     if let Some(r) = policy.review() {
         // The key's variable is named; its value is never read here.
         writeln!(

@@ -312,8 +312,9 @@ fn the_network_is_closed_unless_a_rule_allows_fetches() {
         "the listener saw a connection or a datagram"
     );
 
-    // The same script under a policy that allows fetches reaches the
-    // listeners: the test above can fail.
+    // Under a policy that allows every fetch, the same script gets no
+    // further: fetches go through toolgate's proxy, from a network
+    // namespace of the command's own.
     let open = Ws::new(&format!(
         "{POLICY}\n[[rule]]\neffect = \"allow\"\nmatch = [\"WebFetch\"]\n"
     ));
@@ -330,7 +331,22 @@ fn the_network_is_closed_unless_a_rule_allows_fetches() {
         .output()
         .unwrap();
     assert_eq!(open.read("done"), "ran\n", "{out:?}");
-    assert!(l.arrivals() >= 4, "{out:?}");
+    assert_eq!(l.arrivals(), 0, "{out:?}");
+
+    // Through the proxy, with a rule that names the address, the listener
+    // is reached: the tests above can fail.
+    let named = Ws::new(&format!(
+        "{POLICY}\n[[rule]]\neffect = \"allow\"\nmatch = [\"WebFetch(ip:127.0.0.1)\"]\n"
+    ));
+    let l = Listeners::new(&named.outside);
+    let port = l.tcp4.local_addr().unwrap().port();
+    let out = named
+        .run(&format!(
+            "python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', 3128), 2); s.sendall(b'CONNECT 127.0.0.1:{port} HTTP/1.1\\r\\n\\r\\n'); print(s.recv(100))\" > out 2>&1\necho ran > done"
+        ));
+    assert_eq!(named.read("done"), "ran\n", "{out:?}");
+    assert!(named.read("out").contains("200"), "{}", named.read("out"));
+    assert_eq!(l.arrivals(), 1, "{out:?}");
 }
 
 #[test]
@@ -355,7 +371,9 @@ fn git_metadata_stays_read_only_and_in_place() {
     assert!(!ws.root.join(".git/hooks/pre-commit").exists());
     let meta = std::fs::symlink_metadata(ws.root.join(".git")).unwrap();
     assert!(meta.is_dir(), ".git was replaced");
-    assert!(ws.root.join(".git/HEAD").exists());
+    // git's own data is the command's to write (`rm -rf .git` takes
+    // `HEAD`); its configuration, hooks and `.git` itself stay.
+    assert!(ws.root.join(".git/hooks").is_dir());
     assert!(!ws.root.join(".git-moved").exists());
     assert_eq!(ws.read(".claude/settings.json"), "{}");
     assert!(!ws.root.join(".claude-moved").exists());
@@ -844,4 +862,103 @@ fn edit_denied_paths_are_read_only_inside() {
     let out = ws.run("echo new > readme.txt");
     assert!(out.status.success(), "{out:?}");
     assert_eq!(ws.read("readme.txt"), "new\n");
+}
+
+/// `[sandbox] writable` with `~` meaning `home` (beside the workspace).
+fn writable_policy(entries: &str) -> String {
+    format!("{POLICY}\n[sandbox]\nwritable = [{entries}]\n")
+}
+
+#[test]
+fn a_granted_directory_is_writable_and_its_sibling_is_not() {
+    let ws = Ws::new(&writable_policy("\"~/.npm\""));
+    let home = ws.outside.parent().unwrap().join("home");
+    std::fs::create_dir_all(home.join(".other")).unwrap();
+    let h = home.display();
+    let out = ws
+        .cmd()
+        .env("HOME", &home)
+        .args([
+            "--",
+            "bash",
+            "-c",
+            &format!(
+                "echo cached > {h}/.npm/entry; mkdir {h}/.npm/sub && echo deep > {h}/.npm/sub/f; \
+                 echo no > {h}/.other/f; echo no > {h}/f; echo ran > done"
+            ),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    // Made when it did not exist yet, then written inside.
+    assert_eq!(
+        std::fs::read_to_string(home.join(".npm/entry")).unwrap(),
+        "cached\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join(".npm/sub/f")).unwrap(),
+        "deep\n"
+    );
+    assert!(!home.join(".other/f").exists());
+    assert!(!home.join("f").exists());
+
+    // `policy show` names it with its file and line.
+    let shown = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .current_dir(&ws.root)
+        .env("HOME", &home)
+        .env("TOOLGATE_STATE_DIR", &ws.state)
+        .args(["policy", "show", "--policy"])
+        .arg(ws.root.join("toolgate.toml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    let line = POLICY.lines().count() + 3;
+    assert!(
+        text.contains(&format!(
+            "{}  {}:{line}  (written `~/.npm`)",
+            home.join(".npm").display(),
+            ws.root.join("toolgate.toml").display()
+        )) || text.contains(&format!("toolgate.toml:{line}  (written `~/.npm`)")),
+        "{text}"
+    );
+}
+
+#[test]
+fn writable_never_grants_what_the_sandbox_keeps() {
+    for entry in [
+        "\"~\"",
+        "\"~/.ssh\"",
+        "\"~/.ssh/keys\"",
+        "\"~/.config\"",
+        "\"~/.cargo\"",
+        "\"~/.local\"",
+        "\"~/.npm/../\"",
+        "\"/\"",
+        "\"STATE\"",
+        "\"BASE\"",
+        "\"relative/cache\"",
+    ] {
+        let ws = Ws::new(POLICY);
+        let base = ws.outside.parent().unwrap().to_path_buf();
+        let home = base.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let entry = entry
+            .replace("STATE", &ws.state.display().to_string())
+            .replace("BASE", &base.display().to_string());
+        std::fs::write(ws.root.join("toolgate.toml"), writable_policy(&entry)).unwrap();
+        let out = ws
+            .cmd()
+            .env("HOME", &home)
+            .args(["--", "bash", "-c", "echo ran > done"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(125), "{entry}: {out:?}");
+        assert!(!ws.root.join("done").exists(), "{entry}");
+        let line = POLICY.lines().count() + 3;
+        assert!(
+            err.contains(&format!("toolgate.toml:{line}:")) && err.contains("[sandbox] writable"),
+            "{entry}: {err}"
+        );
+    }
 }

@@ -29,6 +29,7 @@ struct RawFile {
     notify: Option<crate::notify::RawNotify>,
     state: Option<RawState>,
     review: Option<Spanned<crate::review::RawReview>>,
+    sandbox: Option<crate::sandbox_table::RawSandboxTable>,
 }
 
 #[derive(Deserialize)]
@@ -181,6 +182,10 @@ pub struct Doc {
     /// The `[review]` table, when written (see `layers` for which layer's
     /// counts).
     pub review: Option<crate::review::ReviewTable>,
+    /// `[sandbox] writable`: directories outside the roots commands in the
+    /// sandbox may write (see `sandbox_table`, and `layers` for which
+    /// layers count).
+    pub sandbox_writable: Vec<crate::sandbox_table::WritableEntry>,
 }
 
 /// Builds the error of a place in the file being read.
@@ -232,6 +237,9 @@ impl Doc {
         }
         if let Some(r) = raw.review {
             doc.review = Some(crate::review::ReviewTable::from_raw(r, text, file)?);
+        }
+        if let Some(t) = raw.sandbox {
+            doc.sandbox_writable = crate::sandbox_table::parse(t, text, file)?;
         }
         if let Some(db) = raw.state.and_then(|s| s.database) {
             doc.database =

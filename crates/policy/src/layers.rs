@@ -34,6 +34,10 @@
 //!   A reviewer's answers turn asks into allows, and `api_key_env` sends
 //!   the variable it names to `base_url`, so an untrusted project's table
 //!   is ignored with a note, and a nested file's always is.
+//! - **`[sandbox] writable`** (directories outside the roots the sandbox
+//!   lets commands write): the managed, user and trusted project layers'
+//!   entries together; an untrusted project's are ignored with a note, a
+//!   nested file's always are.
 //!
 //! Relative roots and `/p` patterns of the managed and user layers mean the
 //! project's directory (the working directory when there is no project
@@ -610,6 +614,7 @@ fn merge(
                 || d.ledger.is_some()
                 || d.database.is_some()
                 || d.review.is_some()
+                || !d.sandbox_writable.is_empty()
                 || !d.tools.is_empty()
             {
                 notes.push(format!(
@@ -690,6 +695,19 @@ fn merge(
         );
     }
     merged.review = pick_review(m, u, p, trusted, &mut notes);
+    // `[sandbox] writable` grants writes outside the roots: every layer's
+    // entries count, a project's only once it is trusted.
+    for d in [m, u, p_trusted].into_iter().flatten() {
+        merged
+            .sandbox_writable
+            .extend(d.sandbox_writable.iter().cloned());
+    }
+    if p.is_some_and(|d| !d.sandbox_writable.is_empty()) && !trusted {
+        notes.push(
+            "the project's `[sandbox] writable` does not apply: the project is not trusted"
+                .to_owned(),
+        );
+    }
     merged.tests = p.map(|d| d.tests.clone()).unwrap_or_default();
     // Every layer file is a protected path: writes to it always ask.
     for path in [Some(&layering.managed), layering.user.as_ref()]

@@ -68,6 +68,7 @@ mod policy;
 mod review;
 mod rule;
 pub mod rule_ids;
+mod sandbox_table;
 mod schema;
 mod state_dir;
 mod testing;
@@ -92,6 +93,7 @@ pub use review::{
     ReviewConfig,
 };
 pub use rule::{Remember, Rule};
+pub use sandbox_table::{HOME_KEPT, WritableDir, WritableEntry};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;

@@ -90,6 +90,8 @@ pub struct Policy {
     /// Per rule, the selectors that grant arbitrary code and why (empty
     /// for most rules): while a reviewer is configured, they ask.
     pub(crate) grants_code: Vec<Vec<(usize, String)>>,
+    /// `[sandbox] writable`, resolved and checked.
+    pub(crate) sandbox_writable: Vec<crate::sandbox_table::WritableDir>,
 }
 
 /// Finds the policy file: `explicit`, else `$TOOLGATE_POLICY`, else the
@@ -248,7 +250,8 @@ impl Policy {
         let grants_code = crate::demote::compute(&doc.rules, &doc.tools);
         let rules = doc.rules.into_iter().map(|(rule, _)| rule).collect();
         let database = doc.database;
-        Ok(Policy {
+        let writable = doc.sandbox_writable;
+        let mut policy = Policy {
             file: policy_dir.as_ref().map(|_| file.to_path_buf()),
             file_real,
             default: doc.default.unwrap_or(Effect::Deny),
@@ -270,7 +273,16 @@ impl Policy {
             notify: doc.notify,
             review: doc.review.and_then(|t| t.config),
             grants_code,
-        })
+            sandbox_writable: Vec::new(),
+        };
+        policy.sandbox_writable = crate::sandbox_table::compile(writable, &policy)?;
+        Ok(policy)
+    }
+
+    /// `[sandbox] writable`: directories outside the roots that commands in
+    /// the OS sandbox may write.
+    pub fn sandbox_writable(&self) -> &[crate::sandbox_table::WritableDir] {
+        &self.sandbox_writable
     }
 
     /// The id of a `deny` rule that refuses this tool whatever its input (a

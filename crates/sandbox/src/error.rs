@@ -45,6 +45,11 @@ pub enum SandboxError {
         /// Why, in words.
         reason: String,
     },
+    /// A directory `[sandbox] writable` grants resolves, now, to one the
+    /// sandbox keeps (a symlink changed since the policy was loaded), or
+    /// cannot be made: the message names the entry's file and line.
+    #[error("{0}")]
+    Writable(String),
     /// Setting up the sandbox failed in the child before the command ran.
     #[error("could not enter the sandbox: {step}: {source}")]
     Enter {

@@ -60,8 +60,9 @@ pub enum Op {
 /// What one command's sandbox holds.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// Directories beneath which writes are allowed (the roots; the private
-    /// temp dir is added when the sandbox is prepared).
+    /// Directories beneath which writes are allowed (the roots, then the
+    /// directories `[sandbox] writable` grants; the private temp dir is
+    /// added when the sandbox is prepared).
     pub writable: Vec<PathBuf>,
     /// The mounts, in the order they are made (parents before children).
     pub ops: Vec<Op>,
@@ -128,8 +129,18 @@ impl Plan {
                 w.ops.push(Op::ReadOnly(real));
             }
         }
+        // `[sandbox] writable`, resolved and checked as the command starts.
+        let mut writable = profile.roots.clone();
+        if let Some(p) = profile.policy() {
+            for w in p.sandbox_writable() {
+                let dir = w.resolve_now(p).map_err(SandboxError::Writable)?;
+                if !writable.contains(&dir) {
+                    writable.push(dir);
+                }
+            }
+        }
         Ok(Plan {
-            writable: profile.roots.clone(),
+            writable,
             ops: w.ops,
             network: profile.network,
             walked: w.seen,

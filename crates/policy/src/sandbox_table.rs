@@ -1,0 +1,245 @@
+//! The `[sandbox]` table: directories outside the roots that commands in
+//! the OS sandbox may write, such as package managers' caches.
+//!
+//! ```toml
+//! [sandbox]
+//! writable = ["~/.cargo/registry", "~/.npm"]
+//! ```
+//!
+//! A granted directory is never one that holds, or lies within, what the
+//! boundary protects: the home directory or any directory above it, a
+//! root or a directory above one, the policy file, the state directory,
+//! shell start-up files (`~/.bashrc`, `~/.profile`, `~/.zshrc`, ...),
+//! `~/.ssh` and the other files listed in [`HOME_KEPT`], the protected
+//! paths, and what a deny rule keeps from writes. Each is a load error
+//! naming the entry's line; the sandbox checks again, against what the
+//! path resolves to when a command starts, and refuses the command when a
+//! symlink has since made it one of these.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{PolicyError, line_col};
+use crate::paths;
+use crate::policy::Policy;
+
+/// Files and directories in the home directory that a granted directory
+/// may neither be, hold, nor lie within: they run programs at login, in
+/// every shell, or when a tool starts, or hold credentials. The built-in
+/// protected names (`.bashrc`, `.gitconfig`, `.cargo/config*`, ...) are
+/// added to these.
+pub const HOME_KEPT: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pam_environment",
+    ".xprofile",
+    ".xsessionrc",
+    ".local/bin",
+    "bin",
+    ".cargo/bin",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/git",
+    ".config/toolgate",
+    ".config/systemd",
+    ".config/autostart",
+    ".config/environment.d",
+    ".config/gh",
+    ".pypirc",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+];
+
+/// A probe name beneath a directory, as the sandbox's walk uses: when a
+/// protected pattern or a deny rule matches it at two levels, everything
+/// beneath the directory is kept.
+const PROBE: &str = "toolgate-sandbox-probe";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSandboxTable {
+    writable: Option<Vec<Spanned<String>>>,
+}
+
+/// One `writable` entry as written, with its place.
+#[derive(Debug, Clone)]
+pub struct WritableEntry {
+    /// The entry as written.
+    pub written: String,
+    /// The policy file it is written in.
+    pub file: PathBuf,
+    /// Its 1-based line and column.
+    pub place: (usize, usize),
+}
+
+/// A directory commands in the sandbox may write, resolved.
+#[derive(Debug, Clone)]
+pub struct WritableDir {
+    /// The entry as written, with its place.
+    pub entry: WritableEntry,
+    /// The directory: `~` expanded, `..` removed, symlinks resolved as far
+    /// as it exists when the policy is loaded.
+    pub path: PathBuf,
+}
+
+impl WritableEntry {
+    fn error(&self, message: String) -> PolicyError {
+        PolicyError {
+            file: self.file.clone(),
+            place: Some(self.place),
+            message: format!("`[sandbox] writable` `{}`: {message}", self.written),
+        }
+    }
+}
+
+/// Reads the table's entries; each must be absolute or start with `~/`.
+pub(crate) fn parse(
+    raw: RawSandboxTable,
+    text: &str,
+    file: &Path,
+) -> Result<Vec<WritableEntry>, PolicyError> {
+    let mut out = Vec::new();
+    for w in raw.writable.unwrap_or_default() {
+        let entry = WritableEntry {
+            written: w.get_ref().clone(),
+            file: file.to_path_buf(),
+            place: line_col(text, w.span().start),
+        };
+        let s = entry.written.as_str();
+        if !(s.starts_with('/') || s == "~" || s.starts_with("~/")) {
+            return Err(entry.error(
+                "must be an absolute path or start with `~/` (the roots are writable already)"
+                    .into(),
+            ));
+        }
+        out.push(entry);
+    }
+    Ok(out)
+}
+
+/// Resolves the entries against `policy` (its home directory, roots,
+/// protected paths, deny rules, file and state directory) and checks each.
+pub(crate) fn compile(
+    entries: Vec<WritableEntry>,
+    policy: &Policy,
+) -> Result<Vec<WritableDir>, PolicyError> {
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = resolve(&entry.written, policy.home.as_deref()).map_err(|m| entry.error(m))?;
+        check(&path, policy).map_err(|m| entry.error(m))?;
+        out.push(WritableDir { entry, path });
+    }
+    Ok(out)
+}
+
+/// `~` expanded, `..` removed lexically, then symlinks resolved as far as
+/// the path exists.
+fn resolve(written: &str, home: Option<&Path>) -> Result<PathBuf, String> {
+    let abs = if written == "~" || written.starts_with("~/") {
+        let h = home.ok_or("no home directory is known")?;
+        h.join(written.trim_start_matches('~').trim_start_matches('/'))
+    } else {
+        PathBuf::from(written)
+    };
+    let lexical = paths::normalize_lexically(&abs);
+    Ok(paths::resolve_real(&lexical).unwrap_or(lexical))
+}
+
+/// Whether one of `a` and `b` lies within the other (or they are equal).
+fn overlaps(a: &Path, b: &Path) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// Why `dir` (absolute, resolved) may not be granted, if it may not.
+pub fn check(dir: &Path, policy: &Policy) -> Result<(), String> {
+    if dir.parent().is_none() {
+        return Err("the file system's root holds everything the sandbox keeps".into());
+    }
+    if let Some(home) = &policy.home {
+        let home = paths::resolve_real(home).unwrap_or_else(|_| home.clone());
+        if home.starts_with(dir) {
+            return Err(format!(
+                "it holds the home directory `{}`, its shell start-up files and keys",
+                home.display()
+            ));
+        }
+        let builtin = crate::index::BUILTIN_PROTECTED.iter().map(|p| {
+            p.trim_start_matches("**/")
+                .trim_end_matches("/**")
+                .trim_end_matches('*')
+        });
+        for name in HOME_KEPT.iter().copied().chain(builtin) {
+            let kept = home.join(name);
+            if overlaps(dir, &kept) {
+                return Err(format!(
+                    "`{}` lies there: it runs programs or holds credentials",
+                    kept.display()
+                ));
+            }
+        }
+    }
+    for root in &policy.roots {
+        if root.starts_with(dir) && root != dir {
+            return Err(format!(
+                "it holds the root `{}`, which could then be moved away and replaced",
+                root.display()
+            ));
+        }
+    }
+    let named = [
+        ("the policy file", policy.file_real.as_deref()),
+        ("the state directory", policy.state_dir.as_deref()),
+    ];
+    for (what, p) in named {
+        if let Some(p) = p
+            && overlaps(dir, p)
+        {
+            return Err(format!("{what} `{}` lies there", p.display()));
+        }
+    }
+    let probe = dir.join(PROBE);
+    for p in [dir, probe.as_path(), probe.join(PROBE).as_path()] {
+        if let Some(label) = policy.protected_path(p) {
+            return Err(format!("it is a protected path (`{label}`)"));
+        }
+    }
+    for p in [dir, probe.as_path()] {
+        if let Some(rule) = policy.write_denied(p) {
+            return Err(format!("deny rule `{rule}` keeps it from writes"));
+        }
+    }
+    Ok(())
+}
+
+impl WritableDir {
+    /// The directory as it resolves now, made when it does not exist yet,
+    /// checked again (a symlink may have changed since the policy was
+    /// loaded): the error names the entry's place.
+    pub fn resolve_now(&self, policy: &Policy) -> Result<PathBuf, String> {
+        let place = |m: String| {
+            format!(
+                "{}:{}:{}: `[sandbox] writable` `{}`: {m}",
+                self.entry.file.display(),
+                self.entry.place.0,
+                self.entry.place.1,
+                self.entry.written
+            )
+        };
+        std::fs::create_dir_all(&self.path)
+            .map_err(|e| place(format!("cannot make `{}`: {e}", self.path.display())))?;
+        let real = std::fs::canonicalize(&self.path)
+            .map_err(|e| place(format!("cannot resolve `{}`: {e}", self.path.display())))?;
+        if !real.is_dir() {
+            return Err(place(format!("`{}` is not a directory", real.display())));
+        }
+        check(&real, policy).map_err(place)?;
+        Ok(real)
+    }
+}
