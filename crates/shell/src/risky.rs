@@ -87,14 +87,29 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                     a.text
                 ));
             }
+            // A lesskey file binds keys and sets variables, `LESSOPEN`
+            // (a program run on every file) among them.
+            if o.has(&["-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"]) {
+                d.unknowns.push(format!(
+                    "`{name}` reads key bindings and variables from a file"
+                ));
+            }
         }
-        "file" if o.has(&["-C", "--compile"]) => {
-            let base = o
-                .values(&["-m", "--magic-file"])
-                .next()
-                .map(|m| m.text.rsplit('/').next().unwrap_or("magic").to_string())
-                .unwrap_or_else(|| "magic".into());
-            d.add(Access::Write, &Arg::lit(format!("{base}.mgc")), false);
+        "file" => {
+            // A file of names: the files it lists are read, and which they
+            // are is not known when the command is decided.
+            if o.has(&["-f", "--files-from"]) {
+                d.unknowns
+                    .push("`file -f` reads the files a list names".into());
+            }
+            if o.has(&["-C", "--compile"]) {
+                let base = o
+                    .values(&["-m", "--magic-file"])
+                    .next()
+                    .map(|m| m.text.rsplit('/').next().unwrap_or("magic").to_string())
+                    .unwrap_or_else(|| "magic".into());
+                d.add(Access::Write, &Arg::lit(format!("{base}.mgc")), false);
+            }
         }
         // `-R` runs tree again in every directory with `-o 00Tree.html`.
         "tree" if o.has(&["-R"]) => {

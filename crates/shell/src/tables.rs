@@ -153,31 +153,32 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "", ..spec(&["cat", "rev", "base32", "zcat", "bzcat", "xzcat", "zless", "zmore", "lzcat", "zstdcat"], All(Read), true) },
     Spec { short_args: "nc", long_args: &["lines", "bytes"], ..spec(&["head"], All(Read), true) },
     Spec { short_args: "ncs", long_args: &["lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"], ..spec(&["tail"], All(Read), true) },
-    Spec { short_args: "bhjkpPtTxyz", long_args: &["log-file", "LOG-FILE", "tag", "pattern", "prompt", "tabs", "jump-target", "shift"], file_opts: &[("-o", Write), ("-O", Write), ("--log-file", Write), ("--LOG-FILE", Write)], ..spec(&["less"], All(Read), true) },
+    Spec { short_args: "bhjkpPtTxyz", long_args: &["log-file", "LOG-FILE", "tag", "pattern", "prompt", "tabs", "jump-target", "shift"], file_opts: &[("-o", Write), ("-O", Write), ("--log-file", Write), ("--LOG-FILE", Write), ("-k", Read), ("--lesskey-file", Read)], ..spec(&["less"], All(Read), true) },
     Spec { short_args: "n", long_args: &["lines"], ..spec(&["more", "most"], All(Read), true) },
     Spec { short_args: "bdfhilnsvw", long_args: &["body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"], ..spec(&["nl"], All(Read), true) },
     Spec { short_args: "s", long_args: &["separator"], ..spec(&["tac"], All(Read), true) },
     Spec { file_opts: &[("--files0-from", Read)], ..spec(&["wc"], All(Read), true) },
     Spec { short_args: "kotST", long_args: &["key", "output", "field-separator", "buffer-size", "temporary-directory", "parallel", "batch-size", "files0-from", "compress-program", "random-source", "sort"], file_opts: &[("-o", Write), ("--output", Write), ("--files0-from", Read), ("--random-source", Read)], ..spec(&["sort"], All(Read), true) },
-    Spec { short_args: "fsw", long_args: &["skip-fields", "skip-chars", "check-chars", "group", "all-repeated"], ..spec(&["uniq"], InOut, true) },
+    Spec { short_args: "fsw", long_args: &["skip-fields", "skip-chars", "check-chars"], ..spec(&["uniq"], InOut, true) },
     Spec { short_args: "bcdf", long_args: &["bytes", "characters", "delimiter", "fields", "output-delimiter"], ..spec(&["cut"], All(Read), true) },
     Spec { short_args: "d", long_args: &["delimiters"], ..spec(&["paste"], All(Read), true) },
-    Spec { short_args: "tj12o", long_args: &["check-order"], ..spec(&["comm", "join"], All(Read), true) },
+    Spec { long_args: &["output-delimiter"], ..spec(&["comm"], All(Read), true) },
+    Spec { short_args: "aejotv12", ..spec(&["join"], All(Read), true) },
     Spec { short_args: "w", long_args: &["width"], ..spec(&["fold", "fmt", "column", "expand", "unexpand"], All(Read), true) },
     Spec { short_args: "efmABCdD", long_args: GREP_LONG, file_opts: &[("-f", Read), ("--file", Read), ("--exclude-from", Read)], program_opts: &["-e", "--regexp", "-f", "--file"], recursive: &["-r", "-R", "--recursive", "--dereference-recursive"], ..spec(&["grep", "egrep", "fgrep", "zgrep"], AfterProgram, true) },
     Spec { short_args: "efgmtTABCjMrEd", long_args: RG_LONG, file_opts: &[("-f", Read), ("--file", Read), ("--ignore-file", Read)], program_opts: &["-e", "--regexp", "-f", "--file", "--files", "--type-list"], always_recursive: true, default_operand: Some("."), ..spec(&["rg"], AfterProgram, true) },
     Spec { short_args: "ABCGgmp", long_args: &["after", "before", "context", "file-search-regex", "max-count", "path-to-ignore", "ignore", "ignore-dir", "depth", "pager"], file_opts: &[("-p", Read), ("--path-to-ignore", Read)], always_recursive: true, default_operand: Some("."), ..spec(&["ag"], AfterProgram, true) },
     Spec { short_args: "fvFEilW", long_args: &["file", "assign", "field-separator", "exec", "include", "load", "source"], file_opts: &[("-f", Read), ("--file", Read), ("-E", Read), ("--exec", Read), ("-i", Read), ("--include", Read)], program_opts: &["-f", "--file", "-E", "--exec", "--source"], ..spec(&["awk", "gawk", "mawk", "nawk", "busybox-awk"], AfterProgram, true) },
     Spec { short_args: "efl", long_args: &["expression", "file", "line-length"], file_opts: &[("-f", Read), ("--file", Read)], program_opts: &["-e", "--expression", "-f", "--file"], ..spec(&["sed", "gsed"], AfterProgram, true) },
-    Spec { short_args: "CUFILSxXDW", long_args: &["context", "unified", "show-function-line", "ignore-matching-lines", "label", "starting-file", "exclude", "exclude-from", "ifdef", "width", "tabsize", "line-format", "from-file", "to-file", "color", "palette", "horizon-lines", "old-line-format", "new-line-format", "unchanged-line-format", "group-format"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read)], recursive: &["-r", "--recursive"], ..spec(&["diff", "colordiff"], All(Read), true) },
+    Spec { short_args: "CUFILSxXDW", long_args: &["show-function-line", "ignore-matching-lines", "label", "starting-file", "exclude", "exclude-from", "ifdef", "width", "tabsize", "line-format", "from-file", "to-file", "palette", "horizon-lines", "old-line-format", "new-line-format", "unchanged-line-format", "group-format"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read)], recursive: &["-r", "--recursive"], ..spec(&["diff", "colordiff"], All(Read), true) },
     Spec { short_args: "in", long_args: &["ignore-initial", "bytes"], ..spec(&["cmp"], All(Read), true) },
     Spec { short_args: "w", long_args: &["wrap"], file_opts: &[("-o", Write), ("--output", Write), ("-i", Read), ("--input", Read)], ..spec(&["base64"], All(Read), true) },
-    Spec { short_args: "cglnosC", long_args: &["cols", "groupsize", "len", "name", "seek"], ..spec(&["xxd"], InOut, true) },
-    Spec { short_args: "AjNtwS", long_args: &["address-radix", "skip-bytes", "read-bytes", "format", "width", "strings", "endian"], file_opts: &[("-f", Read), ("--format-file", Read)], ..spec(&["od", "hexdump", "hd"], All(Read), true) },
+    Spec { short_args: "cglnos", long_args: &["cols", "groupsize", "len", "name", "seek"], ..spec(&["xxd"], InOut, true) },
+    Spec { short_args: "AjNtS", long_args: &["address-radix", "skip-bytes", "read-bytes", "format", "endian"], file_opts: &[("-f", Read), ("--format-file", Read)], ..spec(&["od", "hexdump", "hd"], All(Read), true) },
     Spec { short_args: "ntesT", long_args: &["bytes", "radix", "encoding", "target", "output-separator"], ..spec(&["strings"], All(Read), true) },
     Spec { short_args: "lHrmd", long_args: &["language", "highlight-line", "line-range", "map-syntax", "tabs", "wrap", "terminal-width", "theme", "style", "decorations", "color", "italic-text", "file-name", "diff-context", "ignored-suffix", "nonprintable-notation", "binary", "pager"], ..spec(&["bat", "batcat"], All(Read), true) },
     Spec { short_args: "fto", long_args: &["from-code", "to-code", "output"], file_opts: &[("-o", Write), ("--output", Write)], ..spec(&["iconv"], All(Read), true) },
-    Spec { short_args: "DhlNowW", long_args: &["date-format", "header", "length", "first-line-number", "indent", "width", "page-width", "sep-string"], ..spec(&["pr"], All(Read), true) },
+    Spec { short_args: "DhlNowW", long_args: &["date-format", "header", "length", "first-line-number", "indent", "width", "page-width"], ..spec(&["pr"], All(Read), true) },
     Spec { short_args: "t", ..spec(&["look"], AfterProgram, true) },
     Spec { short_args: "nioe", long_args: &["head-count", "input-range", "output", "random-source"], file_opts: &[("-o", Write), ("--output", Write), ("--random-source", Read)], ..spec(&["shuf"], All(Read), true) },
     Spec { short_args: "abCln", long_args: &["suffix-length", "additional-suffix", "bytes", "line-bytes", "lines", "number", "separator", "filter"], ..spec(&["split"], InOut, false) },
@@ -187,7 +188,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "", ..spec(&["vim", "vi", "nvim", "view", "vimdiff", "nano", "pico", "emacs", "micro", "ed", "ex"], Custom, false) },
     Spec { short_args: "fmFeP", long_args: &["files-from", "magic-file", "separator", "exclude", "parameter"], file_opts: &[("-f", Read), ("--files-from", Read), ("-m", Read), ("--magic-file", Read)], ..spec(&["file"], All(Read), true) },
     Spec { short_args: "c", long_args: &["format", "printf"], ..spec(&["stat"], All(Read), true) },
-    Spec { short_args: "", long_args: &["tag"], ..spec(&["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum"], All(Read), true) },
+    Spec { short_args: "", ..spec(&["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum"], All(Read), true) },
     Spec { short_args: "L", long_args: &["indent", "tab", "from-file", "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs"], program_opts: &["-f", "--from-file"], file_opts: &[("-f", Read), ("--from-file", Read)], ..spec(&["jq", "gojq", "jaq"], Custom, true) },
     Spec { short_args: "opIPs", long_args: &["output-format", "input-format", "indent", "from-file", "expression", "front-matter", "split-exp"], file_opts: &[("--from-file", Read)], ..spec(&["yq"], Custom, true) },
     // Listings (`ls -R`, `du`, `tree`, and `find`, `fd` below) show names and
@@ -195,7 +196,7 @@ pub(crate) static SPECS: &[Spec] = &[
     // of the directories named, not recursive reads of everything beneath.
     Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["ls", "dir", "vdir", "exa", "eza", "lsd"], All(Read), true) },
     Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read), ("-o", Write), ("-f", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(Read), true) },
-    Spec { short_args: "LPIo", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write)], default_operand: Some("."), ..spec(&["tree"], All(Read), true) },
+    Spec { short_args: "LPIo", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write), ("--gitfile", Read), ("--infofile", Read)], default_operand: Some("."), ..spec(&["tree"], All(Read), true) },
     Spec { short_args: "", ..spec(&["readlink", "realpath", "test", "[", "[["], Operands::None, true) },
     Spec { short_args: "", ..spec(&["source", "."], Custom, false) },
     Spec { short_args: "HLPDO", ..spec(&["find"], Custom, true) },
@@ -218,7 +219,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "o", long_args: &["output"], file_opts: &[("-o", Write), ("--output", Write)], ..spec(&["zstd", "unzstd"], Custom, false) },
     Spec { ..spec(&["dd"], Custom, false) },
     Spec { short_args: "iodpBFgrVYzD", long_args: &["input", "output", "directory", "strip", "prefix", "fuzz", "get", "reject-file", "version-control", "basename-prefix", "suffix", "ifdef", "quoting-style"], file_opts: &[("-i", Read), ("--input", Read), ("-o", Write), ("--output", Write), ("-r", Write), ("--reject-file", Write)], ..spec(&["patch"], Custom, false) },
-    Spec { short_args: "fCTXbIKNgLVH", long_args: &["file", "directory", "files-from", "exclude-from", "blocking-factor", "use-compress-program", "starting-file", "newer", "newer-mtime", "listed-incremental", "tape-length", "label", "format", "exclude", "to-command", "checkpoint-action", "info-script", "new-volume-script", "transform", "xform", "owner", "group", "mode", "mtime", "strip-components", "suffix", "index-file", "volno-file", "rmt-command", "rsh-command"], ..spec(&["tar", "bsdtar", "gtar"], Custom, false) },
+    Spec { short_args: "fCTXbIKNgLVH", long_args: &["file", "directory", "files-from", "exclude-from", "blocking-factor", "use-compress-program", "starting-file", "newer", "newer-mtime", "listed-incremental", "tape-length", "label", "format", "exclude", "to-command", "checkpoint-action", "info-script", "new-volume-script", "transform", "xform", "owner", "group", "mode", "mtime", "strip-components", "suffix", "index-file", "volno-file", "rmt-command", "rsh-command", "group-map", "owner-map"], ..spec(&["tar", "bsdtar", "gtar"], Custom, false) },
     Spec { short_args: "dxPOI", ..spec(&["unzip"], Custom, false) },
     Spec { short_args: "", ..spec(&["zip"], Custom, false) },
     // Fetchers.
@@ -871,6 +872,98 @@ mod tests {
                 scan(name)
             );
         }
+    }
+
+    /// The files `cmd` touches by the tables, and whether anything of it
+    /// is unknown.
+    fn touched(cmd: &str) -> (Vec<(Access, String)>, bool) {
+        let mut words = cmd.split_whitespace();
+        let name = words.next().unwrap();
+        let args: Vec<crate::words::Arg> = words.map(crate::words::Arg::lit).collect();
+        let d = crate::effects::derive(name, &args);
+        let found = d
+            .found
+            .iter()
+            .map(|f| (f.access, f.arg.text.clone()))
+            .collect();
+        (found, !d.unknowns.is_empty())
+    }
+
+    fn reads(cmd: &str, file: &str) -> bool {
+        touched(cmd).0.contains(&(Read, file.to_string()))
+    }
+
+    /// Flags and options whose value is optional (attached only) do not
+    /// take the next word, which is the file read (each found by the
+    /// differential test, `crates/policy/tests/differential.rs`).
+    #[test]
+    fn flags_and_optional_values_leave_the_next_word_an_operand() {
+        for cmd in [
+            "md5sum --tag s",
+            "sha256sum --tag s",
+            "b2sum --tag s",
+            "cksum --tag s",
+            "comm -1 s x",
+            "comm -2 s x",
+            "comm --check-order s x",
+            "join --check-order s x",
+            "diff --color s x",
+            "diff --context s x",
+            "diff --unified s x",
+            "diff --unif s x",
+            "pr --sep-string s",
+            "uniq --group s",
+            "uniq --all-repeated s",
+            "od -w s",
+            "od --width s",
+            "od --strings s",
+            "xxd -C s",
+            "grep -e x --binary s",
+        ] {
+            assert!(reads(cmd, "s"), "{cmd}: {:?}", touched(cmd));
+        }
+        // The options that do take a value still do.
+        assert!(!reads("join -1 s x", "s"));
+        assert!(!reads("od -N s x", "s"));
+        assert!(reads("diff --color=always s x", "s"));
+    }
+
+    /// A long option abbreviated to one or two letters is the option it
+    /// abbreviates, as getopt_long reads it.
+    #[test]
+    fn short_abbreviations_of_long_options_count() {
+        assert!(reads("wc --f=s", "s"));
+        assert!(reads("du --f=s", "s"));
+        assert!(reads("file --ma=s", "s"));
+        assert!(reads("diff --to=s x y", "s"));
+        assert!(touched("sort --o=s x").0.contains(&(Write, "s".into())));
+        assert!(touched("sort --o s x").0.contains(&(Write, "s".into())));
+        assert!(touched("shuf --o=s x").0.contains(&(Write, "s".into())));
+        assert!(touched("sed --i p s").0.contains(&(Write, "s".into())));
+        assert!(touched("sed --fi=s x").1, "a program read from a file");
+        assert!(
+            touched("tar -tf a.tar --vo s")
+                .0
+                .contains(&(Write, "s".into()))
+        );
+    }
+
+    /// Options that read a file the tables did not know.
+    #[test]
+    fn options_that_read_a_file_read_it() {
+        assert!(reads("tree --gitfile=s", "s"));
+        assert!(reads("tree --infofile s", "s"));
+        assert!(reads("tar -tf a.tar --group-map=s", "s"));
+        assert!(reads("tar -tf a.tar --owner-map s", "s"));
+        assert!(reads("tar -tf a.tar --group- s", "s"));
+        for cmd in ["less -k s", "less -ks", "less --lesskey-file=s"] {
+            let (found, unknown) = touched(cmd);
+            assert!(found.contains(&(Read, "s".into())) && unknown, "{cmd}");
+        }
+        // A list of names: what it names is unknown.
+        assert!(touched("file -f list").1);
+        assert!(touched("file --files-from list").1);
+        assert!(!touched("file x").1);
     }
 
     /// Past the scanned lookups, `known` answers from the map, the same.

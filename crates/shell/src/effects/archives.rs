@@ -64,7 +64,14 @@ pub(super) fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
         .next()
         .cloned()
         .unwrap_or_else(|| Arg::lit("."));
-    for f in o.values(&["-T", "--files-from", "-X", "--exclude-from"]) {
+    for f in o.values(&[
+        "-T",
+        "--files-from",
+        "-X",
+        "--exclude-from",
+        "--group-map",
+        "--owner-map",
+    ]) {
         d.add(Access::Read, f, false);
     }
     let extract = o.has(&["-x", "--extract", "--get"]);

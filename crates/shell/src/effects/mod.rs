@@ -147,17 +147,19 @@ pub(crate) struct Opts {
 }
 
 /// Whether the option as given is `wanted`: GNU tools (and git) accept a
-/// long option abbreviated to a prefix (`--compress` for
-/// `--compress-program`), so a prefix of three letters or more counts. An
-/// ambiguous prefix is refused by the tool itself: counting it is safe.
-/// Real options that are also prefixes of ones looked for: `git diff --text`
-/// is not `--textconv`, `tar --checkpoint` not `--checkpoint-action`.
-const WHOLE: &[&str] = &["--text", "--filter", "--checkpoint"];
+/// long option abbreviated to any prefix that names it alone, down to one
+/// letter (`--compress` for `--compress-program`, `sort --o=f` for
+/// `--output`), so every prefix counts. An ambiguous prefix is refused by
+/// the tool itself: counting it is safe. Real options that are also
+/// prefixes of ones looked for: `git diff --text` is not `--textconv`, `tar
+/// --checkpoint` not `--checkpoint-action`, `grep --binary` not
+/// `--binary-files`.
+const WHOLE: &[&str] = &["--text", "--filter", "--checkpoint", "--binary"];
 
 pub(crate) fn is_option(given: &str, wanted: &str) -> bool {
     given == wanted
         || (given.starts_with("--")
-            && given.len() >= 5
+            && given.len() >= 3
             && wanted.starts_with(given)
             && !WHOLE.contains(&given))
 }
@@ -208,7 +210,7 @@ pub(crate) fn parse_opts(
         if longs().any(|l| l == n) {
             return Some(n.to_string());
         }
-        if n.len() < 3 || WHOLE.contains(&format!("--{n}").as_str()) {
+        if n.is_empty() || WHOLE.contains(&format!("--{n}").as_str()) {
             return None;
         }
         let mut candidates: Vec<&str> = longs().filter(|l| l.starts_with(n)).collect();
