@@ -1,6 +1,7 @@
 //! Integration tests of the shell analysis: one test executable, one module per area.
 
 mod analyze;
+mod argv;
 mod environ;
 mod evaluating;
 mod fuzz_regressions;

@@ -1,0 +1,187 @@
+//! The argv toolgate analyses is the argv bash runs, word for word: words
+//! built from quotes, escapes, brackets, globs that match nothing and
+//! `$`-forms that stay literal are given to `printf '%s\0'` by the real
+//! `bash -c` in an empty directory, and each printed argument must equal
+//! toolgate's (or toolgate must call the word not literal, or unknown).
+
+use std::process::{Command, Stdio};
+
+use proptest::prelude::*;
+use toolgate_shell::{Options, analyze};
+
+use crate::real::have;
+
+/// Pieces of a word, each valid bash on its own and free of expansions
+/// that depend on the environment.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z0-9._,:=%+@-]{1,4}",
+        "[a-z ]{0,4}".prop_map(|w| format!("'{w}'")),
+        "[a-z ]{0,4}".prop_map(|w| format!("\"{w}\"")),
+        prop::sample::select(vec![
+            "\\ ", "\\'", "\\\"", "\\\\", "\\$", "\\*", "\\[", "\\]", "\\{", "\\}", "\\#", "\\;",
+            "\\&", "\\|", "\\<", "\\>", "\\(", "\\)", "\\`", "\\a",
+        ])
+        .prop_map(String::from),
+        prop::sample::select(vec![
+            "[x]",
+            "[[:space:]]*",
+            "[[:space:]]*$",
+            "s/[[:space:]]*$//",
+            "*.nomatch",
+            "?.nomatch",
+            "[!a]z",
+            "a[",
+            "]",
+            "[]]q",
+            "[a-]q",
+            "x[0-9]*y",
+            "'['x]",
+            "\"[\"x]",
+            "[\\]]",
+            "a*\\*",
+            "{a}",
+            "{}",
+            "{,}x",
+            "a{b",
+            "a}b",
+            "'{a,b}'",
+            "#",
+            "a#",
+            "~x/nosuchuser",
+            "=",
+            "a=b",
+            "--x=y",
+            "$",
+            "a$",
+            "\"$\"",
+            "'$x'",
+            "\"a$\"",
+            "$'a\\tb'",
+            "$'\\x41'",
+            "\"\\$x\"",
+            "\"\\\"\"",
+            "\"\\a\"",
+            "''",
+            "\"\"",
+            "!",
+            "a!b",
+            "%s",
+            "^",
+        ])
+        .prop_map(String::from),
+    ]
+}
+
+fn word() -> impl Strategy<Value = String> {
+    prop::collection::vec(piece(), 1..4).prop_map(|p| p.concat())
+}
+
+/// What bash gives `printf '%s\0'` for `words`, run in `dir`.
+fn bash_argv(dir: &std::path::Path, words: &str) -> Option<Vec<String>> {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("printf '%s\\0' {words}"))
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", "/home/u")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    let mut v: Vec<String> = text.split('\0').map(String::from).collect();
+    v.pop();
+    Some(v)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn toolgate_argv_is_bash_argv(words in prop::collection::vec(word(), 1..5)) {
+        if !have("bash") {
+            return Ok(());
+        }
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let line = words.join(" ");
+        // `$"..."` (a locale-translated string) is a known gap, below.
+        if line.contains("$\"") {
+            return Ok(());
+        }
+        let Some(want) = bash_argv(dir.path(), &line) else {
+            return Ok(());
+        };
+        let a = analyze(
+            &format!("printf '%s\\0' {line}"),
+            &Options {
+                cwd: Some(dir.path().to_path_buf()),
+                home: Some("/home/u".into()),
+                ..Options::default()
+            },
+        );
+        // Refusing to know is allowed: an unknown or a word toolgate calls
+        // not literal asks.
+        if !a.unknowns.is_empty() || a.commands.len() != 1 || !a.commands[0].non_literal.is_empty() {
+            return Ok(());
+        }
+        let mut got = a.commands[0].argv.get(2..).unwrap_or_default().to_vec();
+        // With no argument (`printf '%s\0' #comment`), printf prints its
+        // format once.
+        if got.is_empty() {
+            got.push(String::new());
+        }
+        prop_assert_eq!(got, want, "line: {}", line);
+    }
+}
+
+/// Cases worked out by hand from bash's manual ("Quoting", "Pattern
+/// Matching", "Brace Expansion"), checked against bash.
+#[test]
+fn known_words_match_bash() {
+    if !have("bash") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for line in [
+        "s/[[:space:]]*$// f",
+        "'s/[[:space:]]*$//' f",
+        "a[b]$ [x]$",
+        "\\$HOME '$HOME' \"\\$HOME\"",
+        "{a} {} a{b x}y",
+        "*.nomatch [ab].nomatch",
+    ] {
+        let want = bash_argv(dir.path(), line).expect("bash runs it");
+        let a = analyze(
+            &format!("printf '%s\\0' {line}"),
+            &Options {
+                cwd: Some(dir.path().to_path_buf()),
+                ..Options::default()
+            },
+        );
+        assert!(a.unknowns.is_empty(), "{line}: {:?}", a.unknowns);
+        assert_eq!(a.commands[0].argv[2..], want[..], "{line}");
+    }
+}
+
+/// A backslash-newline inside a word is a line continuation: bash removes
+/// both and joins the word (`cat .e\<newline>nv` reads `.env`); toolgate
+/// splits it in two today.
+#[test]
+#[ignore = "backslash-newline inside a word is split in two; not yet repaired in parse/"]
+fn line_continuation_inside_a_word() {
+    let a = analyze("cat .e\\\nnv", &Options::default());
+    assert_eq!(a.commands[0].argv, ["cat", ".env"]);
+}
+
+/// `$"..."` is a string translated by the locale: bash drops the `$`.
+#[test]
+#[ignore = "`$\"..\"` keeps its `$` in toolgate's argv; not yet repaired in parse/"]
+fn locale_string_drops_its_dollar() {
+    let a = analyze("echo %$\"\"", &Options::default());
+    assert_eq!(a.commands[0].argv, ["echo", "%"]);
+}
