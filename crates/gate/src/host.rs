@@ -50,6 +50,10 @@ pub struct Setup {
     pub state_dir: Option<PathBuf>,
     /// `--db`: a SQLite file or a `postgres://` URL.
     pub database: Option<String>,
+    /// The project's policy file is not the one the session began with: it
+    /// is merged as an untrusted layer (only its deny and ask rules apply)
+    /// until trusted.
+    pub project_changed: bool,
 }
 
 impl Setup {
@@ -82,7 +86,10 @@ impl Setup {
             }
         };
         let anchor = self.anchor.clone().or_else(|| self.workspace.clone());
-        let layering = Layering::from_env().with_trust(&trust).with_anchor(anchor);
+        let layering = Layering::from_env()
+            .with_trust(&trust)
+            .with_anchor(anchor)
+            .with_project_changed(self.project_changed);
         Ok(layers::discover(
             self.policy.as_deref(),
             cwd,

@@ -82,6 +82,53 @@ pub fn session_start(
     std::fs::metadata(&file).and_then(|m| m.modified()).ok()
 }
 
+/// Whether the project's policy file (the `toolgate.toml` found from
+/// `anchor`) differs from the one the session's first call saw, recording
+/// it when this is the first call. An agent's command can bring a policy
+/// file the parser never saw written (`git checkout`, `tar x`): a file
+/// that appeared, changed or went away during the session must not be
+/// honoured as the person's. `false` without a state directory or a
+/// session; `true` when the record cannot be read back.
+pub fn project_policy_changed(
+    state_dir: Option<&Path>,
+    client: &str,
+    session: &str,
+    anchor: &Path,
+) -> bool {
+    let (Some(state_dir), false) = (state_dir, session.is_empty()) else {
+        return false;
+    };
+    let now = match toolgate_policy::locate(None, None, anchor) {
+        Some(file) => match std::fs::read(&file) {
+            Ok(bytes) => format!(
+                "{}\n{}\n",
+                file.display(),
+                toolgate_policy::layers::digest(&bytes)
+            ),
+            Err(_) => format!("{}\nunreadable\n", file.display()),
+        },
+        None => "none\n".to_owned(),
+    };
+    let dir = state_dir.join(SESSIONS_DIR);
+    let key = toolgate_policy::layers::digest(format!("{client}\0{session}").as_bytes());
+    let file = dir.join(format!("{key}.policy"));
+    if let Ok(seen) = std::fs::read_to_string(&file) {
+        return seen != now;
+    }
+    let _ = std::fs::create_dir_all(&dir);
+    let tmp = dir.join(format!(".{key}.policy.{}", std::process::id()));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(now.as_bytes()))
+        .and_then(|()| std::fs::hard_link(&tmp, &file));
+    let _ = std::fs::remove_file(&tmp);
+    match (written, std::fs::read_to_string(&file)) {
+        (_, Ok(seen)) => seen != now,
+        // Nothing could be recorded: there is no session to compare with.
+        (Err(_), Err(_)) => false,
+        (Ok(()), Err(_)) => true,
+    }
+}
+
 /// [`anchor`] with the client's project directory given.
 fn anchor_with(
     workspace: Option<&Path>,

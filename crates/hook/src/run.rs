@@ -436,6 +436,14 @@ impl Job {
             &self.session,
             cwd,
         ));
+        if let Some(anchor) = &setup.anchor {
+            setup.project_changed = crate::anchor::project_policy_changed(
+                setup.state_dir.as_deref(),
+                self.host.client().as_str(),
+                &self.session,
+                anchor,
+            );
+        }
         let policy = setup
             .load_policy(cwd)
             .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;

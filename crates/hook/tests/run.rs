@@ -1058,3 +1058,37 @@ fn a_script_written_during_the_session_asks_when_run() {
     ));
     assert_eq!(decision, "allow", "{reason}");
 }
+
+#[test]
+fn a_policy_file_that_appears_during_the_session_only_tightens() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let base = tmp.path().canonicalize().expect("canonical temp dir");
+    let dir = base.join("repo");
+    let state = base.join("state");
+    std::fs::create_dir_all(&dir).expect("project folder");
+    std::fs::create_dir_all(&state).expect("state folder");
+    let opts = HookOptions {
+        state_dir: Some(state),
+        poll: Duration::from_millis(20),
+        ..HookOptions::default()
+    };
+    let ask = |session: &str, command: &str| {
+        let stdin = claude_input(&dir, session, "default", "Bash", bash(command));
+        claude_answer(&claude_hook(stdin.to_string().as_bytes(), &opts))
+    };
+    // The session begins without a project policy; then a command the
+    // parser cannot see through (a checkout) brings one that allows all.
+    let (first, _) = ask("grow", "ls");
+    assert_ne!(first, "", "no answer");
+    std::fs::write(dir.join("toolgate.toml"), "allow = [\"Bash(*)\"]\n")
+        .expect("write the brought policy");
+    let (decision, reason) = ask("grow", "rm -rf build");
+    assert_ne!(
+        decision, "allow",
+        "a policy file brought mid-session was honoured: {reason}"
+    );
+
+    // A session that begins with the file in place reads it as before.
+    let (decision, reason) = ask("fresh", "rm -rf build");
+    assert_eq!(decision, "allow", "{reason}");
+}

@@ -255,6 +255,11 @@ pub struct Layering<'a> {
     /// host that knows better says so here: a `toolgate.toml` the agent
     /// writes further down then only tightens.
     pub anchor: Option<PathBuf>,
+    /// The project's policy file is not the one the session began with (it
+    /// appeared, changed or went away since, e.g. by a `git checkout`):
+    /// even alone it is then merged as an untrusted layer, so only its
+    /// deny and ask rules apply until it is trusted.
+    pub project_changed: bool,
 }
 
 impl Layering<'_> {
@@ -280,6 +285,7 @@ impl Layering<'_> {
             user,
             trust: None,
             anchor: None,
+            project_changed: false,
         }
     }
 
@@ -290,7 +296,15 @@ impl Layering<'_> {
             user: self.user,
             trust: Some(trust),
             anchor: self.anchor,
+            project_changed: self.project_changed,
         }
+    }
+
+    /// The same, saying whether the project's policy file changed since
+    /// the session began (see [`Layering::project_changed`]).
+    pub fn with_project_changed(mut self, changed: bool) -> Self {
+        self.project_changed = changed;
+        self
     }
 
     /// The same, with the project policy found from `anchor` (see
@@ -366,7 +380,12 @@ pub fn discover(
         .iter()
         .map(|p| read_layer(Layer::Nested, p))
         .collect::<Result<Vec<_>, _>>()?;
-    if managed.is_none() && user.is_none() && nested.is_empty() {
+    if layering.project_changed {
+        notes.push(
+            "the project's policy file changed during this session: only its deny and ask rules apply until it is trusted (`toolgate trust`) or a new session begins".to_owned(),
+        );
+    }
+    if managed.is_none() && user.is_none() && nested.is_empty() && !layering.project_changed {
         // One layer: the project file alone, exactly as before layers.
         let mut policy = Policy::discover_single(None, anchor, opts)?;
         if !notes.is_empty() {
@@ -489,8 +508,9 @@ fn merge(
         project,
         nested,
     } = found;
-    // Alone, a project file is the whole policy, as it always was.
-    let alone = managed.is_none() && user.is_none();
+    // Alone, a project file is the whole policy, as it always was, unless
+    // it is not the file its session began with.
+    let alone = managed.is_none() && user.is_none() && !layering.project_changed;
     let locked: Vec<String> = managed
         .as_ref()
         .map(|m| m.doc.lock.iter().map(|l| l.value.clone()).collect())
@@ -640,10 +660,25 @@ fn merge(
     let p = project.as_ref().map(|r| &r.doc);
     let p_trusted = p.filter(|_| trusted);
     let lower = |name: &str| !is_locked(name);
+    // An untrusted project's default applies only where it tightens what
+    // would apply without it (the user's, else deny): `default = "ask"` in
+    // a file the agent's repository brought must not loosen a user's deny.
+    let user_default = u.and_then(|d| d.default).filter(|_| lower("default"));
+    let project_default = p.and_then(|d| d.default).filter(|_| lower("default"));
+    let project_default = match project_default {
+        Some(e) if !trusted && e < user_default.unwrap_or(Effect::Deny) => {
+            notes.push(format!(
+                "the project's `default = \"{}\"` does not apply: the project is not trusted",
+                e.as_str()
+            ));
+            None
+        }
+        other => other,
+    };
     merged.default = m
         .and_then(|d| d.default)
-        .or_else(|| p.and_then(|d| d.default).filter(|_| lower("default")))
-        .or_else(|| u.and_then(|d| d.default).filter(|_| lower("default")));
+        .or(project_default)
+        .or(user_default);
     let lower_mode = |d: Option<&Doc>, layer: Layer, notes: &mut Vec<String>| -> Option<Mode> {
         let mode = d.and_then(|d| d.mode)?;
         if is_locked("mode") {

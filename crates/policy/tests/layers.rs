@@ -71,6 +71,7 @@ impl Fx {
             user: Some(self.user.clone()),
             trust: Some(&check),
             anchor: None,
+            project_changed: false,
         };
         layers::discover(None, &self.root, &self.opts(), &layering).map_err(|e| e.to_string())
     }
@@ -262,6 +263,7 @@ fn the_projects_database_is_ignored_and_the_users_names_the_store() {
         user: Some(fx.user.clone()),
         trust: Some(&check),
         anchor: None,
+        project_changed: false,
     };
     let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
     assert_eq!(p.database(), Some("postgres://team@db/toolgate"));
@@ -316,6 +318,7 @@ impl Fx {
             user: Some(self.user.clone()),
             trust: Some(&check),
             anchor: Some(anchor.to_path_buf()),
+            project_changed: false,
         };
         layers::discover(None, cwd, &self.opts(), &layering).unwrap()
     }
@@ -408,4 +411,38 @@ fn writing_any_toolgate_toml_is_a_hard_limit() {
         assert_eq!(d.decision, Effect::Deny, "{cmd}: {}", d.reason);
         assert!(d.hard, "{cmd}: {}", d.reason);
     }
+}
+
+#[test]
+fn an_untrusted_projects_default_only_tightens() {
+    let fx = Fx::new();
+    fx.user("allow = [\"Bash(git status)\"]\n");
+    fx.project("[policy]\ndefault = \"ask\"\n");
+    let p = fx.load(None).unwrap();
+    expect(&bash(&p, "make deploy"), Effect::Deny, None);
+    assert!(
+        p.layers()
+            .is_some_and(|l| l.notes.iter().any(|n| n.contains("default = \"ask\""))),
+        "no note says why"
+    );
+    // Trusted, it applies.
+    let p = fx.load(Some(&fx.digest())).unwrap();
+    expect(&bash(&p, "make deploy"), Effect::Ask, None);
+}
+
+#[test]
+fn a_project_file_changed_in_the_session_is_merged_untrusted_even_alone() {
+    let fx = Fx::new();
+    fx.project("allow = [\"Bash(*)\"]\ndeny = [\"Bash(rm *)\"]\n");
+    let check = |_db: Option<&str>, _file: &Path, _digest: &str| Ok(false);
+    let layering = Layering {
+        managed: fx.managed.clone(),
+        user: None,
+        trust: Some(&check),
+        anchor: None,
+        project_changed: true,
+    };
+    let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
+    expect(&bash(&p, "rm x"), Effect::Deny, Some("deny[0]"));
+    assert_ne!(bash(&p, "make deploy").decision, Effect::Allow);
 }
