@@ -263,7 +263,22 @@ impl<'s> Conv<'s> {
             }
             simple.words.extend(gap);
             pos = pos.max(child.end_byte());
-            let touches = word_end == Some(child.start_byte());
+            // A backslash-newline right after a word joins the next one to
+            // it (`cat .e\<newline>nv` reads `.env`).
+            let continued = word_end.is_some_and(|end| {
+                self.src
+                    .get(end..child.start_byte())
+                    .is_some_and(super::only_continuations)
+            });
+            if continued && let Some(end) = word_end {
+                let gap = self.src.get(end..child.start_byte()).unwrap_or("");
+                let mut at = end;
+                for _ in 0..gap.len() / 2 {
+                    self.joined.push(at);
+                    at += 2;
+                }
+            }
+            let touches = word_end == Some(child.start_byte()) || continued;
             match (field, kind(child)) {
                 (_, "variable_assignment") => simple.assigns.push(self.assign_of(child)),
                 (Some("name"), _) => {
@@ -313,7 +328,8 @@ impl<'s> Conv<'s> {
         if text.bytes().all(|b| b.is_ascii_whitespace()) {
             return Vec::new();
         }
-        let text = text.replace("\\\n", " ");
+        // bash removes a backslash-newline before it splits words.
+        let text = text.replace("\\\n", "");
         text.split_whitespace()
             .map(|w| {
                 let mut word = Word {

@@ -108,8 +108,14 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
         frame_limit: max_depth.saturating_mul(16).saturating_add(64),
         errors: Vec::new(),
         too_deep: false,
+        joined: Vec::new(),
     };
     let list = conv.list_of(root);
+    if let Some(at) = unjoined_continuation(root, src, &conv.joined) {
+        conv.errors.push(format!(
+            "a line continuation at byte {at} joins two words where this analysis cannot follow it"
+        ));
+    }
     if root.has_error() {
         if let Some(msg) = first_syntax_error(root, src) {
             conv.errors.insert(0, msg);
@@ -119,6 +125,66 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
         list,
         errors: conv.errors,
     }
+}
+
+/// The nodes inside which a backslash-newline is the text's own business:
+/// kept (single quotes, `$'..'`, a quoted heredoc, a comment) or removed
+/// by the word conversion (double quotes, an unquoted heredoc).
+const CONTINUATION_INSIDE: &[&str] = &[
+    "string",
+    "string_content",
+    "raw_string",
+    "ansi_c_string",
+    "translated_string",
+    "heredoc_body",
+    "heredoc_content",
+    "comment",
+];
+
+/// The first backslash-newline that bash removes to join two words (the
+/// character before it is not a blank) which the conversion did not join
+/// itself: the words toolgate sees are then not the ones bash runs.
+fn unjoined_continuation(root: TsNode<'_>, src: &str, joined: &[usize]) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut from = 0;
+    while let Some(off) = src.get(from..).and_then(|t| t.find("\\\n")) {
+        let at = from + off;
+        from = at + 2;
+        // An odd run of backslashes ends in an escaping one.
+        let run = bytes
+            .get(..=at)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count();
+        if run % 2 == 0 || at == 0 {
+            continue;
+        }
+        let prev = at.checked_sub(1).and_then(|i| bytes.get(i));
+        if matches!(prev, None | Some(b' ' | b'\t' | b'\n')) || joined.contains(&at) {
+            continue;
+        }
+        let inside = root.descendant_for_byte_range(at, at + 2).is_some_and(|n| {
+            let mut node = Some(n);
+            while let Some(x) = node {
+                if CONTINUATION_INSIDE.contains(&kind(x)) {
+                    return true;
+                }
+                node = x.parent();
+            }
+            false
+        });
+        if !inside {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Whether `gap` is nothing but line continuations (at least one).
+fn only_continuations(gap: &str) -> bool {
+    !gap.is_empty() && gap.split("\\\n").all(str::is_empty)
 }
 
 /// Finds the first error or missing node, iteratively (the tree can be deep).
@@ -172,6 +238,9 @@ struct Conv<'s> {
     frame_limit: usize,
     errors: Vec<String>,
     too_deep: bool,
+    /// Where a line continuation joins two words that the conversion
+    /// joined as bash does (`cat .e\<newline>nv` is `cat .env`).
+    joined: Vec<usize>,
 }
 
 impl<'s> Conv<'s> {
