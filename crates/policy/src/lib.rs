@@ -71,6 +71,7 @@ pub mod rule_ids;
 mod sandbox_table;
 mod schema;
 mod state_dir;
+pub mod system;
 mod testing;
 mod urls;
 mod validate;

@@ -70,6 +70,12 @@ pub struct Policy {
     pub(crate) mode: Mode,
     pub(crate) roots: Vec<PathBuf>,
     pub(crate) read_roots: Vec<PathBuf>,
+    /// The built-in read roots that exist, less those the policy removes.
+    pub(crate) system_roots: Vec<PathBuf>,
+    /// `read_roots` entries `"!PATH"`: not read roots, even beneath one.
+    pub(crate) read_excluded: Vec<PathBuf>,
+    /// Where credentials live (`builtin:credentials`).
+    pub(crate) credentials: crate::system::Credentials,
     pub(crate) home: Option<PathBuf>,
     pub(crate) state_dir: Option<PathBuf>,
     pub(crate) ledger: crate::file::Ledger,
@@ -223,9 +229,40 @@ impl Policy {
             roots.push(resolve_dir(&r.value, Some(r.offset))?);
         }
         let mut read_roots = Vec::new();
+        let mut read_excluded = Vec::new();
         for r in &doc.read_roots {
-            read_roots.push(resolve_dir(&r.value, Some(r.offset))?);
+            match r.value.strip_prefix('!') {
+                // `"!PATH"`: no longer a read root, built-in or not; it
+                // need not exist.
+                Some(removed) => {
+                    let abs = if removed == "~" || removed.starts_with("~/") {
+                        let h = home.as_ref().ok_or_else(|| {
+                            err(
+                                Some(r.offset),
+                                format!("read root `{}`: no home directory is known", r.value),
+                            )
+                        })?;
+                        h.join(removed.trim_start_matches('~').trim_start_matches('/'))
+                    } else if removed.is_empty() {
+                        return Err(err(
+                            Some(r.offset),
+                            "read root `!`: name the root to remove (`!/opt`, or `!/` for every built-in one)".into(),
+                        ));
+                    } else {
+                        base.join(removed)
+                    };
+                    let lexical = paths::normalize_lexically(&abs);
+                    let real = paths::resolve_real(&lexical).unwrap_or_else(|_| lexical.clone());
+                    for p in [lexical, real] {
+                        if !read_excluded.contains(&p) {
+                            read_excluded.push(p);
+                        }
+                    }
+                }
+                None => read_roots.push(resolve_dir(&r.value, Some(r.offset))?),
+            }
         }
+        let system_roots = crate::system::builtin_read_roots(home.as_deref(), &read_excluded);
         let anchors = Anchors {
             home: home.clone(),
             policy_dir: policy_dir.clone().unwrap_or_else(|| roots[0].clone()),
@@ -233,6 +270,7 @@ impl Policy {
         };
         let index = Index::build(&doc.rules, &anchors).map_err(|(o, m)| err(Some(o), m))?;
         let deny_read_bases = crate::boundary::deny_read_bases(&doc.rules, &anchors);
+        let credentials = crate::system::Credentials::build(&anchors, &roots, &doc.rules);
         let protected =
             Protected::build(&doc.protected, &anchors).map_err(|(o, m)| err(Some(o), m))?;
         let state_dir = opts
@@ -258,6 +296,9 @@ impl Policy {
             mode: doc.mode.unwrap_or_default(),
             roots,
             read_roots,
+            system_roots,
+            read_excluded,
+            credentials,
             home,
             state_dir,
             ledger: doc.ledger.unwrap_or_default(),
@@ -376,9 +417,33 @@ impl Policy {
         &self.roots
     }
 
-    /// The extra read-only roots, canonical.
+    /// The extra read-only roots the policy names, canonical.
     pub fn read_roots(&self) -> &[PathBuf] {
         &self.read_roots
+    }
+
+    /// The built-in read-only roots (system and toolchain locations,
+    /// [`crate::system::BUILTIN_READ_ROOTS`]) that exist here, less those
+    /// the policy removes, canonical.
+    pub fn system_read_roots(&self) -> &[PathBuf] {
+        &self.system_roots
+    }
+
+    /// Whether reading `real` (absolute, resolved) stays within the read
+    /// roots: the workspace roots, the policy's `read_roots` and the
+    /// built-in ones, less the `"!PATH"` entries.
+    pub fn readable(&self, real: &Path) -> bool {
+        let within = |roots: &[PathBuf]| roots.iter().any(|r| paths::is_within(real, r));
+        within(&self.roots)
+            || ((within(&self.read_roots) || within(&self.system_roots))
+                && !within(&self.read_excluded))
+    }
+
+    /// The credential location (`~/.ssh/**`, `/etc/shadow`, ...) `path`
+    /// (absolute) falls under, if any: reading or writing it is denied
+    /// (`builtin:credentials`) unless an allow rule names it exactly.
+    pub fn credential(&self, path: &Path) -> Option<&'static str> {
+        self.credentials.find(path)
     }
 
     /// The policy's mode.

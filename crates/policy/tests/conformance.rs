@@ -189,11 +189,11 @@ fn seed4_validation_comes_before_permission() {
 fn seed5_hard_limits_in_every_mode() {
     let ws = Ws::new();
     ws.file("inside.txt", "ok");
-    std::os::unix::fs::symlink("/etc/hosts", ws.root.join("link")).unwrap();
+    std::os::unix::fs::symlink("/var/log/syslog", ws.root.join("link")).unwrap();
     let p = ws.policy("allow = [\"Read\", \"Edit\"]\n");
     let cases = [
-        call("read_file", json!({"path": "../../etc/passwd"})),
-        call("read_file", json!({"path": "/etc/hosts"})),
+        call("read_file", json!({"path": "../../var/log/syslog"})),
+        call("read_file", json!({"path": "/var/log/syslog"})),
         call("read_file", json!({"path": "~/.ssh/id_rsa"})),
         call("read_file", json!({"path": "link"})),
         call("write_file", json!({"path": "link", "content": "x"})),
@@ -480,9 +480,20 @@ fn builtin_policy_reads_allow_writes_ask_shell_asks() {
     );
     expect(&p.decide(&call("mcp__x__y", json!({}))), Effect::Deny, None);
     expect(
-        &p.decide(&call("read_file", json!({"path": "/etc/passwd"}))),
+        &p.decide(&call("read_file", json!({"path": "/var/log/syslog"}))),
         Effect::Deny,
         Some("hard:outside-roots"),
+    );
+    // System locations are built-in read roots; their secrets are not.
+    expect(
+        &p.decide(&call("read_file", json!({"path": "/etc/passwd"}))),
+        Effect::Allow,
+        Some("builtin:read"),
+    );
+    expect(
+        &p.decide(&call("read_file", json!({"path": "/etc/shadow"}))),
+        Effect::Deny,
+        Some("builtin:credentials"),
     );
 }
 
@@ -759,7 +770,10 @@ fn glob_patterns_and_include_lists_meet_the_roots_and_read_rules() {
         ws.policy("allow = [\"Read\", \"Glob\", \"read_many_files\"]\ndeny = [\"Read(.env)\"]\n");
     let claude = |input: Value| p.decide(&client_call(Client::Claude, "Glob", input));
     for (input, rule) in [
-        (json!({"pattern": "/etc/**/*.conf"}), "hard:outside-roots"),
+        (
+            json!({"pattern": "/var/log/**/*.log"}),
+            "hard:outside-roots",
+        ),
         (json!({"pattern": "../../**/*"}), "hard:outside-roots"),
         (
             json!({"pattern": "../*", "path": ws.root.join("src")}),

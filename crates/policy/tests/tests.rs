@@ -11,6 +11,7 @@ mod differential;
 mod fuzz_regressions;
 mod layers;
 mod properties;
+mod reach;
 mod review;
 mod shell_precision;
 mod state_database;

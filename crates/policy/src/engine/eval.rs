@@ -72,7 +72,16 @@ impl Eval<'_, '_> {
             }
             self.fill_from_hits(&mut ad, &hits, &what);
             let program = owner_name.unwrap_or("the command");
-            if hits.effect().is_some_and(|e| e >= Effect::Ask) {
+            let credential = self.credential(&item.what);
+            if let Some((label, path)) = credential.filter(|_| hits.effect() != Some(Effect::Deny))
+            {
+                ad.rule = Some(rule_ids::BUILTIN_CREDENTIALS.into());
+                ad.reason = format!(
+                    "{what}: {}; `{program}` is given it, and what it does with it is not known",
+                    super::hard::credential_reason(label, &path)
+                );
+                ad.decision = Effect::Ask;
+            } else if hits.effect().is_some_and(|e| e >= Effect::Ask) {
                 ad.reason = format!(
                     "{}; `{program}` is given it, and what it does with it is not known",
                     ad.reason
@@ -97,6 +106,21 @@ impl Eval<'_, '_> {
                 }
                 _ => format!("{what} {why} (a hard limit: no rule, mode or approval lifts it)"),
             };
+            return ad;
+        }
+
+        // Where credentials live: a deny no broad allow lifts.
+        if let Some((label, path)) = self.credential(&item.what) {
+            ad.rule = Some(rule_ids::BUILTIN_CREDENTIALS.into());
+            ad.reason = format!("{what}: {}", super::hard::credential_reason(label, &path));
+            if self.ctx.trace {
+                let mut hits = Hits::new(true);
+                self.match_rules(&item.what, &mut hits);
+                let reason = std::mem::take(&mut ad.reason);
+                let (rule, decision) = (ad.rule.take(), ad.decision);
+                self.fill_from_hits(&mut ad, &hits, &what);
+                (ad.reason, ad.rule, ad.decision) = (reason, rule, decision);
+            }
             return ad;
         }
 

@@ -94,7 +94,7 @@ impl Eval<'_, '_> {
                             ),
                         ));
                     }
-                } else if !within(&p.roots) && !within(&p.read_roots) && !harmless_device(real) {
+                } else if !p.readable(real) && !harmless_device(real) {
                     return Some((
                         rule_ids::HARD_OUTSIDE_ROOTS,
                         format!(
@@ -108,6 +108,39 @@ impl Eval<'_, '_> {
             _ => None,
         }
     }
+}
+
+impl Eval<'_, '_> {
+    /// The credential location a path action touches (`~/.ssh/**`,
+    /// `/etc/shadow`, ...), as `(location, path)`, unless an allow rule
+    /// names that exact file: the path with its symlinks resolved, or as
+    /// written, as deny rules meet it.
+    pub(super) fn credential(&self, what: &What) -> Option<(&'static str, PathBuf)> {
+        let What::Path {
+            write, resolved, ..
+        } = what
+        else {
+            return None;
+        };
+        let c = &self.policy.credentials;
+        let real = resolved.real.as_ref().ok();
+        let lexical = resolved.lexical.as_ref();
+        let (label, path) = real
+            .into_iter()
+            .chain(lexical)
+            .find_map(|p| c.find(p).map(|l| (l, p.clone())))?;
+        let lifted = real.is_some_and(|r| c.allowed(r, *write))
+            || lexical.is_some_and(|l| c.allowed(l, *write));
+        (!lifted).then_some((label, path))
+    }
+}
+
+/// Why a credential location is refused, for reasons.
+pub(super) fn credential_reason(label: &str, path: &Path) -> String {
+    format!(
+        "`{}` is where credentials live (`{label}`): no policy reads or writes it unless an allow rule names that exact file",
+        path.display()
+    )
 }
 
 /// Devices whose reading shows nothing of the machine: empty, zeros or

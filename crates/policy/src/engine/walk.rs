@@ -1,6 +1,7 @@
 //! The walk beneath a recursive read or write.
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use globset::Candidate;
 
@@ -15,7 +16,8 @@ use super::{Eval, WALK_LIMIT, verb};
 impl Eval<'_, '_> {
     /// Walks a directory beneath a recursive read or write, applying the
     /// deny and ask rules (and, for writes, protected paths) that match
-    /// anything there.
+    /// anything there, and the built-in deny of credential locations. A
+    /// symbolic link is judged by its name and by what it leads to.
     pub(super) fn walk(&mut self, write: bool, dir: &Path, ad: &mut ActionDecision) {
         let p = self.policy;
         let deny = if write {
@@ -28,10 +30,17 @@ impl Eval<'_, '_> {
         } else {
             p.index.read(Effect::Ask)
         };
-        if deny.is_empty() && ask.is_empty() && !write {
-            return;
-        }
+        // With no rule to meet beneath a read, only links can lead to
+        // what is denied (a credential, outside the roots): they are
+        // looked for as far as the walk goes, and a tree too large to
+        // walk is not asked about for them alone.
+        let links_only =
+            deny.is_empty() && ask.is_empty() && !write && !p.credentials.may_hold(dir);
         let mut stack = vec![dir.to_path_buf()];
+        // Directories entered, by their resolved path: a link to one
+        // inside the roots is entered once.
+        let mut entered: HashSet<PathBuf> = HashSet::new();
+        entered.insert(dir.to_path_buf());
         let mut seen = 0usize;
         let mut asked: Option<String> = None;
         // A directory that cannot be read may hide what a deny or ask rule
@@ -50,7 +59,7 @@ impl Eval<'_, '_> {
                 ad.rule = None;
             }
         };
-        while let Some(d) = stack.pop() {
+        'walk: while let Some(d) = stack.pop() {
             let entries = match std::fs::read_dir(&d) {
                 Ok(entries) => entries,
                 Err(e) => {
@@ -67,6 +76,9 @@ impl Eval<'_, '_> {
                     }
                 };
                 seen += 1;
+                if seen > WALK_LIMIT && links_only {
+                    break 'walk;
+                }
                 if seen > WALK_LIMIT {
                     ad.decision = ad.decision.max(Effect::Ask);
                     ad.sticky = true;
@@ -78,26 +90,34 @@ impl Eval<'_, '_> {
                     return;
                 }
                 let path = entry.path();
-                let cand = Candidate::new(&path);
-                let mut hits = Hits::new(false);
-                deny.each_match(&path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
-                if hits.effect() == Some(Effect::Deny)
-                    && let Some((_, r)) = hits.best
-                {
-                    let rule = &p.rules[r];
-                    ad.decision = Effect::Deny;
-                    ad.rule = Some(rule.id.clone());
-                    ad.sticky = false;
-                    ad.reason = format!(
-                        "{}: `{}` lies beneath it, and that {} by rule `{}`",
-                        ad.action.describe(),
-                        path.display(),
-                        verb(Effect::Deny),
-                        rule.id
-                    );
-                    return;
+                let ft = match entry.file_type() {
+                    Ok(ft) => ft,
+                    Err(e) => {
+                        unreadable(ad, &mut asked, &path, &e);
+                        continue;
+                    }
+                };
+                // A link is also judged by what it leads to.
+                let target = if ft.is_symlink() {
+                    std::fs::canonicalize(&path).ok()
+                } else {
+                    None
+                };
+                for q in std::iter::once(&path).chain(target.as_ref()) {
+                    if let Some(reason) = self.denied_beneath(deny, q, ad) {
+                        ad.decision = Effect::Deny;
+                        ad.sticky = false;
+                        ad.reason = if q == &path {
+                            reason
+                        } else {
+                            format!("{reason} (`{}` links there)", path.display())
+                        };
+                        return;
+                    }
                 }
                 if asked.is_none() {
+                    let cand = Candidate::new(&path);
+                    let mut hits = Hits::new(false);
                     ask.each_match(&path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
                     if let Some((Effect::Ask, r)) = hits.best {
                         asked = Some(format!(
@@ -120,25 +140,15 @@ impl Eval<'_, '_> {
                         ad.rule = Some(rule_ids::PROTECTED.into());
                     }
                 }
-                let ft = match entry.file_type() {
-                    Ok(ft) => ft,
-                    Err(e) => {
-                        unreadable(ad, &mut asked, &path, &e);
-                        continue;
-                    }
-                };
                 if ft.is_symlink() {
                     // A link beneath the directory may lead outside the roots.
-                    if let Ok(target) = std::fs::canonicalize(&path) {
-                        let inside = p
-                            .roots
-                            .iter()
-                            .chain(if write {
-                                [].iter()
-                            } else {
-                                p.read_roots.iter()
-                            })
-                            .any(|r| paths::is_within(&target, r));
+                    if let Some(target) = &target {
+                        let inside = if write {
+                            p.roots.iter().any(|r| paths::is_within(target, r))
+                        } else {
+                            p.readable(target)
+                        };
+                        let in_workspace = p.roots.iter().any(|r| paths::is_within(target, r));
                         if !inside && asked.is_none() {
                             asked = Some(format!(
                                 "{}: `{}` beneath it links outside the workspace roots",
@@ -147,6 +157,23 @@ impl Eval<'_, '_> {
                             ));
                             ad.sticky = true;
                             ad.rule = None;
+                        } else if target.is_dir() {
+                            if in_workspace {
+                                // Followed (`grep -R`, `cp -rL`): what lies
+                                // there is checked as well.
+                                if entered.insert(target.clone()) {
+                                    stack.push(target.clone());
+                                }
+                            } else if p.credentials.may_hold(target) && asked.is_none() {
+                                asked = Some(format!(
+                                    "{}: `{}` beneath it links to `{}`, where credentials may lie",
+                                    ad.action.describe(),
+                                    path.display(),
+                                    target.display()
+                                ));
+                                ad.sticky = true;
+                                ad.rule = None;
+                            }
                         }
                     }
                 } else if ft.is_dir() {
@@ -158,5 +185,46 @@ impl Eval<'_, '_> {
             ad.decision = ad.decision.max(Effect::Ask);
             ad.reason = reason;
         }
+    }
+
+    /// Why `path`, beneath a recursive read or write, makes it deny: a deny
+    /// rule matches it (the rule id is set on `ad`), or it is where
+    /// credentials live.
+    fn denied_beneath(
+        &mut self,
+        deny: &crate::index::PathRules,
+        path: &Path,
+        ad: &mut ActionDecision,
+    ) -> Option<String> {
+        let p = self.policy;
+        let cand = Candidate::new(path);
+        let mut hits = Hits::new(false);
+        deny.each_match(path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
+        if hits.effect() == Some(Effect::Deny)
+            && let Some((_, r)) = hits.best
+        {
+            let rule = &p.rules[r];
+            ad.rule = Some(rule.id.clone());
+            return Some(format!(
+                "{}: `{}` lies beneath it, and that {} by rule `{}`",
+                ad.action.describe(),
+                path.display(),
+                verb(Effect::Deny),
+                rule.id
+            ));
+        }
+        let write = matches!(ad.action, crate::decision::Action::Write { .. });
+        if let Some(label) = p.credentials.find(path)
+            && !p.credentials.allowed(path, write)
+        {
+            ad.rule = Some(rule_ids::BUILTIN_CREDENTIALS.into());
+            return Some(format!(
+                "{}: `{}` lies beneath it, and {}",
+                ad.action.describe(),
+                path.display(),
+                super::hard::credential_reason(label, path)
+            ));
+        }
+        None
     }
 }

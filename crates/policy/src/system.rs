@@ -1,0 +1,396 @@
+//! The machine outside the workspace: the system and toolchain locations
+//! every policy may read (the built-in read roots), and the places where
+//! credentials live, which no broad allow opens (docs/policy.md, "Roots"
+//! and "Credentials").
+
+use std::path::{Path, PathBuf};
+
+use globset::{GlobSet, GlobSetBuilder};
+
+use crate::file::Placed;
+use crate::paths;
+use crate::pattern::{self, Anchors};
+use crate::rule::{Rule, Selector};
+
+/// Read-only roots every policy has unless it removes them (`read_roots =
+/// ["!/opt"]`): the system's programs, libraries, headers and
+/// configuration, and the language toolchains and package caches under
+/// the home directory (`~/`). An entry that does not exist is skipped.
+/// `/etc` is one of them; its secrets are [credentials](CREDENTIALS).
+pub const BUILTIN_READ_ROOTS: &[&str] = &[
+    "/usr",
+    "/opt",
+    "/etc",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/nix/store",
+    "/snap",
+    // What the kernel says about the machine, not about a process.
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/version",
+    "/proc/loadavg",
+    "/proc/uptime",
+    // Rust
+    "~/.cargo/registry",
+    "~/.cargo/git",
+    "~/.rustup/toolchains",
+    // JavaScript
+    "~/.npm",
+    "~/.nvm/versions",
+    "~/.cache/yarn",
+    "~/.local/share/pnpm",
+    "~/.bun/install/cache",
+    "~/.deno",
+    // Python
+    "~/.cache/pip",
+    "~/.cache/uv",
+    "~/.cache/pypoetry",
+    "~/.local/lib",
+    "~/.pyenv/versions",
+    "~/.conda/pkgs",
+    // Go
+    "~/go/pkg/mod",
+    "~/.cache/go-build",
+    // JVM
+    "~/.m2/repository",
+    "~/.gradle/caches",
+    "~/.gradle/wrapper/dists",
+    "~/.sdkman/candidates",
+    // Ruby, .NET, Haskell, OCaml, Lean
+    "~/.rbenv/versions",
+    "~/.gem/ruby",
+    "~/.local/share/gem",
+    "~/.nuget/packages",
+    "~/.cabal/packages",
+    "~/.ghcup/ghc",
+    "~/.opam/default/lib",
+    "~/.elan/toolchains",
+];
+
+/// Where credentials live: private keys, tokens, passwords, cookies, the
+/// environment and memory of processes. Reading or writing one is denied
+/// (`builtin:credentials`) whatever the roots say and whatever allows
+/// reading broadly (`Read`, `Read(/**)`, `*`); only an allow rule that
+/// names the exact file, with no wildcard, lifts it for that file.
+/// `~/` is the home directory; the rest are absolute. Globs as path
+/// patterns read them (`*` within a segment, `**` across).
+pub const CREDENTIALS: &[&str] = &[
+    "~/.ssh",
+    "~/.ssh/**",
+    "~/.aws",
+    "~/.aws/**",
+    "~/.azure/**",
+    "~/.config/gcloud/**",
+    "~/.kube/**",
+    "~/.docker/config.json",
+    "~/.docker/*.pem",
+    "~/.docker/contexts/tls/**",
+    "~/.netrc",
+    "~/.gnupg",
+    "~/.gnupg/**",
+    "~/.password-store/**",
+    "~/.local/share/keyrings/**",
+    "~/.mozilla/**",
+    "~/.config/google-chrome/**",
+    "~/.config/chromium/**",
+    "~/.config/BraveSoftware/**",
+    "~/.config/microsoft-edge/**",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
+    "~/.config/gh/hosts.yml",
+    "~/.npmrc",
+    "~/.yarnrc.yml",
+    "~/.pypirc",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.gem/credentials",
+    "~/.m2/settings.xml",
+    "~/.m2/settings-security.xml",
+    "~/.gradle/gradle.properties",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.vault-token",
+    "~/.pgpass",
+    "~/.my.cnf",
+    "~/.config/op/**",
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/sudoers.d/**",
+    "/etc/ssh/*_key",
+    "/etc/ssl/private",
+    "/etc/ssl/private/**",
+    "/etc/security/opasswd",
+    "/etc/NetworkManager/system-connections/**",
+    "/etc/wpa_supplicant/*.conf",
+    "/etc/krb5.keytab",
+    "/etc/letsencrypt/{accounts,archive,keys,live}/**",
+    "/etc/credstore/**",
+    "/etc/credstore.encrypted/**",
+    "/root",
+    "/root/**",
+    "/run/secrets/**",
+    "/var/run/secrets/**",
+    "/proc/**/environ",
+    "/proc/**/mem",
+    "/proc/kcore",
+];
+
+/// The built-in read roots that exist, as canonical paths, less those the
+/// policy removes (`"!PATH"` entries of `read_roots`, also canonical).
+pub(crate) fn builtin_read_roots(home: Option<&Path>, removed: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for entry in BUILTIN_READ_ROOTS {
+        let Some(abs) = expand(entry, home) else {
+            continue;
+        };
+        // A root must exist to be canonical; one that does not is not
+        // there to read.
+        let Ok(real) = std::fs::canonicalize(&abs) else {
+            continue;
+        };
+        if removed.iter().any(|r| paths::is_within(&real, r)) || out.contains(&real) {
+            continue;
+        }
+        out.push(real);
+    }
+    out
+}
+
+/// `~/x` in `home`, or an absolute path as it is.
+fn expand(entry: &str, home: Option<&Path>) -> Option<PathBuf> {
+    match entry.strip_prefix("~/") {
+        Some(rest) => home.map(|h| h.join(rest)),
+        None => Some(PathBuf::from(entry)),
+    }
+}
+
+/// The credential locations, compiled for one home directory.
+#[derive(Debug)]
+pub(crate) struct Credentials {
+    set: Option<GlobSet>,
+    labels: Vec<&'static str>,
+    /// The literal leading directory of each location (`/home/u/.ssh`,
+    /// `/etc`, `/proc`).
+    bases: Vec<PathBuf>,
+    /// Paths an allow rule names exactly: `(path, write)`; reading (or,
+    /// with `write`, writing) that one file is not refused.
+    allowed: Vec<(PathBuf, bool)>,
+}
+
+impl Credentials {
+    pub(crate) fn build(
+        anchors: &Anchors,
+        roots: &[PathBuf],
+        rules: &[(Rule, Vec<Placed<Selector>>)],
+    ) -> Self {
+        // `/root` is root's home: when it is the home directory (an agent
+        // running as root, as in many containers) or holds a workspace
+        // root, its credentials are the home directory's entries, not all
+        // of it.
+        let root_home = Path::new("/root");
+        let skip_root = anchors.home.as_deref() == Some(root_home)
+            || roots.iter().any(|r| r.starts_with(root_home));
+        let mut b = GlobSetBuilder::new();
+        let mut labels = Vec::new();
+        let mut bases: Vec<PathBuf> = Vec::new();
+        for entry in CREDENTIALS {
+            if skip_root && entry.starts_with("/root") {
+                continue;
+            }
+            let glob = match entry.strip_prefix("~/") {
+                Some(rest) => match &anchors.home {
+                    Some(h) => format!(
+                        "{}/{rest}",
+                        globset::escape(&h.to_string_lossy()).trim_end_matches('/')
+                    ),
+                    None => continue,
+                },
+                None => (*entry).to_string(),
+            };
+            // INVARIANT: the entries above are valid globs and a home
+            // directory is escaped; one that failed would be skipped
+            // rather than refuse every policy.
+            if let Ok(g) = pattern::path_glob_builder(&glob) {
+                b.add(g);
+                labels.push(*entry);
+                let lit = glob
+                    .split_inclusive('/')
+                    .take_while(|s| !s.contains(['*', '?', '[', '{']))
+                    .collect::<String>();
+                let base = PathBuf::from(lit.trim_end_matches('/'));
+                if !bases.contains(&base) {
+                    bases.push(base);
+                }
+            }
+        }
+        let set = b.build().ok();
+        let mut allowed = Vec::new();
+        for (rule, sels) in rules {
+            if rule.effect != crate::effect::Effect::Allow {
+                continue;
+            }
+            for sel in sels {
+                let (p, write) = match &sel.value {
+                    Selector::Read(Some(p)) => (p, false),
+                    Selector::Write(Some(p)) => (p, true),
+                    _ => continue,
+                };
+                if let Some(path) = exact_path(p, anchors) {
+                    allowed.push((path, write));
+                }
+            }
+        }
+        Credentials {
+            set,
+            labels,
+            bases,
+            allowed,
+        }
+    }
+
+    /// The credential location `path` falls under, if any.
+    pub(crate) fn find(&self, path: &Path) -> Option<&'static str> {
+        let set = self.set.as_ref()?;
+        let m = set.matches(path);
+        m.first().and_then(|&i| self.labels.get(i).copied())
+    }
+
+    /// Whether a credential location may lie in `dir` or beneath it.
+    pub(crate) fn may_hold(&self, dir: &Path) -> bool {
+        self.bases
+            .iter()
+            .any(|b| b.starts_with(dir) || dir.starts_with(b))
+    }
+
+    /// Whether an allow rule names exactly this file for this access.
+    pub(crate) fn allowed(&self, path: &Path, write: bool) -> bool {
+        self.allowed.iter().any(|(p, w)| p == path && *w == write)
+    }
+}
+
+/// The one path a pattern names, when it names exactly one: anchored
+/// (it holds a `/`), no wildcard, no trailing `/` (which means everything
+/// beneath).
+fn exact_path(p: &str, anchors: &Anchors) -> Option<PathBuf> {
+    if p.contains(['*', '?', '[', ']', '{', '}', '\\']) || !p.contains('/') || p.ends_with('/') {
+        return None;
+    }
+    let glob = pattern::path_glob(p, anchors).ok()?;
+    Some(paths::normalize_lexically(Path::new(&glob)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn anchors(home: &Path) -> Anchors {
+        Anchors {
+            home: Some(home.to_path_buf()),
+            policy_dir: PathBuf::from("/w"),
+            root: PathBuf::from("/w"),
+        }
+    }
+
+    #[test]
+    fn credential_locations() {
+        let c = Credentials::build(&anchors(Path::new("/home/u")), &[], &[]);
+        for p in [
+            "/home/u/.ssh/id_rsa",
+            "/home/u/.ssh",
+            "/home/u/.aws/credentials",
+            "/home/u/.config/gcloud/application_default_credentials.json",
+            "/home/u/.kube/config",
+            "/home/u/.docker/config.json",
+            "/home/u/.netrc",
+            "/home/u/.gnupg/private-keys-v1.d/x.key",
+            "/home/u/.mozilla/firefox/x.default/cookies.sqlite",
+            "/home/u/.config/google-chrome/Default/Login Data",
+            "/home/u/.git-credentials",
+            "/home/u/.config/gh/hosts.yml",
+            "/home/u/.npmrc",
+            "/home/u/.pypirc",
+            "/home/u/.cargo/credentials.toml",
+            "/etc/shadow",
+            "/etc/gshadow",
+            "/etc/sudoers",
+            "/etc/sudoers.d/90-cloud",
+            "/etc/ssh/ssh_host_ed25519_key",
+            "/root/.bashrc",
+            "/proc/self/environ",
+            "/proc/1/environ",
+            "/proc/1/task/1/environ",
+            "/proc/42/mem",
+            "/run/secrets/db",
+        ] {
+            assert!(c.find(Path::new(p)).is_some(), "{p}");
+        }
+        for p in [
+            "/etc/passwd",
+            "/etc/os-release",
+            "/etc/ssh/ssh_host_ed25519_key.pub",
+            "/etc/ssh/sshd_config",
+            "/home/u/.cargo/registry/src/x/lib.rs",
+            "/home/u/.docker/buildx/x",
+            "/home/u/project/.ssh/x",
+            "/proc/cpuinfo",
+            "/usr/lib/python3/os.py",
+        ] {
+            assert!(c.find(Path::new(p)).is_none(), "{p}");
+        }
+    }
+
+    #[test]
+    fn root_as_home_keeps_its_workspace() {
+        let c = Credentials::build(&anchors(Path::new("/root")), &[], &[]);
+        assert!(c.find(Path::new("/root/project/src/main.rs")).is_none());
+        assert!(c.find(Path::new("/root/.ssh/id_rsa")).is_some());
+        let c = Credentials::build(
+            &anchors(Path::new("/home/u")),
+            &[PathBuf::from("/root/ws")],
+            &[],
+        );
+        assert!(c.find(Path::new("/root/ws/a")).is_none());
+        assert!(c.find(Path::new("/home/u/.aws/config")).is_some());
+    }
+
+    #[test]
+    fn only_an_exact_path_is_lifted() {
+        let a = anchors(Path::new("/home/u"));
+        assert_eq!(
+            exact_path("~/.aws/config", &a),
+            Some(PathBuf::from("/home/u/.aws/config"))
+        );
+        assert_eq!(
+            exact_path("//etc/shadow", &a),
+            Some(PathBuf::from("/etc/shadow"))
+        );
+        for p in [
+            "~/.aws/**",
+            "~/.aws/",
+            "//**",
+            ".netrc",
+            "~/.ssh/id_*",
+            "~/.{aws,ssh}/x",
+        ] {
+            assert_eq!(exact_path(p, &a), None, "{p}");
+        }
+    }
+
+    #[test]
+    fn builtin_roots_exist_and_can_be_removed() {
+        let all = builtin_read_roots(None, &[]);
+        let usr = std::fs::canonicalize("/usr").unwrap();
+        assert!(all.contains(&usr));
+        let less = builtin_read_roots(None, std::slice::from_ref(&usr));
+        assert!(!less.iter().any(|r| r.starts_with(&usr)), "{less:?}");
+        assert!(builtin_read_roots(None, &[PathBuf::from("/")]).is_empty());
+    }
+}
