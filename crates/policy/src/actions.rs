@@ -46,6 +46,9 @@ pub enum What {
         recursive: bool,
         /// Removes the target.
         delete: bool,
+        /// For a recursive read: the entries beneath it reaches, by name
+        /// (`grep -r --include='*.rs'`); `None` for all of them.
+        filter: Option<shell::Filter>,
     },
     /// One simple command.
     Exec {
@@ -131,6 +134,7 @@ fn path_item(
         resolved: paths::resolve_within(written, cwd, env.home, env.canonical),
         recursive,
         delete,
+        filter: None,
     }
 }
 
@@ -413,7 +417,26 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
         }
         let cwd = e.cwd.as_deref().unwrap_or(env.cwd);
         let what = match e.kind {
-            shell::EffectKind::Read => path_item(&e.target, false, e.recursive, false, cwd, env),
+            shell::EffectKind::Read => {
+                match path_item(&e.target, false, e.recursive, false, cwd, env) {
+                    What::Path {
+                        write,
+                        written,
+                        resolved,
+                        recursive,
+                        delete,
+                        ..
+                    } => What::Path {
+                        write,
+                        written,
+                        resolved,
+                        recursive,
+                        delete,
+                        filter: e.filter,
+                    },
+                    other => other,
+                }
+            }
             shell::EffectKind::Write => path_item(&e.target, true, e.recursive, e.delete, cwd, env),
             shell::EffectKind::Fetch => fetch(&e.target),
         };

@@ -1,5 +1,8 @@
 //! What a read can reach, decided: system and toolchain locations are
-//! read roots, and credentials are denied whatever allows reading.
+//! read roots, credentials are denied whatever allows reading, and a
+//! recursive read meets a deny rule only for the files its filters let
+//! through (`grep -r --include`, ripgrep's hidden files, `find -name ..
+//! -exec`), or that a pipe or substitution hands on from `find`.
 
 use std::path::{Path, PathBuf};
 
@@ -265,8 +268,8 @@ fn a_link_to_a_credential_is_the_credential() {
         Effect::Deny,
         Some("builtin:credentials"),
     );
-    // Beneath a recursive read too.
-    let d = sh(&p, "grep -r KEY .");
+    // Beneath a recursive read, through its filter, too.
+    let d = sh(&p, "grep -r --include='*.rs' KEY .");
     expect(&d, Effect::Deny, Some("builtin:credentials"));
     // Without the home as a root, the key is outside the roots: hard.
     let p = ws.policy("allow = [\"Read\"]\n");
@@ -284,4 +287,246 @@ fn a_program_given_a_credential_asks() {
     ));
     let d = sh(&p, &format!("python3 tool.py {home}/.aws/credentials"));
     expect(&d, Effect::Ask, Some("builtin:credentials"));
+}
+
+// Class 3: filters that leave the denied file out.
+
+#[test]
+fn filtered_recursive_reads_meet_only_what_they_reach() {
+    let ws = Ws::new();
+    let p = ws.policy(DEV);
+    for (cmd, decision, rule) in [
+        ("grep -r x .", Effect::Deny, Some("deny[0]")),
+        (
+            "grep -r --include='*.rs' x .",
+            Effect::Allow,
+            Some("allow[2]"),
+        ),
+        (
+            "grep -rn --include=*.rs --include=*.c x .",
+            Effect::Allow,
+            Some("allow[2]"),
+        ),
+        (
+            "grep -r --include='.env*' x .",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "grep -r --exclude='*.rs' x .",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "grep -r --exclude='.env*' x src",
+            Effect::Allow,
+            Some("allow[2]"),
+        ),
+        (
+            "grep -r --exclude='.env*' x .",
+            Effect::Deny,
+            Some("deny[1]"),
+        ),
+        (
+            "grep -r --exclude='.env*' --exclude-dir=secrets x .",
+            Effect::Allow,
+            Some("allow[2]"),
+        ),
+        // The last matching option wins: `.env` matches the include last.
+        (
+            "grep -r --exclude=.env --include=.env x .",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "grep --include='*.rs' x .env",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        ("rg x", Effect::Deny, Some("deny[1]")),
+        ("rg x -g '!secrets'", Effect::Deny, Some("deny[1]")),
+        ("rg x src", Effect::Allow, Some("allow[3]")),
+        ("rg --hidden x src", Effect::Allow, Some("allow[3]")),
+        ("rg --hidden x .", Effect::Deny, Some("deny[0]")),
+        ("rg -uu x .", Effect::Deny, Some("deny[0]")),
+        ("rg -. x .", Effect::Deny, Some("deny[0]")),
+        ("rg -g .env x .", Effect::Deny, Some("deny[0]")),
+        ("rg -g '*.rs' x .", Effect::Allow, Some("allow[3]")),
+        ("rg x .env", Effect::Deny, Some("deny[0]")),
+        (
+            "find . -name '*.c' -exec wc -l {} +",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "find . -type f -name '*.rs' -exec cat {} \\;",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "find . -name '*.c' -o -exec cat {} \\;",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "find . -name '.env*' -exec cat {} +",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "find . -iname '*.ENV' -exec cat {} +",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        ("find . -exec cat {} +", Effect::Deny, Some("deny[0]")),
+        (
+            "find . ! -name '*.rs' -exec cat {} +",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "find . -name 'src' -exec grep -r x {} +",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+    ] {
+        let d = sh(&p, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (decision, rule),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+}
+
+#[test]
+fn a_filtered_read_still_meets_links_by_what_they_lead_to() {
+    let ws = Ws::new();
+    ws.link(&ws.root.join(".env"), "env.rs");
+    let p = ws.policy(DEV);
+    let d = sh(&p, "grep -r --include='*.rs' x .");
+    expect(&d, Effect::Deny, Some("deny[0]"));
+    let d = sh(&p, "find . -name '*.rs' -exec cat {} +");
+    expect(&d, Effect::Deny, Some("deny[0]"));
+}
+
+// Class 2: names with a known source.
+
+#[test]
+fn names_find_prints_are_read_beneath_it_through_its_filter() {
+    let ws = Ws::new();
+    let p = ws.policy(DEV);
+    for (cmd, decision, rule) in [
+        // `secrets/prod.txt` is a `.txt`: denied, as `grep x secrets/prod.txt` is.
+        (
+            "find . -name '*.txt' | xargs grep x",
+            Effect::Deny,
+            Some("deny[1]"),
+        ),
+        (
+            "find . -name 'notes*' | xargs grep x",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "find src -name '*.rs' | xargs wc -l",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "find . -name '*.rs' -print0 | xargs -0 cat",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "find . -name '*.rs' | xargs -I{} head -n 3 {}",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        // The substitution runs first: its command is the first allowed.
+        (
+            "grep x $(find src -name '*.rs')",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "wc -l `find . -name '*.c'`",
+            Effect::Allow,
+            Some("allow[4]"),
+        ),
+        (
+            "find . -name '.env*' | xargs cat",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        ("find . | xargs cat", Effect::Deny, Some("deny[0]")),
+        ("find . -type f | xargs cat", Effect::Deny, Some("deny[0]")),
+        (
+            "cat $(find . -name '*.txt' -o -name '.env')",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+        (
+            "find . -name '*.rs' | xargs grep -r x",
+            Effect::Deny,
+            Some("deny[0]"),
+        ),
+    ] {
+        let d = sh(&p, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (decision, rule),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+    // What is not a list of names, or not read, or not only find's output,
+    // stays unknown.
+    for cmd in [
+        "find . -name '*.rs' | xargs rm",
+        "find . -name '*.rs' -printf '%s\\n' | xargs cat",
+        "find . -name '*.rs' -exec echo {} + | xargs cat",
+        "find . -name '*.rs' |& xargs cat",
+        "find . -name '*.rs' 2>&1 | xargs cat",
+        "find . -name '*.rs' | xargs cat < notes.txt",
+        "cat $(find . -name '*.rs'; echo .env)",
+        "cat \"$(find . -name '*.rs')\"",
+        "find() { echo .env; }; cat $(find . -name '*.rs')",
+        "find . -name '*.rs' | xargs python3 tool.py",
+    ] {
+        let d = sh(&p, cmd);
+        assert_ne!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}
+
+#[test]
+fn a_name_that_would_split_asks() {
+    let ws = Ws::new();
+    std::fs::write(ws.root.join("src/a .env"), "x").unwrap();
+    let p = ws.policy(DEV);
+    let d = sh(&p, "find src -name '*' | xargs cat");
+    assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
+    assert!(d.reason.contains("split"), "{}", d.reason);
+    // The same name given to `-exec` is one argument.
+    let d = sh(&p, "find src -name '*.rs' -exec cat {} +");
+    expect(&d, Effect::Allow, Some("allow[4]"));
+}
+
+#[test]
+fn a_loop_over_a_glob_reads_each_match() {
+    let ws = Ws::new();
+    let p = ws.policy(DEV);
+    let d = p.decide(&Call {
+        cwd: Some("src".into()),
+        ..Call::new(
+            "run_shell",
+            json!({ "command": "for f in *.rs; do wc -l \"$f\"; done" }),
+        )
+    });
+    expect(&d, Effect::Allow, Some("allow[5]"));
+    let d = sh(&p, "for f in .env*; do cat \"$f\"; done");
+    expect(&d, Effect::Deny, Some("deny[0]"));
+    let d = sh(&p, "for f in src/*.rs notes.txt; do head -n1 $f; done");
+    expect(&d, Effect::Allow, Some("allow[7]"));
 }

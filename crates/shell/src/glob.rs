@@ -135,6 +135,25 @@ fn matcher(seg: &[(char, bool)]) -> Result<Matcher, String> {
 
 use pattern::Matcher;
 
+/// Whether a file name matches a pattern as `fnmatch` without flags reads
+/// it (`find -name`, `grep --include`): `*`, `?` and brackets, `\` quoting
+/// the next character, a leading `.` matched like any other. `None` when
+/// the answer depends on the locale or the pattern cannot be read.
+pub(crate) fn name_matches(pattern: &str, name: &str) -> Option<bool> {
+    let mut seg = Vec::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(n) => seg.push((n, true)),
+                None => seg.push(('\\', true)),
+            },
+            _ => seg.push((c, false)),
+        }
+    }
+    pattern::compile(&seg).ok()?.is_match(name).ok()
+}
+
 mod pattern {
     //! One segment's pattern as bash's `strmatch` reads it: `*`, `?` and
     //! bracket expressions (`[!..]`, `[^..]`, `]` first, ranges, POSIX

@@ -67,6 +67,8 @@ mod wrappers;
 
 use std::path::PathBuf;
 
+pub use effects::{Filter, NameTest};
+
 /// Inputs that change how a command is analysed.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -199,6 +201,10 @@ pub struct Effect {
     /// Index into `Analysis::commands` of the command this effect belongs to;
     /// `None` for a redirect on a compound command.
     pub command: Option<usize>,
+    /// For a recursive read: the entries beneath the target it reaches,
+    /// by name (`grep -r --include='*.rs'`, `find DIR -name '*.c' -exec
+    /// cat {} +`, ripgrep's hidden files); `None` for everything beneath.
+    pub filter: Option<Filter>,
 }
 
 /// A part of the command that could not be analysed.

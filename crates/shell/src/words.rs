@@ -23,6 +23,10 @@ pub(crate) struct Arg {
     pub pattern: Option<String>,
     /// The argument stands for everything beneath it (`find DIR -exec .. {}`).
     pub beneath: bool,
+    /// With `beneath`: only the entries beneath that pass this filter
+    /// (`find DIR -name '*.c' -exec .. {}`); on an effect, what the
+    /// recursive read reaches.
+    pub filter: Option<crate::effects::Filter>,
 }
 
 impl Arg {
@@ -33,6 +37,7 @@ impl Arg {
             literal: true,
             pattern: None,
             beneath: false,
+            filter: None,
         }
     }
 
@@ -44,6 +49,7 @@ impl Arg {
             literal: self.literal,
             pattern: self.pattern.clone(),
             beneath: self.beneath,
+            filter: self.filter.clone(),
         }
     }
 

@@ -380,9 +380,24 @@ fn compound_commands_are_walked() {
         &[],
     );
     check(
+        // Each round of a loop over known words is walked with its value.
         "for f in a b; do touch c; done",
-        &["touch c"],
-        &["W c"],
+        &["touch c", "touch c"],
+        &["W c", "W c"],
+        &[],
+        &[],
+    );
+    check(
+        "for f in a b; do touch \"$f\"; done",
+        &["touch a", "touch b"],
+        &["W a", "W b"],
+        &[],
+        &[],
+    );
+    check(
+        "for f in a $x; do touch \"$f\"; done",
+        &["touch \"$f\""],
+        &["W? \"$f\""],
         &[],
         &[],
     );
@@ -764,10 +779,10 @@ fn unanalysable_parts_are_unknown() {
     );
     check(
         "for d in /; do rm -rf $d; done",
-        &["rm -rf $d"],
-        &["Wrd? $d"],
-        &["non-literal operand"],
+        &["rm -rf /"],
+        &["Wrd /"],
         &[],
+        &["rm-root"],
     );
     check(
         "cat ~other/x",

@@ -11,5 +11,6 @@ mod made;
 mod network;
 mod options;
 mod props;
+mod reach;
 mod real;
 mod statements;

@@ -12,6 +12,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
             resolved,
             recursive,
             delete,
+            ..
         } => {
             let path = resolved
                 .real

@@ -218,13 +218,14 @@ impl Eval<'_, '_> {
             write,
             recursive: true,
             resolved,
+            filter,
             ..
         } = &item.what
             && ad.decision != Effect::Deny
             && let Ok(real) = &resolved.real
             && real.is_dir()
         {
-            self.walk(*write, real, &mut ad);
+            self.walk(*write, real, filter.as_ref(), &mut ad);
         }
         ad
     }

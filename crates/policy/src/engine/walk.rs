@@ -9,6 +9,7 @@ use crate::decision::ActionDecision;
 use crate::effect::Effect;
 use crate::paths;
 use crate::rule_ids;
+use toolgate_shell::Filter;
 
 use super::hits::Hits;
 use super::{Eval, WALK_LIMIT, verb};
@@ -17,8 +18,16 @@ impl Eval<'_, '_> {
     /// Walks a directory beneath a recursive read or write, applying the
     /// deny and ask rules (and, for writes, protected paths) that match
     /// anything there, and the built-in deny of credential locations. A
-    /// symbolic link is judged by its name and by what it leads to.
-    pub(super) fn walk(&mut self, write: bool, dir: &Path, ad: &mut ActionDecision) {
+    /// `filter` (`grep -r --include='*.rs'`, `find . -name '*.c' -exec`)
+    /// leaves out the entries the read cannot reach: those no rule meets.
+    /// A symbolic link is judged by its name and by what it leads to.
+    pub(super) fn walk(
+        &mut self,
+        write: bool,
+        dir: &Path,
+        filter: Option<&Filter>,
+        ad: &mut ActionDecision,
+    ) {
         let p = self.policy;
         let deny = if write {
             p.index.write(Effect::Deny)
@@ -30,12 +39,13 @@ impl Eval<'_, '_> {
         } else {
             p.index.read(Effect::Ask)
         };
+        let split = filter.is_some_and(|f| f.split);
         // With no rule to meet beneath a read, only links can lead to
         // what is denied (a credential, outside the roots): they are
         // looked for as far as the walk goes, and a tree too large to
         // walk is not asked about for them alone.
         let links_only =
-            deny.is_empty() && ask.is_empty() && !write && !p.credentials.may_hold(dir);
+            deny.is_empty() && ask.is_empty() && !write && !split && !p.credentials.may_hold(dir);
         let mut stack = vec![dir.to_path_buf()];
         // Directories entered, by their resolved path: a link to one
         // inside the roots is entered once.
@@ -97,6 +107,33 @@ impl Eval<'_, '_> {
                         continue;
                     }
                 };
+                // What the read cannot reach, no rule meets. A name that
+                // is not text may still match: it is kept.
+                if let Some(f) = filter {
+                    let name = entry.file_name();
+                    let name = name.to_str();
+                    if let Some(name) = name {
+                        let reached = if ft.is_dir() {
+                            f.enters_dir(name)
+                        } else {
+                            f.reaches_file(name)
+                        };
+                        if !reached {
+                            continue;
+                        }
+                    }
+                    // Names handed on as text that is split into words
+                    // (`find | xargs`) may become other paths.
+                    if f.split && name.is_none_or(Filter::splits) && asked.is_none() {
+                        asked = Some(format!(
+                            "{}: the name `{}` beneath it holds blanks, quotes or glob characters, which would split it into other paths",
+                            ad.action.describe(),
+                            path.display()
+                        ));
+                        ad.sticky = true;
+                        ad.rule = None;
+                    }
+                }
                 // A link is also judged by what it leads to.
                 let target = if ft.is_symlink() {
                     std::fs::canonicalize(&path).ok()

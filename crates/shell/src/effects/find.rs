@@ -31,6 +31,31 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
     for r in &roots {
         d.add(Access::Read, r, false);
     }
+    // Which names each action meets, and which names find prints: the
+    // files beneath the roots that pass, for a command given them.
+    let selection = find_expr::select(args.get(i..).unwrap_or_default());
+    let beneath = |filter: Option<&NameTest>| -> Vec<Arg> {
+        roots
+            .iter()
+            .map(|r| Arg {
+                beneath: true,
+                filter: filter.and_then(|f| {
+                    Filter {
+                        files: f.clone(),
+                        dirs: NameTest::Any,
+                        split: false,
+                    }
+                    .or_none()
+                }),
+                ..r.clone()
+            })
+            .collect()
+    };
+    d.output = selection
+        .as_ref()
+        .and_then(|s| s.printed.as_ref())
+        .map(|p| beneath(Some(p)));
+    let expr_start = i;
     let with_value = [
         "-name",
         "-iname",
@@ -85,6 +110,12 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
         }
         match t {
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let guard = selection.as_ref().and_then(|s| {
+                    s.actions
+                        .iter()
+                        .find(|(at, _)| expr_start + at == i - 1)
+                        .map(|(_, g)| g)
+                });
                 let start = i;
                 while let Some(a) = args.get(i) {
                     if a.literal
@@ -98,12 +129,7 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
                 let mut argv = Vec::new();
                 for a in args.get(start..i).unwrap_or_default() {
                     if a.literal && a.text == "{}" {
-                        for r in &roots {
-                            argv.push(Arg {
-                                beneath: true,
-                                ..r.clone()
-                            });
-                        }
+                        argv.extend(beneath(guard));
                     } else if a.literal && a.text.contains("{}") {
                         argv.push(Arg::dynamic(a.text.clone()));
                     } else {

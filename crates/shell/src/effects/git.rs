@@ -352,10 +352,8 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 script(
                     d,
                     &Arg {
-                        text,
                         literal,
-                        pattern: None,
-                        beneath: false,
+                        ..Arg::lit(text)
                     },
                     "submodule foreach",
                 );

@@ -6,12 +6,17 @@ use crate::tables::{self, Access, Operands, Spec};
 use crate::words::Arg;
 
 mod archives;
+mod filter;
 mod find;
+mod find_expr;
 mod git;
 pub(crate) mod net;
 mod programs;
 mod remote;
 mod scripts;
+mod search;
+
+pub use filter::{Filter, NameTest};
 
 use archives::*;
 use find::*;
@@ -20,6 +25,7 @@ use net::*;
 use programs::*;
 use remote::*;
 use scripts::*;
+use search::*;
 
 /// One file or URL touched by a command's operand or option.
 #[derive(Debug, Clone)]
@@ -61,6 +67,11 @@ pub(crate) struct Derived {
     pub read_only: bool,
     /// `git -C DIR`: the directory its paths are relative to.
     pub cwd: Option<Arg>,
+    /// The files the command prints, one name a line, as arguments that
+    /// stand for them (`find src -name '*.rs'`: `src`, beneath, with its
+    /// filter): what a command given that output (`| xargs`, `$(..)`)
+    /// reads.
+    pub output: Option<Vec<Arg>>,
 }
 
 /// Schemes of URLs that name no network host: what fetches them (if
@@ -78,6 +89,18 @@ const NO_HOST_SCHEMES: &[(&str, bool)] = &[
 
 impl Derived {
     pub(crate) fn add(&mut self, access: Access, arg: &Arg, recursive: bool) {
+        self.add_filtered(access, arg, recursive, None);
+    }
+
+    /// [`Derived::add`] for a command that reads beneath a directory only
+    /// the entries `filter` lets through (`grep -r --include`).
+    pub(crate) fn add_filtered(
+        &mut self,
+        access: Access,
+        arg: &Arg,
+        recursive: bool,
+        filter: Option<Filter>,
+    ) {
         if arg.literal && (arg.text == "-" || arg.text.is_empty()) {
             return;
         }
@@ -104,10 +127,31 @@ impl Derived {
         } else {
             access
         };
+        // What a recursive read reaches: the entries the argument stands
+        // for (`find DIR -name '*.c' -exec cat {} +`), narrowed by the
+        // command's own filter. A command that itself recurses reads
+        // everything beneath a directory the argument's filter selected
+        // (`find . -name 'x*' -exec grep -r y {} +`), so only its own
+        // filter counts then. A write, or a read of the whole tree, has
+        // none.
+        let mut arg = arg.clone();
+        let provenance = if arg.beneath && !recursive {
+            arg.filter.take()
+        } else {
+            None
+        };
+        arg.filter = if access == Access::Read {
+            match (provenance, filter) {
+                (Some(a), Some(b)) => a.and(b).or_none(),
+                (a, b) => a.or(b).and_then(Filter::or_none),
+            }
+        } else {
+            None
+        };
         self.found.push(Found {
             access,
-            arg: arg.clone(),
             recursive: recursive || arg.beneath,
+            arg,
             by_option: false,
         });
     }
@@ -333,12 +377,21 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             } else {
                 Access::Read
             };
+            // What a recursive search leaves out by name (`grep -r
+            // --include`, ripgrep's hidden files).
+            let filter = if recursive && access == Access::Read {
+                search_filter(name, &o)
+            } else {
+                None
+            };
             if operands.is_empty() && recursive {
                 if let Some(default) = spec.default_operand.or(Some(".")) {
-                    d.add(Access::Read, &Arg::lit(default), true);
+                    d.add_filtered(Access::Read, &Arg::lit(default), true, filter.clone());
                 }
             }
-            each(&mut d, access, operands, recursive);
+            for a in operands {
+                d.add_filtered(access, a, recursive, filter.clone());
+            }
         }
         Operands::AfterMode => {
             if !o.has(&["--reference"]) {

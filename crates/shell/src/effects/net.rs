@@ -117,10 +117,8 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
             d.add(
                 Access::Write,
                 &Arg {
-                    text,
                     literal,
-                    pattern: None,
-                    beneath: false,
+                    ..Arg::lit(text)
                 },
                 false,
             );
@@ -311,10 +309,8 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
             d.add(
                 Access::Write,
                 &Arg {
-                    text,
                     literal: u.literal,
-                    pattern: None,
-                    beneath: false,
+                    ..Arg::lit(text)
                 },
                 false,
             );

@@ -128,8 +128,16 @@ impl<'s> Conv<'s> {
             "pipeline" => {
                 let mut stages = Vec::new();
                 let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    if is_statement(kind(child)) {
+                for child in node.children(&mut cursor) {
+                    if !child.is_named() {
+                        // `a |& b` is `a 2>&1 | b`: the stage's errors go
+                        // down the pipe too.
+                        if self.text(child) == "|&"
+                            && let Some(prev) = stages.pop()
+                        {
+                            stages.push(Node::Redirected(Box::new(prev), vec![stderr_to_stdout()]));
+                        }
+                    } else if is_statement(kind(child)) {
                         stages.push(self.stmt(child));
                     } else if kind(child) != "comment" {
                         stages.push(Node::Arith(vec![self.scan_word(child)]));
@@ -417,5 +425,21 @@ impl<'s> Conv<'s> {
             }
         }
         self.leave(true);
+    }
+}
+
+/// `2>&1`, as `|&` adds it to the stage before it.
+fn stderr_to_stdout() -> Redirect {
+    Redirect {
+        op: ">&".into(),
+        target: RedirTarget::Word(Word {
+            parts: vec![Part::Lit {
+                text: "1".into(),
+                quoted: false,
+            }],
+            text: "1".into(),
+            ..Word::default()
+        }),
+        fd: Some(2),
     }
 }

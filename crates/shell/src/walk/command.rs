@@ -372,6 +372,29 @@ impl<'o> Walker<'o> {
         } else {
             Derived::default()
         };
+        if literal_name && let Some(given) = self.given_names(args, &xargs, scope) {
+            // Names `find` printed stand for files beneath its starting
+            // points that its expression selects: followed only into a
+            // program whose operands are files it reads.
+            let alt = effects::derive(&name, &given);
+            let mut printed = alt
+                .found
+                .iter()
+                .filter(|f| f.arg.pattern.as_deref() == Some(PRINTED))
+                .peekable();
+            let reads = known.spec.is_some()
+                && printed.peek().is_some()
+                && printed.all(|f| f.access == Access::Read);
+            if reads {
+                d = alt;
+            }
+        }
+        // What `find` prints, for a command given its output.
+        if literal_name && system && !self.functions.contains_key(&name) {
+            if let Some(out) = d.output.take() {
+                self.outputs.insert(idx, out);
+            }
+        }
         d.found
             .retain(|f| f.arg.pattern.as_deref() != Some("<process substitution>"));
         if literal_name {
@@ -537,5 +560,46 @@ impl<'o> Walker<'o> {
                 self.wild_globs.push((idx, p.to_string()));
             }
         }
+    }
+}
+
+impl Walker<'_> {
+    /// The arguments a command gets when the names `find` printed reach
+    /// it: its input through `xargs` (appended, or in place of the `-I`
+    /// string), or a `$(find ..)` word; `None` when none do.
+    fn given_names(
+        &self,
+        args: &[Arg],
+        xargs: &Option<Option<String>>,
+        scope: &Scope,
+    ) -> Option<Vec<Arg>> {
+        let piped = match (&scope.stdin, xargs) {
+            (Stdin::Pipe { files: Some(f), .. }, Some(_)) => Some(Rc::clone(f)),
+            _ => None,
+        };
+        let mut out = Vec::with_capacity(args.len());
+        let mut given = false;
+        for a in args {
+            if !a.literal {
+                if let (Some(files), Some(Some(r))) = (&piped, xargs)
+                    && &a.text == r
+                {
+                    out.extend(files.iter().cloned());
+                    given = true;
+                    continue;
+                }
+                if let Some(files) = self.sub_outputs.get(&a.text) {
+                    out.extend(files.iter().cloned());
+                    given = true;
+                    continue;
+                }
+            }
+            out.push(a.clone());
+        }
+        if let (Some(files), Some(None)) = (&piped, xargs) {
+            out.extend(files.iter().cloned());
+            given = true;
+        }
+        given.then_some(out)
     }
 }

@@ -51,6 +51,18 @@ const EXPANSION_BUDGET: usize = 50_000;
 /// expanded and the analysis reports an unknown.
 const GLOB_ENTRY_BUDGET: usize = 100_000;
 
+/// Most values of a `for` loop whose body is walked once per value
+/// (`for f in *.rs`); with more, the loop variable is not known.
+const LOOP_VALUES: usize = 32;
+
+/// The `pattern` of an argument that stands for the names a `find` printed
+/// (`| xargs`, `$(find ..)`), so that the command it is given to is
+/// checked to read it.
+pub(crate) const PRINTED: &str = "<names find printed>";
+
+/// Arguments that stand for the names a `find` printed.
+type Names = Rc<Vec<Arg>>;
+
 /// Longest working directory followed (Linux's `PATH_MAX`); a longer one is
 /// unknown, which also keeps a script of many `cd`s linear.
 const MAX_CWD_LEN: usize = 4096;
@@ -73,7 +85,13 @@ enum Stdin {
     Inherit,
     /// The previous stage of a pipeline: its output when that is a literal
     /// (`echo 'ls' | sh`), and whether a network fetch feeds it.
-    Pipe { text: Option<String>, fetched: bool },
+    Pipe {
+        text: Option<String>,
+        fetched: bool,
+        /// The previous stage is `find` printing names: arguments that
+        /// stand for them (`find src -name '*.rs' | xargs grep x`).
+        files: Option<Names>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -147,6 +165,12 @@ pub(crate) struct Walker<'o> {
     /// An earlier command made a name that is not known: every later path
     /// may be it.
     made_anywhere: Option<String>,
+    /// The names commands print, by command index, as arguments that
+    /// stand for them (`find src -name '*.rs'`): see [`Walker::printed`].
+    outputs: HashMap<usize, Vec<Arg>>,
+    /// The names a command substitution gives (`$(find src -name
+    /// '*.rs')`), by the word's text.
+    sub_outputs: HashMap<String, Names>,
 }
 
 impl<'o> Walker<'o> {
@@ -175,6 +199,8 @@ impl<'o> Walker<'o> {
             exported: Vec::new(),
             made: Vec::new(),
             made_anywhere: None,
+            outputs: HashMap::new(),
+            sub_outputs: HashMap::new(),
         }
     }
 
@@ -372,16 +398,33 @@ impl<'o> Walker<'o> {
                         Rc::make_mut(&mut entry).insert(name.clone(), value);
                     }
                     let mut changed = Vars::default();
-                    for body in bodies {
-                        inner.vars = Rc::clone(&entry);
-                        self.list(body, &mut inner);
-                        for (k, v) in inner.vars.iter() {
-                            if entry.get(k) != Some(v) {
-                                changed.insert(k.clone(), None);
-                            }
+                    // `for f in *.rs`: each round with its value, when the
+                    // words are known (`wc -l "$f"` reads each file).
+                    let rounds = if *looped && !int_binds {
+                        self.loop_values(words, binds.as_deref(), scope)
+                    } else {
+                        None
+                    };
+                    let rounds: Vec<Option<(&String, &String)>> = match &rounds {
+                        Some((name, values)) => values.iter().map(|v| Some((name, v))).collect(),
+                        None => vec![None],
+                    };
+                    for round in rounds {
+                        let mut start = Rc::clone(&entry);
+                        if let Some((name, value)) = round {
+                            Rc::make_mut(&mut start).insert(name.clone(), Some(value.clone()));
                         }
-                        if *looped {
-                            self.loop_changed(&kept, &inner.vars, reads_from);
+                        for body in bodies {
+                            inner.vars = Rc::clone(&start);
+                            self.list(body, &mut inner);
+                            for (k, v) in inner.vars.iter() {
+                                if entry.get(k) != Some(v) {
+                                    changed.insert(k.clone(), None);
+                                }
+                            }
+                            if *looped {
+                                self.loop_changed(&kept, &inner.vars, reads_from);
+                            }
                         }
                     }
                     for name in binds.iter().flatten() {
@@ -454,20 +497,32 @@ impl<'o> Walker<'o> {
     fn pipeline(&mut self, stages: &[Node], scope: &mut Scope) {
         let multi = stages.len() > 1;
         let mut fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
-        let mut upstream: Option<Option<String>> = None;
+        let mut upstream: Option<(Option<String>, Option<Names>)> = None;
         for stage in stages {
             let mut s = scope.clone();
             s.concurrent |= multi;
-            if let Some(text) = upstream.take() {
-                s.stdin = Stdin::Pipe { text, fetched };
+            if let Some((text, files)) = upstream.take() {
+                // Names reach only a command that reads the pipe: one
+                // whose input is not redirected.
+                let reads_pipe = matches!(stage, Node::Simple(c) if !c.redirects.iter().any(|r| r.op.contains('<')));
+                s.stdin = Stdin::Pipe {
+                    text,
+                    fetched,
+                    files: files.filter(|_| reads_pipe),
+                };
             }
             let start = self.out.commands.len();
             let output = literal_output(stage);
             self.node(stage, &mut s);
+            // Only what `find` prints: none of its errors (`2>&1`, `|&`).
+            let files = match stage {
+                Node::Simple(c) if c.redirects.is_empty() => self.printed(start),
+                _ => None,
+            };
             if self.out.commands[start..].iter().any(is_fetcher) {
                 fetched = true;
             }
-            upstream = Some(output);
+            upstream = Some((output, files));
             if !multi {
                 // A single stage runs in this shell: `cd` applies.
                 *scope = Scope {
@@ -500,9 +555,88 @@ impl<'o> Walker<'o> {
             };
             inner.stdin = Stdin::Inherit;
             inner.concurrent = sub.kind != SubKind::Command;
+            let start = self.out.commands.len();
             self.list(&sub.list, &mut inner);
             self.redirects(&sub.redirects, scope, None);
+            // `$(find src -name '*.rs')` as a whole, unquoted word: the
+            // names find prints, split.
+            let one_plain_command = sub.redirects.is_empty()
+                && matches!(&sub.list.items[..], [crate::syntax::Item { node: Node::Simple(c), background: false }] if c.redirects.is_empty());
+            let whole = sub.kind == SubKind::Command
+                && one_plain_command
+                && word.subs.len() == 1
+                && matches!(word.parts[..], [Part::Dynamic])
+                && (word.text.starts_with("$(") || word.text.starts_with('`'));
+            if whole && let Some(files) = self.printed(start) {
+                self.sub_outputs.insert(word.text.clone(), files);
+            }
         }
+    }
+
+    /// The names printed by what was walked since command `start`, when
+    /// that was one `find` printing names (`find src -name '*.rs'`), as
+    /// arguments standing for what lies beneath its starting points that
+    /// its expression selects. The names reach the next command as text
+    /// that is split ([`crate::effects::Filter::split`]).
+    fn printed(&mut self, start: usize) -> Option<Names> {
+        if self.out.commands.len() != start + 1 {
+            return None;
+        }
+        let args = self.outputs.remove(&start)?;
+        let args = args
+            .into_iter()
+            .map(|a| {
+                let filter = a.filter.clone().unwrap_or(crate::effects::Filter {
+                    files: crate::effects::NameTest::Any,
+                    dirs: crate::effects::NameTest::Any,
+                    split: true,
+                });
+                Arg {
+                    pattern: Some(PRINTED.into()),
+                    filter: Some(crate::effects::Filter {
+                        split: true,
+                        ..filter
+                    }),
+                    ..a
+                }
+            })
+            .collect();
+        Some(Rc::new(args))
+    }
+
+    /// Loop values a `for NAME in WORDS` loop binds one at a time: the
+    /// words expanded (globs against the file system), when each is
+    /// literal, there are at most [`LOOP_VALUES`] of them, and nothing
+    /// makes assigning the name evaluate its value.
+    fn loop_values(
+        &mut self,
+        words: &[Word],
+        binds: Option<&[String]>,
+        scope: &Scope,
+    ) -> Option<(String, Vec<String>)> {
+        let [name] = binds? else { return None };
+        if self.vars_off
+            || self.frozen.contains(name)
+            || self.evaluates_assignment(name)
+            || tables::changes_what_runs(name)
+            || words
+                .iter()
+                .any(|w| !w.subs.is_empty() || !w.evals.is_empty())
+        {
+            return None;
+        }
+        let dir = Self::work_dir(self.opts, scope);
+        let mut args = Vec::new();
+        for w in words {
+            self.expand(w, dir.as_deref(), &scope.vars, &mut args);
+            if args.len() > LOOP_VALUES {
+                return None;
+            }
+        }
+        if args.is_empty() || args.iter().any(|a| !a.literal) {
+            return None;
+        }
+        Some((name.clone(), args.into_iter().map(|a| a.text).collect()))
     }
 
     /// Whether the variable a `for NAME in WORDS` loop binds holds an

@@ -74,6 +74,7 @@ impl<'o> Walker<'o> {
             delete,
             literal,
             command,
+            filter: if recursive { arg.filter.clone() } else { None },
         };
         if self.made.is_empty() && self.made_anywhere.is_none() {
             self.out.effects.push(effect);

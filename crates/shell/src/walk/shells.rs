@@ -190,7 +190,7 @@ impl<'o> Walker<'o> {
                     }
                     Some((None, _)) => false,
                     None => match scope.stdin.clone() {
-                        Stdin::Pipe { text, fetched } => {
+                        Stdin::Pipe { text, fetched, .. } => {
                             if fetched && text.is_some() {
                                 self.hazard(
                                     "download-exec",

@@ -1,0 +1,193 @@
+//! Which entries beneath a directory a recursive read reaches, by name:
+//! `find DIR -name '*.c' -exec ..`, `grep -r --include='*.rs'`, ripgrep
+//! skipping hidden files. The policy walks the directory and meets deny
+//! rules only on what the filter lets through.
+
+use crate::glob;
+
+/// A test on one entry's name (its last path component), answered in
+/// three values: `Some(true)`, `Some(false)`, or `None` when the name alone
+/// cannot tell (`find -size`, a match that depends on the locale). An
+/// entry is left out only when the answer is `Some(false)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameTest {
+    /// Every name.
+    Any,
+    /// No name (`grep --include=X` leaves out what matches no `--include`).
+    Never,
+    /// The name matches a pattern as `fnmatch` reads it (`*`, `?`,
+    /// brackets, `\` quoting; `*` matches a leading `.`); `fold`: ignoring
+    /// case (`find -iname`).
+    Glob {
+        /// The pattern.
+        pattern: String,
+        /// Case-insensitively.
+        fold: bool,
+    },
+    /// The name starts with `.`.
+    Hidden,
+    /// Not known from the name.
+    Unknown,
+    /// Negation.
+    Not(Box<NameTest>),
+    /// Every test holds.
+    All(Vec<NameTest>),
+    /// Some test holds.
+    Either(Vec<NameTest>),
+}
+
+impl NameTest {
+    /// The test's answer for a name, `None` when it cannot be told.
+    pub fn eval(&self, name: &str) -> Option<bool> {
+        match self {
+            NameTest::Any => Some(true),
+            NameTest::Never => Some(false),
+            NameTest::Glob { pattern, fold } => {
+                if *fold {
+                    // Case folding outside ASCII, and a bracket whose range
+                    // folding would change, follow the locale.
+                    if !pattern.is_ascii() || !name.is_ascii() || pattern.contains('[') {
+                        return None;
+                    }
+                    glob::name_matches(&pattern.to_ascii_lowercase(), &name.to_ascii_lowercase())
+                } else {
+                    glob::name_matches(pattern, name)
+                }
+            }
+            NameTest::Hidden => Some(name.starts_with('.')),
+            NameTest::Unknown => None,
+            NameTest::Not(t) => t.eval(name).map(|b| !b),
+            NameTest::All(ts) => {
+                let mut out = Some(true);
+                for t in ts {
+                    match t.eval(name) {
+                        Some(false) => return Some(false),
+                        None => out = None,
+                        Some(true) => {}
+                    }
+                }
+                out
+            }
+            NameTest::Either(ts) => {
+                let mut out = Some(false);
+                for t in ts {
+                    match t.eval(name) {
+                        Some(true) => return Some(true),
+                        None => out = None,
+                        Some(false) => {}
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Both tests.
+    pub(crate) fn and(self, other: NameTest) -> NameTest {
+        match (self, other) {
+            (NameTest::Any, t) | (t, NameTest::Any) => t,
+            (NameTest::All(mut a), t) => {
+                a.push(t);
+                NameTest::All(a)
+            }
+            (a, b) => NameTest::All(vec![a, b]),
+        }
+    }
+}
+
+/// Which entries beneath a recursively read directory the command reads:
+/// files whose name passes `files`, in directories whose name passes
+/// `dirs` (a directory that does not is not entered). The directory named
+/// on the command line is read whatever its own name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    /// Files (and links) read.
+    pub files: NameTest,
+    /// Directories entered.
+    pub dirs: NameTest,
+    /// The names reach the command as text that is split into words
+    /// (`find | xargs`, `$(find ..)`): a name holding blanks, quotes, a
+    /// backslash or glob characters may become other paths, anywhere, so
+    /// meeting one makes the read unanalysable.
+    pub split: bool,
+}
+
+impl Filter {
+    /// Whether a file (or link) of this name may be read: unless the test
+    /// surely fails.
+    pub fn reaches_file(&self, name: &str) -> bool {
+        self.files.eval(name) != Some(false)
+    }
+
+    /// Whether a directory of this name may be entered.
+    pub fn enters_dir(&self, name: &str) -> bool {
+        self.dirs.eval(name) != Some(false)
+    }
+
+    /// A filter that reaches everything is no filter.
+    pub(crate) fn or_none(self) -> Option<Filter> {
+        (self.files != NameTest::Any || self.dirs != NameTest::Any || self.split).then_some(self)
+    }
+
+    /// Whether a name reaching a command as split text could stand for
+    /// other paths: [`Filter::split`].
+    pub fn splits(name: &str) -> bool {
+        name.contains(|c: char| {
+            c.is_whitespace() || matches!(c, '\'' | '"' | '\\' | '*' | '?' | '[')
+        })
+    }
+
+    /// What both filters let through.
+    pub(crate) fn and(self, other: Filter) -> Filter {
+        Filter {
+            files: self.files.and(other.files),
+            dirs: self.dirs.and(other.dirs),
+            split: self.split || other.split,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glob(p: &str) -> NameTest {
+        NameTest::Glob {
+            pattern: p.into(),
+            fold: false,
+        }
+    }
+
+    #[test]
+    fn three_valued() {
+        assert_eq!(glob("*.rs").eval("main.rs"), Some(true));
+        assert_eq!(glob("*.rs").eval(".env"), Some(false));
+        // fnmatch without FNM_PERIOD: `*` matches a leading dot.
+        assert_eq!(glob("*").eval(".env"), Some(true));
+        assert_eq!(glob(".env*").eval(".env.local"), Some(true));
+        assert_eq!(glob("\\*.rs").eval("a.rs"), Some(false));
+        assert_eq!(glob("[!.]*").eval(".env"), Some(false));
+        assert_eq!(glob("{a,b}").eval("a"), Some(false));
+        let fold = NameTest::Glob {
+            pattern: "*.ENV".into(),
+            fold: true,
+        };
+        assert_eq!(fold.eval("x.env"), Some(true));
+        let not = NameTest::Not(Box::new(NameTest::Unknown));
+        assert_eq!(not.eval("x"), None);
+        let both = NameTest::All(vec![glob("*.rs"), NameTest::Unknown]);
+        assert_eq!(both.eval(".env"), Some(false));
+        assert_eq!(both.eval("a.rs"), None);
+        let either = NameTest::Either(vec![glob("*.rs"), NameTest::Unknown]);
+        assert_eq!(either.eval(".env"), None);
+        let f = Filter {
+            files: NameTest::Not(Box::new(NameTest::Hidden)),
+            dirs: NameTest::Not(Box::new(NameTest::Hidden)),
+            split: false,
+        };
+        assert!(Filter::splits("a b.rs") && Filter::splits("x\n") && Filter::splits("*"));
+        assert!(!Filter::splits("main.rs"));
+        assert!(!f.reaches_file(".env") && f.reaches_file("a.rs"));
+        assert!(!f.enters_dir(".git") && f.enters_dir("src"));
+    }
+}
