@@ -186,6 +186,10 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
     let store = setup
         .open_store(Some(&policy))
         .map_err(|e| anyhow!("{e}"))?;
+    // `run_shell` runs inside the policy's sandbox (or not at all): an ask
+    // the sandbox answers is an allow.
+    let sandbox = (policy.sandbox() == toolgate_policy::Sandbox::On)
+        .then_some(toolgate_gate::Sandboxed::default());
     let gate = Gate::new(
         policy,
         approver(&args),
@@ -194,6 +198,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
             blocked_tools: args.block.clone(),
             requests: toolgate_gate::Requests::Given(vec![args.task.clone()]),
             session_start: Some(std::time::SystemTime::now()),
+            sandbox,
             ..GateOptions::default()
         },
     )

@@ -51,6 +51,9 @@ pub fn check(args: CheckArgs, explain: bool) -> anyhow::Result<ExitCode> {
         trace: explain,
         ..Context::default()
     };
+    // As a host whose sandbox is the policy's: none when it is off.
+    let sandbox = (args.sandbox && policy.sandbox() == toolgate_policy::Sandbox::On)
+        .then_some(toolgate_gate::Sandboxed::default());
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if let Some(batch) = &args.batch {
@@ -66,7 +69,7 @@ pub fn check(args: CheckArgs, explain: bool) -> anyhow::Result<ExitCode> {
                 continue;
             }
             match Call::parse(&line) {
-                Ok(call) => emit(&policy, &call, &ctx, explain, &mut out)?,
+                Ok(call) => emit(&policy, &call, &ctx, sandbox, explain, &mut out)?,
                 Err(e) => {
                     // One line out per line in, so that answers stay in
                     // order; an unreadable call is refused.
@@ -93,7 +96,7 @@ pub fn check(args: CheckArgs, explain: bool) -> anyhow::Result<ExitCode> {
         "the call argument"
     };
     let call = Call::parse(&text).map_err(|e| anyhow!("{place}: {e}"))?;
-    emit(&policy, &call, &ctx, explain, &mut out)?;
+    emit(&policy, &call, &ctx, sandbox, explain, &mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
@@ -102,10 +105,15 @@ fn emit(
     policy: &Policy,
     call: &Call,
     ctx: &Context<'_>,
+    sandbox: Option<toolgate_gate::Sandboxed>,
     explain: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let d = policy.decide_in(call, ctx).with_digest(call.digest());
+    let d = match &sandbox {
+        Some(s) => toolgate_gate::sandbox_holds(policy, call, d, s),
+        None => d,
+    };
     if explain {
         write!(out, "{}", toolgate_policy::explain(policy, &d))?;
     } else {

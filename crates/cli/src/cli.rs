@@ -164,6 +164,11 @@ pub struct CheckArgs {
     /// The call as JSON, or `-` to read it from standard input.
     #[arg(value_name = "CALL")]
     pub call: Option<String>,
+    /// Decide as a host that runs shell commands inside toolgate's sandbox
+    /// (`hook CLIENT --sandbox`, the agent's `run_shell`): an ask the
+    /// sandbox answers is an allow (`sandbox:holds`).
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 #[derive(Debug, Args)]

@@ -151,9 +151,15 @@ pub struct InstallArgs {
     #[arg(last = true, value_name = "CMD", requires = "mcp")]
     pub server: Vec<String>,
     /// Register the hook with `--sandbox`: allowed shell commands run
-    /// inside the policy's OS boundary (`toolgate sandbox`).
+    /// inside the policy's OS boundary (`toolgate sandbox`). For claude and
+    /// gemini this is the default where `toolgate sandbox --check` says this
+    /// kernel enforces every required part.
     #[arg(long, conflicts_with = "command")]
     pub sandbox: bool,
+    /// Register the hook without `--sandbox`, even where the kernel could
+    /// enforce it: shell commands run as the client runs them.
+    #[arg(long, conflicts_with = "sandbox")]
+    pub no_sandbox: bool,
     /// With `codex`: also mark the installed hooks trusted in Codex, as
     /// accepting them with `/hooks` in codex would. Codex is asked for
     /// its hash of each hook (`codex app-server`), records it in the user's
@@ -200,6 +206,48 @@ pub fn fast_path() -> Option<ExitCode> {
         return None;
     }
     process::fast_path(argv, this_toolgate)
+}
+
+/// Whether `hook install` registers `--sandbox` when neither `--sandbox`
+/// nor `--no-sandbox` is given (pushed onto `extra`), and the line that
+/// says what it chose: on for Claude Code and Gemini CLI where this kernel
+/// enforces every required part of the sandbox (`toolgate sandbox
+/// --check`); never for Codex, whose shell commands a hook cannot rewrite.
+/// Other clients keep `--sandbox` as an explicit choice (`None`: nothing
+/// to say).
+fn default_sandbox(client: HookClient, opted_out: bool, extra: &mut Vec<String>) -> Option<String> {
+    if !matches!(
+        client,
+        HookClient::Claude | HookClient::Gemini | HookClient::Codex
+    ) {
+        return None;
+    }
+    if opted_out {
+        return Some(format!(
+            "{client}'s shell commands run without toolgate's sandbox (`--no-sandbox`)"
+        ));
+    }
+    if client == HookClient::Codex || !client.can_sandbox() {
+        return Some(format!(
+            "{client}'s shell commands run without toolgate's sandbox: a hook cannot rewrite              them (Codex runs them in its own sandbox)"
+        ));
+    }
+    let missing: Vec<String> = toolgate_sandbox::check()
+        .into_iter()
+        .filter(|p| p.required && !p.enforced)
+        .map(|p| format!("{} ({})", p.name, p.detail))
+        .collect();
+    if missing.is_empty() {
+        extra.push("--sandbox".to_owned());
+        Some(format!(
+            "{client}'s shell commands run inside toolgate's sandbox (`--sandbox`): this kernel              enforces every required part; `--no-sandbox` opts out"
+        ))
+    } else {
+        Some(format!(
+            "{client}'s shell commands run without toolgate's sandbox: this kernel does not              enforce {} (`toolgate sandbox --check`)",
+            missing.join(", ")
+        ))
+    }
 }
 
 /// This executable: the `toolgate` that `--sandbox` wraps commands in.
@@ -279,6 +327,8 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
              own hook executable"
         );
     }
+    // What `hook install` chose about the sandbox, said after what it did.
+    let mut sandbox_note = None;
     let (command, timeout, argv) = match args.command {
         Some(command) => (command, None, None),
         None => {
@@ -313,6 +363,8 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
                     );
                 }
                 extra.push("--sandbox".to_owned());
+            } else {
+                sandbox_note = default_sandbox(client, args.no_sandbox, &mut extra);
             }
             // The lean hook executable when it was installed beside this
             // one (`cargo install` puts both in the same directory).
@@ -408,6 +460,9 @@ fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
         Installed::Unchanged => {
             println!("the {event} hook `{command}` is already in {shown}; nothing changed")
         }
+    }
+    if let Some(note) = sandbox_note {
+        println!("{note}");
     }
     if client == HookClient::Codex {
         if args.trust {

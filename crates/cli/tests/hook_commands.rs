@@ -200,6 +200,69 @@ fn hook_failures_block_in_each_clients_way() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
+/// `hook claude --sandbox`: a command that asks only about a connection
+/// the sandbox's closed network refuses is allowed (`sandbox:holds`) and
+/// rewritten to run inside it; other asks still ask, and without
+/// `--sandbox` nothing changes. `check --sandbox` decides the same.
+#[test]
+fn hook_sandbox_allows_what_the_sandbox_holds() {
+    let dir = Dir::new();
+    std::fs::write(
+        dir.root.join("toolgate.toml"),
+        "allow = [\"Bash(echo *)\"]\n[policy]\ndefault = \"ask\"\n",
+    )
+    .unwrap();
+    let input = |command: &str, id: &str| {
+        json!({"session_id": "s1", "cwd": dir.root, "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": id})
+        .to_string()
+    };
+    let lean = env!("CARGO_BIN_EXE_toolgate-hook");
+    let held = "echo hi > /dev/tcp/example.com/80";
+    let out = dir.exec(lean, &["claude", "--sandbox"], &input(held, "t1"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hso = &answer["hookSpecificOutput"];
+    assert_eq!(hso["permissionDecision"], "allow", "{answer}");
+    let rewritten = hso["updatedInput"]["command"].as_str().unwrap();
+    assert!(rewritten.contains("'sandbox' "), "{rewritten}");
+
+    for (args, command) in [
+        (
+            &["claude", "--sandbox"][..],
+            "head < /dev/tcp/example.com/80",
+        ),
+        (&["claude"][..], held),
+    ] {
+        let out = dir.exec(lean, args, &input(command, "t2"), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "ask",
+            "{args:?} {command}: {answer}"
+        );
+    }
+
+    let store = toolgate_store::Store::open_in(dir.root.join("state")).unwrap();
+    let rows = store.rows(&toolgate_store::RowFilter::default()).unwrap();
+    let first = rows.iter().find(|r| r.record.call_id == "t1").unwrap();
+    assert_eq!(first.record.rule.as_deref(), Some("sandbox:holds"));
+
+    let call = json!({"tool": "Bash", "client": "claude", "input": {"command": held}}).to_string();
+    for (flag, want) in [(true, "sandbox:holds"), (false, "")] {
+        let mut args = vec!["check", "--policy", "toolgate.toml"];
+        if flag {
+            args.push("--sandbox");
+        }
+        args.push(&call);
+        let out = dir.run(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(d["rule"].as_str().unwrap_or(""), want, "{d}");
+    }
+}
+
 // ---------------------------------------------------------------- install
 
 #[test]
@@ -213,7 +276,7 @@ fn hook_install_merges_backs_up_and_is_idempotent() {
     std::fs::create_dir_all(dir.root.join(".claude")).unwrap();
     std::fs::write(dir.root.join(".claude/settings.json"), before).unwrap();
 
-    let out = dir.run(&["hook", "install", "claude"], "");
+    let out = dir.run(&["hook", "install", "claude", "--no-sandbox"], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).starts_with("added the PreToolUse hook"),
@@ -233,7 +296,10 @@ fn hook_install_merges_backs_up_and_is_idempotent() {
     );
 
     let after_first = dir.read(".claude/settings.json");
-    let out = dir.run(&["hook", "install", "claude", "--project"], "");
+    let out = dir.run(
+        &["hook", "install", "claude", "--project", "--no-sandbox"],
+        "",
+    );
     assert!(out.status.success());
     assert!(
         text(&out.stdout).contains("nothing changed"),
@@ -242,6 +308,65 @@ fn hook_install_merges_backs_up_and_is_idempotent() {
     );
     assert_eq!(dir.read(".claude/settings.json"), after_first);
     assert_eq!(dir.read(".claude/settings.json.bak"), before);
+}
+
+/// Whether `toolgate sandbox --check` says this kernel enforces every
+/// required part.
+fn sandbox_enforced(dir: &Dir) -> bool {
+    dir.run(&["sandbox", "--check"], "").status.success()
+}
+
+#[test]
+fn hook_install_registers_the_sandbox_where_the_kernel_enforces_it() {
+    let dir = Dir::new();
+    let enforced = sandbox_enforced(&dir);
+    for (client, file, event) in [
+        ("claude", ".claude/settings.json", "PreToolUse"),
+        ("gemini", ".gemini/settings.json", "BeforeTool"),
+    ] {
+        let out = dir.run(&["hook", "install", client], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let settings: Value = serde_json::from_str(&dir.read(file)).unwrap();
+        let command = settings["hooks"][event][0]["hooks"][0]["command"].clone();
+        let said = text(&out.stdout);
+        if enforced {
+            assert_eq!(command, format!("{} {client} --sandbox", hook_path()));
+            assert!(
+                said.contains("run inside toolgate's sandbox (`--sandbox`)"),
+                "{said}"
+            );
+        } else {
+            assert_eq!(command, format!("{} {client}", hook_path()));
+            assert!(said.contains("does not enforce"), "{said}");
+        }
+    }
+
+    // `--no-sandbox` opts out, and says so.
+    let other = Dir::new();
+    let out = other.run(&["hook", "install", "claude", "--no-sandbox"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let settings: Value = serde_json::from_str(&other.read(".claude/settings.json")).unwrap();
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        format!("{} claude", hook_path())
+    );
+    assert!(text(&out.stdout).contains("(`--no-sandbox`)"));
+    let out = other.run(
+        &["hook", "install", "claude", "--sandbox", "--no-sandbox"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+
+    // Codex's commands cannot be rewritten: never registered, and said.
+    let out = other.run(&["hook", "install", "codex"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let hooks = other.read(".codex/hooks.json");
+    assert!(!hooks.contains("--sandbox"), "{hooks}");
+    assert!(
+        text(&out.stdout).contains("codex's shell commands run without toolgate's sandbox"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -274,6 +399,7 @@ fn hook_install_user_scope_and_queue_timeout() {
             "queue",
             "--wait",
             "45",
+            "--no-sandbox",
         ],
         "",
         &[("GEMINI_CLI_HOME", &gemini_home)],

@@ -65,7 +65,10 @@ pub use approver::{
 };
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
-pub use gate::{Gate, GateOptions, INVALID_ARGUMENTS_RULE, Requests, Stats, new_session_id};
+pub use gate::{
+    Gate, GateOptions, INVALID_ARGUMENTS_RULE, Requests, Sandboxed, Stats, new_session_id,
+    sandbox_holds,
+};
 pub use host::{HostError, Setup};
 pub use result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
 pub use texts::refusal_text;

@@ -1,6 +1,7 @@
 //! Integration tests of the gate: one test executable, one module per area.
 
 mod approvals;
+mod holds;
 mod processes;
 mod review;
 mod scenarios;

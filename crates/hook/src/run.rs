@@ -470,6 +470,10 @@ impl Job {
                 poll: opts.poll,
             })),
         };
+        let rewritten = match &opts.sandbox {
+            Some(exe) => self.sandboxed(exe, &policy, cwd)?,
+            None => None,
+        };
         let gate_opts = GateOptions {
             session: self.session.clone(),
             store,
@@ -479,13 +483,14 @@ impl Job {
             requests: self.requests.clone(),
             review_budget: Some(REVIEW_BUDGET),
             session_start,
+            // The command runs inside toolgate's sandbox exactly when it is
+            // rewritten to: then an ask the sandbox answers is an allow.
+            // (`sandbox = "off"` runs it outside).
+            sandbox: (rewritten.is_some() && policy.sandbox() == toolgate_policy::Sandbox::On)
+                .then_some(toolgate_gate::Sandboxed::default()),
             ..GateOptions::default()
         };
         let mut gate = Gate::new(policy, approver, gate_opts);
-        let rewritten = match &opts.sandbox {
-            Some(exe) => self.sandboxed(exe, gate.policy(), cwd)?,
-            None => None,
-        };
         let passage = gate.pass_rewritten(
             &self.call,
             rewritten.as_ref().map(|(line, _)| line.as_str()),

@@ -58,6 +58,10 @@ pub const SANDBOX_OFF_IN_POLICY: &str = "sandbox:off-in-policy";
 /// A local daemon's socket masked in the sandbox while the network is
 /// closed (in the sandbox's plan, not in decisions).
 pub const SANDBOX_DAEMON_SOCKET: &str = "sandbox:daemon-socket";
+/// A shell command that runs inside toolgate's OS sandbox and asked only
+/// about what the sandbox holds (a connection with its network closed):
+/// allowed, the reason naming the questions it replaced.
+pub const SANDBOX_HOLDS: &str = "sandbox:holds";
 /// A script the session itself wrote (or changed) since it began, run as a
 /// program: asks whatever allowed the interpreter or the path.
 pub const GATE_SELF_WRITTEN: &str = "gate:self-written";
@@ -84,6 +88,7 @@ pub const ALL: &[&str] = &[
     SANDBOX_NO_SANDBOX_FLAG,
     SANDBOX_OFF_IN_POLICY,
     SANDBOX_DAEMON_SOCKET,
+    SANDBOX_HOLDS,
     GATE_SELF_WRITTEN,
 ];
 

@@ -32,11 +32,13 @@ mod approval;
 mod decisions;
 mod fresh;
 mod grants;
+mod holds;
 mod ledger;
 mod resume;
 mod reviewing;
 
 use decisions::{blocked_by_host, unreadable_decision};
+pub use holds::{Sandboxed, sandbox_holds};
 
 /// How a gate is set up.
 pub struct GateOptions {
@@ -72,6 +74,10 @@ pub struct GateOptions {
     /// program asks (`gate:self-written`). `None` (no session, as in
     /// `toolgate check`) skips that check.
     pub session_start: Option<std::time::SystemTime>,
+    /// The host runs shell commands inside toolgate's OS sandbox, as
+    /// described: an ask the sandbox answers becomes an allow
+    /// (`sandbox:holds`, see [`sandbox_holds`]). `None`: no such host.
+    pub sandbox: Option<Sandboxed>,
 }
 
 /// Where the person's own requests come from, for the reviewer. A
@@ -103,6 +109,7 @@ impl Default for GateOptions {
             requests: Requests::None,
             review_budget: None,
             session_start: None,
+            sandbox: None,
         }
     }
 }
@@ -169,6 +176,7 @@ pub struct Gate {
     requests: Requests,
     review_budget: Option<std::time::Duration>,
     session_start: Option<std::time::SystemTime>,
+    sandbox: Option<Sandboxed>,
     /// The current call's review, written into its rows.
     pub(crate) review: Option<toolgate_store::Review>,
     /// Said once to the model, the first time the breaker sends a
@@ -239,6 +247,7 @@ impl Gate {
             requests: opts.requests,
             review_budget: opts.review_budget,
             session_start: opts.session_start,
+            sandbox: opts.sandbox,
             review: None,
             review_notice: None,
             review_counts: toolgate_store::ReviewCounts::default(),
@@ -522,15 +531,17 @@ impl Gate {
         }
         let decision =
             self.decide_with(snapshot, digest, self.grants.as_deref().unwrap_or_default());
-        if decision.decision != Effect::Ask || self.grants.is_some() {
-            return self.self_written(snapshot, decision);
-        }
-        self.load_grants();
-        let decision = match self.grants.as_deref() {
-            Some(grants) if !grants.is_empty() => self.decide_with(snapshot, digest, grants),
-            _ => decision,
+        let decision = if decision.decision != Effect::Ask || self.grants.is_some() {
+            decision
+        } else {
+            self.load_grants();
+            match self.grants.as_deref() {
+                Some(grants) if !grants.is_empty() => self.decide_with(snapshot, digest, grants),
+                _ => decision,
+            }
         };
-        self.self_written(snapshot, decision)
+        let decision = self.self_written(snapshot, decision);
+        self.sandbox_held(snapshot, decision)
     }
 
     fn decide_with(&self, snapshot: &Call, digest: &str, grants: &[String]) -> Decision {
