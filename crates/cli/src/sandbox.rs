@@ -2,12 +2,12 @@
 
 use std::ffi::OsString;
 use std::process::{Command, ExitCode};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::Args;
 use toolgate_policy::Sandbox as Setting;
-use toolgate_sandbox::{OptOut, Options, Profile, Sandbox, SpawnError};
+use toolgate_sandbox::{OptOut, Options, Profile, ProxyLedger, Sandbox, SpawnError};
 use toolgate_store::Store;
 
 use crate::check::load_policy;
@@ -102,18 +102,21 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
         .open_store(Some(&policy));
         return Ok(unsandboxed(&mut cmd, &args.command, why, store));
     }
-    let profile = Profile::from_policy(Arc::new(policy));
+    let policy = Arc::new(policy);
+    let profile = Profile::from_policy(Arc::clone(&policy));
+    let opts = Options {
+        ledger: Some(proxy_ledger(&args, policy)),
+        ..Options::default()
+    };
     if toolgate_sandbox::can_exec(&profile) {
         // This process is single-threaded: it enters the sandbox itself and
         // becomes the command. `exec` returns only on failure.
-        return Ok(
-            match toolgate_sandbox::exec(&profile, &Options::default(), &mut cmd) {
-                SpawnError::Sandbox(e) => refuse(e),
-                SpawnError::Exec(e) => exec_failure(program, &e),
-            },
-        );
+        return Ok(match toolgate_sandbox::exec(&profile, &opts, &mut cmd) {
+            SpawnError::Sandbox(e) => refuse(e),
+            SpawnError::Exec(e) => exec_failure(program, &e),
+        });
     }
-    let sandbox = match Sandbox::prepare(&profile, &Options::default()) {
+    let sandbox = match Sandbox::prepare(&profile, &opts) {
         Ok(s) => s,
         Err(e) => return Ok(refuse(e)),
     };
@@ -127,6 +130,34 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
     let status = child.wait()?;
     drop(sandbox);
     Ok(exit_of(status))
+}
+
+/// Where the sandbox's proxy records the connections it refuses: the
+/// configured store, where every host records, opened on the first refusal
+/// (in the proxy, not before every command).
+fn proxy_ledger(args: &SandboxArgs, policy: Arc<toolgate_policy::Policy>) -> ProxyLedger {
+    let setup = crate::check::setup(&PolicyArgs {
+        policy: args.policy.clone(),
+        workspace: args.workspace.clone(),
+        mode: None,
+    });
+    let store: Mutex<Option<Store>> = Mutex::new(None);
+    ProxyLedger::new(move |record| {
+        let mut store = store
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if store.is_none() {
+            *store = Some(
+                setup
+                    .open_store(Some(&policy))
+                    .map_err(|e| format!("cannot open the ledger: {e}"))?,
+            );
+        }
+        match store.as_ref() {
+            Some(s) => s.append(record).map(|_| ()).map_err(|e| e.to_string()),
+            None => Err("the ledger is not open".into()),
+        }
+    })
 }
 
 /// Runs the command without the sandbox, after opening the ledger: an

@@ -23,6 +23,7 @@ mod review;
 mod review_e2e;
 mod sandbox;
 mod sandbox_hooks_e2e;
+mod sandbox_proxy;
 mod serve;
 mod shared_store;
 mod state;

@@ -164,6 +164,9 @@ mod tests {
         let p = Policy::from_toml("allow = [\"Read\"]\n", &file, &opts).unwrap();
         assert_eq!(p.sandbox(), Sandbox::On);
         assert!(!p.allows_network());
+        // An address rule alone allows fetches too.
+        let p = Policy::from_toml("allow = [\"WebFetch(ip:10.0.0.0/8)\"]\n", &file, &opts).unwrap();
+        assert!(p.allows_network());
         assert!(!p.denies_reads());
         assert!(!p.denies_writes());
 

@@ -242,6 +242,7 @@ impl FetchRules {
         self.all.is_empty()
             && self.hosts.is_empty()
             && self.subdomains.is_empty()
+            && self.addrs.is_empty()
             && self.wild.is_empty()
     }
 

@@ -49,12 +49,16 @@ pub fn exec(profile: &Profile, opts: &Options, cmd: &mut Command) -> SpawnError 
         Err(e) => return SpawnError::Sandbox(e),
     }
     cmd.env("TMPDIR", mounts::PRIVATE_TMP);
+    if profile.proxy() {
+        crate::netns::set_env(cmd);
+    }
     SpawnError::Exec(cmd.exec())
 }
 
 fn enter(profile: &Profile, opts: &Options) -> Result<(), SandboxError> {
     let plan = Plan::build(profile)?;
-    let bpf = crate::seccomp::program(plan.network)?;
+    let proxy = profile.proxy();
+    let bpf = crate::seccomp::program(plan.network, proxy)?;
     let private = mounts::private_dirs(
         &[
             (Path::new("/tmp"), Some(Path::new(mounts::PRIVATE_TMP))),
@@ -64,11 +68,32 @@ fn enter(profile: &Profile, opts: &Options) -> Result<(), SandboxError> {
         &plan.writable,
     )?;
     let ns = Namespaces::prepare_private_shm(&plan.ops, private)?;
+    // The proxy starts outside, before this process enters anything.
+    let net = if proxy {
+        let (inside, outside) = crate::netns::channel()?;
+        let gate = crate::proxy::Gate {
+            policy: profile.policy.clone(),
+            ledger: opts.ledger.clone(),
+        };
+        crate::proxy::spawn_process(outside, gate)?;
+        Some(crate::netns::NetChild { channel: inside })
+    } else {
+        None
+    };
     ns.enter()
         .map_err(|(step, i, e)| describe_step(&plan, step, usize::from(i), e))?;
+    if let Some(net) = &net {
+        net.enter()
+            .map_err(|(step, i, e)| describe_step(&plan, step, usize::from(i), e))?;
+    }
     let mut writable = plan.writable.clone();
     writable.push(PathBuf::from(mounts::PRIVATE_TMP));
-    let ruleset = crate::landlock::ruleset(&writable, plan.network, opts.extra_landlock_rights)?;
+    let ruleset = crate::landlock::ruleset(
+        &writable,
+        plan.network,
+        proxy.then_some(crate::netns::PROXY_PORT),
+        opts.extra_landlock_rights,
+    )?;
     restrict(ruleset.as_fd(), &bpf)
         .map_err(|(step, i, e)| describe_step(&plan, step, usize::from(i), e))?;
     Ok(())

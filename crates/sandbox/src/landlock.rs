@@ -9,7 +9,7 @@
 //! | write, create, remove, rename, truncate | beneath the roots and the private temp dir; `/dev/null`, `/dev/zero`, `/dev/full` |
 //! | read, list, execute | everywhere except `/dev`, where only `null`, `zero`, `full`, `random` and `urandom` are readable |
 //! | create device nodes, device ioctls | nowhere (ABI 5 for ioctls) |
-//! | TCP connect and bind | only when the network is open (ABI 4) |
+//! | TCP connect and bind | only when the network is open (ABI 4); with the proxy, connect to its port (in the command's own network namespace) |
 //! | abstract Unix sockets and signals to processes outside | never, where the kernel can tell (ABI 6) |
 //! | pathname Unix sockets outside the roots | only when the network is open, where the kernel can tell (ABI 9) |
 //!
@@ -21,8 +21,9 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
+    PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope,
+    make_bitflags,
 };
 
 use crate::error::{Part, SandboxError};
@@ -36,6 +37,7 @@ const DEV_READ: &[&str] = &["/dev/random", "/dev/urandom"];
 pub(crate) fn ruleset(
     writable: &[PathBuf],
     network: bool,
+    proxy_port: Option<u16>,
     extra: BitFlags<AccessFs>,
 ) -> Result<OwnedFd, SandboxError> {
     let mut fds = Vec::with_capacity(writable.len());
@@ -45,7 +47,7 @@ pub(crate) fn ruleset(
             source: std::io::Error::other(e.to_string()),
         })?);
     }
-    match build(&fds, network, extra) {
+    match build(&fds, network, proxy_port, extra) {
         Ok(created) => Option::<OwnedFd>::from(created).ok_or_else(|| SandboxError::Unsupported {
             part: Part::LandlockFs,
             reason: "the kernel did not create a landlock ruleset".into(),
@@ -102,6 +104,7 @@ pub(crate) fn kernel_abi() -> Option<i64> {
 fn build(
     writable: &[PathFd],
     network: bool,
+    proxy_port: Option<u16>,
     extra: BitFlags<AccessFs>,
 ) -> Result<RulesetCreated, RulesetError> {
     let read = make_bitflags!(AccessFs::{Execute | ReadFile | ReadDir});
@@ -127,6 +130,10 @@ fn build(
         handled |= AccessFs::ResolveUnix;
     }
     let mut created = ruleset.create()?;
+    if let (false, Some(port)) = (network, proxy_port) {
+        // The proxy's port, on the command's own loopback (`netns`).
+        created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
 
     // Everything writable except device creation and device ioctls.
     let write = handled & !(AccessFs::MakeChar | AccessFs::MakeBlock | AccessFs::IoctlDev);

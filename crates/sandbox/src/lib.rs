@@ -12,6 +12,7 @@ boundary prepared for one command, against what exists when it starts:
 | protected paths (`.claude`, `.git/config`, `.git/hooks`, ...), paths an Edit or Write rule denies, the policy file and the state directory read-only, against rename and replace-by-symlink too | bound read-only over themselves; a mount point cannot be renamed or replaced |
 | git's own data in `.git` writable, the names that make git run a program or read elsewhere (`config`, `hooks`, `commondir`, ...) not, even when absent | placeholders made for absent names, each bound over itself; `.git` bound over itself writable (the `git` module) |
 | no network unless a rule allows fetches | Landlock for TCP, seccomp for every socket family but `AF_UNIX` |
+| with fetches allowed, only the hosts the policy allows, through toolgate's proxy | a network namespace of the command's own, whose only way out is the proxy's listener on its loopback (`netns`); the proxy outside decides each connection as `fetch_url` does (`proxy`) |
 | `/tmp`, `/var/tmp`, `/dev/shm` the command's own (what the roots need there put back) | the private temp dir bound over `/tmp`, empty memory file systems over the others |
 | with the network closed, no Unix socket outside the roots | Landlock (abstract sockets, ABI 6; pathname sockets, ABI 9), masks over the sockets beneath `/run` and `$XDG_RUNTIME_DIR`, the private directories above |
 | no ptrace of processes outside, no new privileges, no keystrokes pushed into a terminal | Landlock, `PR_SET_NO_NEW_PRIVS`, seccomp (`TIOCSTI`) |
@@ -59,8 +60,10 @@ mod git;
 mod landlock;
 mod ledger;
 mod mounts;
+mod netns;
 mod plan;
 mod profile;
+mod proxy;
 mod rewrite;
 mod sandbox;
 mod seccomp;
@@ -70,7 +73,9 @@ pub use error::{Part, SandboxError};
 pub use exec::{can_exec, exec};
 pub use git::COMMONDIR_PLACEHOLDER;
 pub use ledger::{OptOut, record_unsandboxed, unsandboxed_record};
+pub use netns::{NO_PROXY_VARIABLES, PROXY_PORT, PROXY_URL, PROXY_VARIABLES};
 pub use plan::{Op, Plan};
 pub use profile::{Profile, WALK_LIMIT};
+pub use proxy::{ProxyLedger, ProxyLedgerFn, RULE_LOCAL_ADDRESS};
 pub use rewrite::{sandboxed_command_line, shell_quote};
 pub use sandbox::{Options, Sandbox, SpawnError};

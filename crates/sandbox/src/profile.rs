@@ -21,13 +21,18 @@ pub struct Profile {
     pub(crate) roots: Vec<PathBuf>,
     pub(crate) readonly: Vec<PathBuf>,
     pub(crate) network: bool,
+    /// With the network closed: reach the hosts the policy allows fetching
+    /// through toolgate's proxy, from a network namespace of the command's
+    /// own (`crate::netns`).
+    pub(crate) proxy: bool,
     pub(crate) walk_limit: usize,
 }
 
 impl Profile {
     /// The boundary a policy asks for: writes in its roots, its Read denies
     /// masked, its protected paths, its file and toolgate's state directory
-    /// read-only, and the network open only when a rule allows fetches.
+    /// read-only, and no network but, when a rule allows fetches, the
+    /// hosts the policy allows through toolgate's proxy.
     pub fn from_policy(policy: Arc<Policy>) -> Profile {
         let mut readonly = Vec::new();
         if let Some(f) = policy.file_resolved() {
@@ -38,7 +43,8 @@ impl Profile {
         }
         Profile {
             roots: policy.roots().to_vec(),
-            network: policy.allows_network(),
+            network: false,
+            proxy: policy.allows_network(),
             readonly,
             policy: Some(policy),
             walk_limit: WALK_LIMIT,
@@ -53,13 +59,23 @@ impl Profile {
             roots,
             readonly: Vec::new(),
             network: false,
+            proxy: false,
             walk_limit: WALK_LIMIT,
         }
     }
 
-    /// Opens (or closes) the network whatever the policy says.
+    /// Opens the network to every host whatever the policy says; `false`
+    /// leaves it as the policy has it (closed, or through the proxy: see
+    /// [`Profile::with_proxy`]).
     pub fn with_network(mut self, network: bool) -> Profile {
         self.network = network;
+        self
+    }
+
+    /// Gives commands the proxy (or takes it away): with the network
+    /// closed, they reach the hosts the policy allows fetching through it.
+    pub fn with_proxy(mut self, proxy: bool) -> Profile {
+        self.proxy = proxy;
         self
     }
 
@@ -76,9 +92,15 @@ impl Profile {
         self
     }
 
-    /// Whether commands keep the network.
+    /// Whether commands keep the network, to every host.
     pub fn network(&self) -> bool {
         self.network
+    }
+
+    /// Whether commands reach the network only through toolgate's proxy,
+    /// which admits the hosts the policy allows fetching.
+    pub fn proxy(&self) -> bool {
+        self.proxy && !self.network
     }
 
     /// The writable roots.

@@ -25,6 +25,9 @@ pub struct Options {
     /// tests name one this kernel lacks to see the command refused.
     #[doc(hidden)]
     pub extra_landlock_rights: BitFlags<AccessFs>,
+    /// Where the proxy records the connections it refuses (when the
+    /// profile has the proxy); without it, refusals are not recorded.
+    pub ledger: Option<crate::ProxyLedger>,
 }
 
 /// Why a sandboxed command did not start.
@@ -46,6 +49,8 @@ struct Child_ {
     bpf: BpfProgram,
     /// Write end of the pipe on which a failing child names its step.
     report: OwnedFd,
+    /// The network namespace and the proxy's listener, with the proxy.
+    net: Option<crate::netns::NetChild>,
 }
 
 /// A prepared sandbox, for one command.
@@ -54,6 +59,8 @@ pub struct Sandbox {
     tmp: PathBuf,
     child: Arc<Child_>,
     report: OwnedFd,
+    /// The proxy, serving the child's connections until dropped.
+    proxy: Option<crate::proxy::ProxyThread>,
     // Dropped last: the staging directory (masks' sources, the temp dir).
     _stage: tempfile::TempDir,
 }
@@ -100,9 +107,14 @@ impl Sandbox {
 
         let mut writable = plan.writable.clone();
         writable.push(tmp.clone());
-        let ruleset =
-            crate::landlock::ruleset(&writable, plan.network, opts.extra_landlock_rights)?;
-        let bpf = crate::seccomp::program(plan.network)?;
+        let proxy = profile.proxy();
+        let ruleset = crate::landlock::ruleset(
+            &writable,
+            plan.network,
+            proxy.then_some(crate::netns::PROXY_PORT),
+            opts.extra_landlock_rights,
+        )?;
+        let bpf = crate::seccomp::program(plan.network, proxy)?;
         let stage_real =
             std::fs::canonicalize(stage.path()).map_err(io("resolve", stage.path()))?;
         let mut keep = plan.kept();
@@ -124,14 +136,29 @@ impl Sandbox {
             what: "cannot create a pipe".into(),
             source: e.into(),
         })?;
+        let (net, proxy) = if proxy {
+            let (inside, outside) = crate::netns::channel()?;
+            let gate = crate::proxy::Gate {
+                policy: profile.policy.clone(),
+                ledger: opts.ledger.clone(),
+            };
+            (
+                Some(crate::netns::NetChild { channel: inside }),
+                Some(crate::proxy::ProxyThread::start(outside, gate)?),
+            )
+        } else {
+            (None, None)
+        };
         Ok(Sandbox {
             plan,
             tmp,
+            proxy,
             child: Arc::new(Child_ {
                 ns,
                 ruleset,
                 bpf,
                 report: report_w,
+                net,
             }),
             report: report_r,
             _stage: stage,
@@ -151,9 +178,13 @@ impl Sandbox {
 
     /// Sets `cmd` up to enter the sandbox, after any `pre_exec` step already
     /// registered (so a caller's `setsid` or `fchdir` runs first), and
-    /// points `TMPDIR` at the private temp dir.
+    /// points `TMPDIR` at the private temp dir (and, with the proxy, the
+    /// proxy variables at the proxy).
     pub fn install(&self, cmd: &mut Command) {
         cmd.env("TMPDIR", &self.tmp);
+        if self.proxy.is_some() {
+            crate::netns::set_env(cmd);
+        }
         let child = Arc::clone(&self.child);
         // SAFETY: the closure runs between fork and exec; it only makes raw
         // system calls on memory and descriptors the parent prepared and
@@ -198,6 +229,9 @@ impl Sandbox {
 /// What failed when the child (or the process itself) entered the
 /// sandbox, naming the part and, for a mount, its path.
 pub(crate) fn describe_step(plan: &Plan, step: u8, index: usize, e: io::Error) -> SandboxError {
+    if let Some(err) = crate::netns::describe(step, &e) {
+        return err;
+    }
     let name = mounts::STEPS
         .get(usize::from(step))
         .copied()
@@ -264,6 +298,9 @@ fn enter(c: &Child_) -> Result<(), (u8, u16, io::Error)> {
     rustix::process::set_parent_process_death_signal(Some(Signal::KILL))
         .map_err(|e| (12, 0, e.into()))?;
     c.ns.enter()?;
+    if let Some(net) = &c.net {
+        net.enter()?;
+    }
     restrict(c.ruleset.as_fd(), &c.bpf)
 }
 

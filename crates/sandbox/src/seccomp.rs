@@ -1,7 +1,9 @@
 //! seccomp, for what Landlock's ABI cannot say (built with `seccompiler`,
 //! no hand-written BPF):
 //!
-//! - with the network closed, `socket` for any family but `AF_UNIX` fails
+//! - with the network closed, `socket` for any family but `AF_UNIX` (and,
+//!   with the proxy, `AF_INET` and `AF_INET6`, in the command's own network
+//!   namespace) fails
 //!   with `EPERM` (UDP, raw, packet, netlink, IPv4 and IPv6 alike; Landlock
 //!   handles TCP only, and UDP from ABI 10 on), and so does io_uring, whose
 //!   `IORING_OP_SOCKET` would create sockets past the filter;
@@ -34,7 +36,7 @@ fn unsupported(e: impl std::fmt::Display) -> SandboxError {
 }
 
 /// The filter's program, compiled in the parent; the child only loads it.
-pub(crate) fn program(network: bool) -> Result<BpfProgram, SandboxError> {
+pub(crate) fn program(network: bool, inet: bool) -> Result<BpfProgram, SandboxError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(unsupported)?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in [
@@ -63,15 +65,22 @@ pub(crate) fn program(network: bool) -> Result<BpfProgram, SandboxError> {
         vec![ioctl(libc::TIOCSTI as u64)?, ioctl(libc::TIOCLINUX as u64)?],
     );
     if !network {
+        // With the proxy, IPv4 and IPv6 too: the command's own network
+        // namespace is then the boundary (`netns`).
+        let allowed: &[libc::c_int] = if inet {
+            &[libc::AF_UNIX, libc::AF_INET, libc::AF_INET6]
+        } else {
+            &[libc::AF_UNIX]
+        };
         let not_unix = || {
-            SeccompCondition::new(
-                0,
-                SeccompCmpArgLen::Dword,
-                SeccompCmpOp::Ne,
-                libc::AF_UNIX as u64,
-            )
-            .and_then(|c| SeccompRule::new(vec![c]))
-            .map_err(unsupported)
+            allowed
+                .iter()
+                .map(|&f| {
+                    SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, f as u64)
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .and_then(SeccompRule::new)
+                .map_err(unsupported)
         };
         rules.insert(libc::SYS_socket, vec![not_unix()?]);
         rules.insert(libc::SYS_socketpair, vec![not_unix()?]);

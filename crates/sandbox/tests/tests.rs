@@ -185,6 +185,7 @@ fn fails_closed_naming_the_part_the_kernel_cannot_enforce() {
     let (w, policy) = ws("allow = [\"Read\"]\n");
     let opts = Options {
         extra_landlock_rights: missing.into(),
+        ..Options::default()
     };
     match Sandbox::prepare(&Profile::from_policy(policy), &opts) {
         Err(SandboxError::Unsupported {

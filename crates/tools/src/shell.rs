@@ -246,6 +246,7 @@ pub(crate) fn run(
     };
     let sb_opts = toolgate_sandbox::Options {
         extra_landlock_rights: extra_required,
+        ..toolgate_sandbox::Options::default()
     };
     let (sandbox, mut status) = match Sandbox::prepare(&profile, &sb_opts) {
         Ok(s) => (
