@@ -20,6 +20,23 @@ pub(super) fn merge_subs(words: Vec<Word>) -> Word {
     out
 }
 
+/// Whether `word` ends in an unquoted, unescaped `$`.
+fn ends_in_bare_dollar(word: &Word) -> bool {
+    matches!(word.parts.last(), Some(Part::Lit { text, quoted: false }) if text.ends_with('$'))
+}
+
+/// Whether `$` followed by `text` is an expansion (a parameter, `${`,
+/// `$(`, `$'..'`, `$".."`) rather than a literal `$`.
+fn starts_expansion(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| {
+        c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                '_' | '-' | '?' | '#' | '!' | '$' | '@' | '*' | '{' | '(' | '[' | '\'' | '"'
+            )
+    })
+}
+
 /// The key of an element `[KEY]=value` of a compound array assignment.
 fn element_key(text: &str) -> Option<&str> {
     let rest = text.strip_prefix('[')?;
@@ -291,10 +308,37 @@ impl<'s> Conv<'s> {
                     word_end = Some(child.end_byte());
                     continue;
                 }
+                // `$"..."` as a word of its own: the grammar gives the `$`
+                // alone, and the string touches it; bash drops the `$`.
+                (Some("argument"), "$")
+                    if !child.is_named()
+                        && self.text(child) == "$"
+                        && child.next_sibling().is_some_and(|n| {
+                            kind(n) == "string" && n.start_byte() == child.end_byte()
+                        }) =>
+                {
+                    if !touches {
+                        simple.words.push(Word {
+                            text: String::new(),
+                            ..Word::default()
+                        });
+                    }
+                    if let Some(last) = simple.words.last_mut() {
+                        last.text.push('$');
+                    }
+                    word_end = Some(child.end_byte());
+                    continue;
+                }
                 (Some("argument"), _) => {
                     let next = self.word_of(child);
                     match simple.words.last_mut() {
                         Some(last) if touches => {
+                            // The grammar can end a word at a bare `$` and
+                            // start the next at what follows (`a*$-x`):
+                            // bash reads an expansion there (`$-`).
+                            if ends_in_bare_dollar(last) && starts_expansion(&next.text) {
+                                last.parts.push(Part::Dynamic);
+                            }
                             last.text.push_str(&next.text);
                             last.parts.extend(next.parts);
                             last.subs.extend(next.subs);

@@ -21,6 +21,7 @@ use crate::syntax::{
 
 mod commands;
 mod grammar;
+mod repairs;
 mod statements;
 mod word;
 
@@ -90,8 +91,9 @@ fn parse_tree(src: &str) -> Result<Tree, String> {
 /// Parses `src`. `depth` is the nesting the script already sits at (inside
 /// `bash -c`, `eval`, backquotes), `max_depth` the limit.
 pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
-    let tree = match parse_tree(src) {
-        Ok(tree) => tree,
+    let src = repairs::trailing_backslash(src);
+    let (src, tree) = match parse_tree(&src).and_then(|tree| repairs::repair(src, tree)) {
+        Ok(parsed) => parsed,
         Err(e) => {
             return Parsed {
                 list: List::default(),
@@ -99,6 +101,7 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
             };
         }
     };
+    let src: &str = &src;
     let root = tree.root_node();
     let mut conv = Conv {
         src,

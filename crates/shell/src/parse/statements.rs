@@ -187,6 +187,14 @@ impl<'s> Conv<'s> {
                 if kind(node) == "c_style_for_statement" {
                     words.push(self.arith_header(node));
                 }
+                // `for NAME; do` and `for NAME do` iterate over `"$@"`.
+                if kind(node) == "for_statement"
+                    && !node
+                        .children(&mut node.walk())
+                        .any(|c| !c.is_named() && kind(c) == "in")
+                {
+                    words.push(all_positional());
+                }
                 let binds = match kind(node) {
                     "for_statement" => Some(
                         field_all(node, g.variable)
@@ -441,5 +449,23 @@ fn stderr_to_stdout() -> Redirect {
             ..Word::default()
         }),
         fd: Some(2),
+    }
+}
+
+/// `"$@"`, the words a `for` without `in` iterates over.
+fn all_positional() -> Word {
+    Word {
+        text: "\"$@\"".into(),
+        parts: vec![
+            Part::Lit {
+                text: String::new(),
+                quoted: true,
+            },
+            Part::Param {
+                name: "@".into(),
+                quoted: true,
+            },
+        ],
+        ..Word::default()
     }
 }

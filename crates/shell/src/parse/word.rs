@@ -47,6 +47,15 @@ pub(super) fn node_evals(kind: &str, text: &str, out: &mut Vec<Eval>) {
     }
 }
 
+/// `text` without the `$` at its end that makes the double-quoted string
+/// after it a locale string (`$"..."`); an escaped `\$` stays.
+pub(super) fn strip_locale_dollar(text: &str) -> &str {
+    match text.strip_suffix('$') {
+        Some(rest) if rest.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 0 => rest,
+        _ => text,
+    }
+}
+
 pub(super) fn push_lit(word: &mut Word, text: &str, quoted: bool) {
     if let Some(Part::Lit {
         text: last,
@@ -332,7 +341,11 @@ impl<'s> Conv<'s> {
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             if child.start_byte() > pos {
-                let gap = self.src.get(pos..child.start_byte()).unwrap_or("");
+                let mut gap = self.src.get(pos..child.start_byte()).unwrap_or("");
+                // `$"..."` is translated by the locale: the `$` goes.
+                if !quoted && kind(child) == "string" {
+                    gap = strip_locale_dollar(gap);
+                }
                 if quoted {
                     push_lit(word, gap, true);
                 } else {

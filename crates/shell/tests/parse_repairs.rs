@@ -1,0 +1,243 @@
+//! Valid bash that the grammar misreads or refuses, read as bash reads it:
+//! `for NAME do`, a here-document before the command name, the reserved
+//! word `time`, a backslash that ends the script. Each case runs in the
+//! real `bash -c` too, with `printf '%s\0'` (or `cat`) as the program, and
+//! what bash prints must be what toolgate's commands would print.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use toolgate_shell::{Analysis, Options, analyze};
+
+use crate::real::have;
+
+/// What `bash -c script` prints on its standard output, split at NULs,
+/// run in `dir`, with `args` as its positional parameters.
+fn bash(dir: &Path, script: &str, args: &[&str]) -> Vec<String> {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg("bash")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("bash runs");
+    let text = String::from_utf8(out.stdout).expect("utf-8 output");
+    let mut v: Vec<String> = text.split('\0').map(String::from).collect();
+    v.pop();
+    v
+}
+
+fn analyze_in(dir: &Path, script: &str) -> Analysis {
+    analyze(
+        script,
+        &Options {
+            cwd: Some(dir.to_path_buf()),
+            ..Options::default()
+        },
+    )
+}
+
+/// The names of the commands toolgate finds, in order.
+fn names(a: &Analysis) -> Vec<&str> {
+    a.commands
+        .iter()
+        .filter_map(|c| c.argv.first().map(String::as_str))
+        .collect()
+}
+
+/// What the `printf '%s\0' ARGS` commands toolgate finds print, in order,
+/// when each runs once: all their arguments must be literal.
+fn printed(a: &Analysis) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &a.commands {
+        assert!(c.non_literal.is_empty(), "not literal: {c:?}");
+        if c.argv.first().map(String::as_str) == Some("printf") {
+            let args = c.argv.get(2..).unwrap_or_default();
+            if args.is_empty() {
+                out.push(String::new());
+            }
+            out.extend(args.iter().cloned());
+        }
+    }
+    out
+}
+
+/// Each script: no unknown, the commands it names and no other, and the
+/// output of bash equals what those commands print.
+fn same_as_bash(cases: &[(&str, &[&str])]) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for (script, want_names) in cases {
+        let a = analyze_in(dir.path(), script);
+        assert!(a.unknowns.is_empty(), "{script:?}: {:?}", a.unknowns);
+        assert_eq!(names(&a), *want_names, "{script:?}");
+        if have("bash") {
+            assert_eq!(bash(dir.path(), script, &[]), printed(&a), "{script:?}");
+        }
+    }
+}
+
+/// bash's manual, "Looping Constructs": "If `in words` is not present,
+/// the for command executes the commands once for each positional
+/// parameter that is set" — with or without the `;` before `do`.
+#[test]
+fn for_without_in_iterates_the_positional_parameters() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for script in [
+        "for f do printf '%s\\0' \"$f\"; done",
+        "for f; do printf '%s\\0' \"$f\"; done",
+        "for f\ndo printf '%s\\0' \"$f\"; done",
+        "for f  do printf '%s\\0' \"$f\"; done",
+        "if true; then for f do printf '%s\\0' \"$f\"; done; fi",
+        "printf '%s\\0' $(for f do printf '%s' \"$f\"; done)",
+    ] {
+        let a = analyze_in(dir.path(), script);
+        assert!(a.unknowns.is_empty(), "{script:?}: {:?}", a.unknowns);
+        assert!(
+            names(&a).iter().all(|n| matches!(*n, "printf" | "true")),
+            "{script:?}: {:?}",
+            names(&a)
+        );
+        // The loop's variable holds what toolgate cannot know.
+        let body = a
+            .commands
+            .iter()
+            .find(|c| c.argv.get(2).is_some_and(|w| w.contains("$f")))
+            .expect("the loop's body");
+        assert_eq!(body.non_literal, [2], "{script:?}");
+        if have("bash") {
+            let out = bash(dir.path(), script, &["x y", "z"]);
+            let want: &[&str] = if script.contains("$(") {
+                &["x", "yz"]
+            } else {
+                &["x y", "z"]
+            };
+            assert_eq!(out, want, "{script:?}");
+        }
+    }
+    // What the loop runs is still what is checked.
+    let a = analyze("for f do rm -rf \"$f\"; done", &Options::default());
+    assert_eq!(names(&a), ["rm"]);
+    assert!(a.effects.iter().any(|e| !e.literal), "{:?}", a.effects);
+}
+
+/// bash's manual, "Redirections": redirections "may precede or appear
+/// anywhere within a simple command". A here-document first, before the
+/// command name, is the command's standard input, and its body runs
+/// nothing (but its substitutions).
+#[test]
+fn redirects_before_the_command_name() {
+    same_as_bash(&[
+        ("<<EOF printf '%s\\0' a b\nbody\nEOF", &["printf"]),
+        ("<<EOF cat\nbody\nEOF", &["cat"]),
+        ("<<-EOF cat\n\tbody\n\tEOF", &["cat"]),
+        ("<< 'EOF' cat | cat\n$(body)\nEOF", &["cat", "cat"]),
+        (
+            "<<EOF cat >/dev/null && printf '%s\\0' after\nbody\nEOF",
+            &["cat", "printf"],
+        ),
+        ("true && <<EOF cat\nbody\nEOF", &["true", "cat"]),
+        ("x=1 <<EOF cat\nbody\nEOF", &["cat"]),
+        ("2<<EOF printf '%s\\0' two\nbody\nEOF", &["printf"]),
+        ("<<<word cat", &["cat"]),
+        (">out printf '%s\\0' x; cat out", &["printf", "cat"]),
+        ("2>/dev/null printf '%s\\0' y", &["printf"]),
+    ]);
+    if have("bash") {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        assert_eq!(
+            bash(dir.path(), "<<EOF cat\nbody\nEOF", &[]),
+            Vec::<String>::new()
+        );
+    }
+    let a = analyze("<<EOF cat\nbody\nEOF", &Options::default());
+    assert_eq!(a.commands[0].argv, ["cat"]);
+    assert!(a.effects.is_empty(), "{:?}", a.effects);
+    // The body's substitutions run.
+    let a = analyze("<<EOF cat\n$(rm -rf x)\nEOF", &Options::default());
+    assert_eq!(names(&a), ["rm", "cat"]);
+    // Redirects before the name are the command's effects.
+    let a = analyze("<in >out cat", &Options::default());
+    let targets: Vec<&str> = a.effects.iter().map(|e| e.target.as_str()).collect();
+    assert_eq!(targets, ["in", "out"]);
+    // Standard input is the last redirect of it, as written.
+    let a = analyze("<<EOF cat <in\nbody\nEOF", &Options::default());
+    assert!(a.unknowns.is_empty(), "{:?}", a.unknowns);
+    assert!(a.effects.iter().any(|e| e.target == "in"));
+    // A here-document with no command at all is left unknown.
+    let a = analyze("<<EOF\nbody\nEOF", &Options::default());
+    assert!(!a.unknowns.is_empty());
+}
+
+/// bash's manual, "Pipelines": `time [-p] pipeline` reports the time the
+/// pipeline takes; `time` runs nothing else, and the pipeline may be a
+/// compound command. It is a reserved word only where a pipeline starts:
+/// after `|`, or quoted, or after an assignment, it is the program.
+#[test]
+fn time_is_a_reserved_word() {
+    same_as_bash(&[
+        ("time (printf '%s\\0' a)", &["printf"]),
+        ("time { printf '%s\\0' a b; }", &["printf"]),
+        ("time -p printf '%s\\0' a", &["printf"]),
+        ("time -p -- { printf '%s\\0' a; } 2>/dev/null", &["printf"]),
+        ("time -- printf '%s\\0' c", &["printf"]),
+        ("! time printf '%s\\0' d", &["printf"]),
+        ("true && time { printf '%s\\0' e; }", &["true", "printf"]),
+        (
+            "time if true; then printf '%s\\0' f; fi",
+            &["true", "printf"],
+        ),
+        (
+            "time for x in g; do printf '%s\\0' \"$x\"; done",
+            &["printf"],
+        ),
+        ("time printf '%s\\0' h | cat", &["printf", "cat"]),
+        ("time", &[]),
+    ]);
+    // Before another option (`time -o f ls` runs a command named `-o` in
+    // bash), GNU time's reading stays: it says more.
+    let a = analyze("time -o f ls", &Options::default());
+    assert_eq!(a.commands[0].argv, ["ls"]);
+    assert!(a.effects.iter().any(|e| e.target == "f"), "{a:?}");
+    // Where `time` is a program (GNU time), it is a wrapper as before.
+    for (script, wrapped) in [
+        ("ls | time wc", 1),
+        ("x=1 time wc", 0),
+        ("\\time wc", 0),
+        ("'time' wc", 0),
+    ] {
+        let a = analyze(script, &Options::default());
+        assert_eq!(a.commands[wrapped].argv, ["wc"], "{script}");
+        assert_eq!(a.commands[wrapped].wrappers.len(), 1, "{script}");
+    }
+    // Never the words `{` and `}` as commands or arguments.
+    let a = analyze("time { rm -rf x; }", &Options::default());
+    assert_eq!(a.commands[0].argv, ["rm", "-rf", "x"]);
+    assert_eq!(a.commands.len(), 1);
+}
+
+/// `bash -c` and `eval` keep a backslash that ends the script: it has
+/// nothing to quote, and is a literal `\` (a script file, which ends in a
+/// newline, reads a line continuation instead).
+#[test]
+fn a_backslash_that_ends_the_script() {
+    same_as_bash(&[
+        ("printf '%s\\0' a \\", &["printf"]),
+        ("printf '%s\\0' a\\", &["printf"]),
+        ("printf '%s\\0' a \\\\\\", &["printf"]),
+        ("printf '%s\\0' a \\\\", &["printf"]),
+        ("printf '%s\\0' a \\\n", &["printf"]),
+        ("printf '%s\\0' a; printf '%s\\0' \\", &["printf", "printf"]),
+    ]);
+    let a = analyze("ls \\", &Options::default());
+    assert!(a.unknowns.is_empty(), "{:?}", a.unknowns);
+    assert_eq!(a.commands[0].argv, ["ls", "\\"]);
+    // In a script run by `bash -c` too.
+    let a = analyze("bash -c 'cat .env\\'", &Options::default());
+    assert!(a.unknowns.is_empty(), "{:?}", a.unknowns);
+    assert!(a.effects.iter().any(|e| e.target == ".env\\"), "{a:?}");
+}
