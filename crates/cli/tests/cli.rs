@@ -95,7 +95,7 @@ fn check_prints_the_decision_and_exits_0_whatever_it_is() {
     let out = ws.run(
         &[
             "check",
-            r#"{"tool":"read_file","input":{"path":"/etc/passwd"}}"#,
+            r#"{"tool":"read_file","input":{"path":"/var/log/syslog"}}"#,
         ],
         None,
     );

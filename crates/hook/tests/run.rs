@@ -291,7 +291,7 @@ fn without_a_policy_file_the_builtin_policy_is_rooted_at_the_input_cwd() {
         "s1",
         "default",
         "Read",
-        json!({"file_path": "/etc/hostname"}),
+        json!({"file_path": "/var/log/syslog"}),
     );
     let (decision, reason) = claude_answer(&claude_hook(outside.to_string().as_bytes(), &opts));
     assert_eq!(decision, "deny", "{reason}");
