@@ -211,11 +211,13 @@ fn locale_string_drops_its_dollar() {
         "\\$\"a\"",
         "\"$\"a\"\"",
         "$$\"\"",
+        "a$$\"a b\"",
+        "a$$",
     ] {
         let a = analyze(&format!("printf '%s\\0' {line}"), &Options::default());
         assert!(a.unknowns.is_empty(), "{line}: {:?}", a.unknowns);
         if line.contains("$$") {
-            // The shell's process id: not literal, never `$`.
+            // The shell's process id: not literal, never `$$`.
             assert_eq!(a.commands[0].non_literal, [2], "{line}");
             continue;
         }

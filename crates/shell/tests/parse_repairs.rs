@@ -241,3 +241,29 @@ fn a_backslash_that_ends_the_script() {
     assert!(a.unknowns.is_empty(), "{:?}", a.unknowns);
     assert!(a.effects.iter().any(|e| e.target == ".env\\"), "{a:?}");
 }
+
+/// A backslash before a blank quotes the blank: bash starts a word with
+/// it (`a \ b` is `a`, ` b`), and a `#` after it starts no comment. Where
+/// the parser loses such a blank, the analysis says it cannot follow.
+#[test]
+fn an_escaped_blank_that_starts_a_word() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for (words, bash_reads) in [
+        ("\\ #", vec![" #"]),
+        ("a \\ b", vec!["a", " b"]),
+        ("\\ # x", vec![" #", "x"]),
+        ("a\\ b", vec!["a b"]),
+        ("'a' \\\t", vec!["a", "\t"]),
+    ] {
+        let line = format!("printf '%s\\0' {words}");
+        if have("bash") {
+            assert_eq!(bash(dir.path(), &line, &[]), bash_reads, "{words:?}");
+        }
+        let a = analyze_in(dir.path(), &line);
+        if a.unknowns.is_empty() {
+            assert_eq!(printed(&a), bash_reads, "{words:?}");
+        }
+    }
+    let a = analyze("rm \\ #x", &Options::default());
+    assert!(!a.unknowns.is_empty(), "{a:?}");
+}

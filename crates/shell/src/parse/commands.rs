@@ -25,18 +25,6 @@ fn ends_in_bare_dollar(word: &Word) -> bool {
     matches!(word.parts.last(), Some(Part::Lit { text, quoted: false }) if text.ends_with('$'))
 }
 
-/// Whether `$` followed by `text` is an expansion (a parameter, `${`,
-/// `$(`, `$'..'`, `$".."`) rather than a literal `$`.
-fn starts_expansion(text: &str) -> bool {
-    text.chars().next().is_some_and(|c| {
-        c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                '_' | '-' | '?' | '#' | '!' | '$' | '@' | '*' | '{' | '(' | '[' | '\'' | '"'
-            )
-    })
-}
-
 /// The key of an element `[KEY]=value` of a compound array assignment.
 fn element_key(text: &str) -> Option<&str> {
     let rest = text.strip_prefix('[')?;

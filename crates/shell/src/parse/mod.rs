@@ -119,6 +119,11 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
             "a line continuation at byte {at} joins two words where this analysis cannot follow it"
         ));
     }
+    if let Some(at) = dropped_escaped_blank(root, src) {
+        conv.errors.push(format!(
+            "an escaped blank at byte {at} starts a word the parser does not see"
+        ));
+    }
     if root.has_error() {
         if let Some(msg) = first_syntax_error(root, src) {
             conv.errors.insert(0, msg);
@@ -179,6 +184,58 @@ fn unjoined_continuation(root: TsNode<'_>, src: &str, joined: &[usize]) -> Optio
             false
         });
         if !inside {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The nodes that keep an escaped blank as part of their text.
+const ESCAPED_BLANK_INSIDE: &[&str] = &[
+    "word",
+    "concatenation",
+    "string",
+    "string_content",
+    "raw_string",
+    "ansi_c_string",
+    "translated_string",
+    "heredoc_body",
+    "heredoc_content",
+    "comment",
+    "regex",
+    "extglob_pattern",
+];
+
+/// The first `\ ` (or `\<tab>`) outside any word: the grammar reads the
+/// blank as a separator and loses the backslash, where bash starts a word
+/// with a blank (`a \ b` is `a`, ` b`; `\ #x` is ` #x`, no comment).
+fn dropped_escaped_blank(root: TsNode<'_>, src: &str) -> Option<usize> {
+    let bytes = src.as_bytes();
+    for (at, pair) in bytes.windows(2).enumerate() {
+        if pair[0] != b'\\' || !matches!(pair[1], b' ' | b'\t') {
+            continue;
+        }
+        let run = bytes
+            .get(..=at)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count();
+        if run % 2 == 0 {
+            continue;
+        }
+        let kept = root.descendant_for_byte_range(at, at + 2).is_some_and(|n| {
+            let mut node = Some(n);
+            while let Some(x) = node {
+                if ESCAPED_BLANK_INSIDE.contains(&kind(x)) {
+                    return true;
+                }
+                node = x.parent();
+            }
+            false
+        });
+        if !kept {
             return Some(at);
         }
     }

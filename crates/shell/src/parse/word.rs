@@ -56,6 +56,40 @@ pub(super) fn strip_locale_dollar(text: &str) -> &str {
     }
 }
 
+/// Whether `$` followed by `text` is an expansion (a parameter, `${`,
+/// `$(`, `$'..'`, `$".."`) rather than a literal `$`.
+pub(super) fn starts_expansion(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| {
+        c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                '_' | '-' | '?' | '#' | '!' | '$' | '@' | '*' | '{' | '(' | '[' | '\'' | '"'
+            )
+    })
+}
+
+/// Whether unquoted `text`, followed by `next`, holds a bare `$` that bash
+/// reads as the start of an expansion (the grammar can leave `$$` or a `$`
+/// before a string as anonymous text between the parts of a word).
+pub(super) fn bare_dollar_expands(text: &str, next: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 2,
+            b'$' => {
+                let after = text.get(i + 1..).filter(|t| !t.is_empty()).unwrap_or(next);
+                if starts_expansion(after) {
+                    return true;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 pub(super) fn push_lit(word: &mut Word, text: &str, quoted: bool) {
     if let Some(Part::Lit {
         text: last,
@@ -346,7 +380,10 @@ impl<'s> Conv<'s> {
                 if !quoted && kind(child) == "string" {
                     gap = strip_locale_dollar(gap);
                 }
-                if quoted {
+                let next = self.src.get(child.start_byte()..).unwrap_or_default();
+                if !quoted && bare_dollar_expands(gap, next) {
+                    word.parts.push(Part::Dynamic);
+                } else if quoted {
                     push_lit(word, gap, true);
                 } else {
                     push_unquoted(word, gap);
@@ -357,7 +394,9 @@ impl<'s> Conv<'s> {
         }
         if node.end_byte() > pos {
             let gap = self.src.get(pos..node.end_byte()).unwrap_or("");
-            if quoted {
+            if !quoted && bare_dollar_expands(gap, "") {
+                word.parts.push(Part::Dynamic);
+            } else if quoted {
                 push_lit(word, gap, true);
             } else {
                 push_unquoted(word, gap);
