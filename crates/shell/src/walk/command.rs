@@ -372,7 +372,7 @@ impl<'o> Walker<'o> {
         } else {
             Derived::default()
         };
-        if literal_name && let Some(given) = self.given_names(args, &xargs, scope) {
+        if literal_name && let Some(given) = self.given_names(args, &xargs, &wrappers, scope) {
             // Names `find` printed stand for files beneath its starting
             // points that its expression selects: followed only into a
             // program whose operands are files it reads.
@@ -571,10 +571,30 @@ impl Walker<'_> {
         &self,
         args: &[Arg],
         xargs: &Option<Option<String>>,
+        wrappers: &[Vec<String>],
         scope: &Scope,
     ) -> Option<Vec<Arg>> {
+        // `xargs -d X` splits names at `X`, anything but a newline or NUL:
+        // a name holding it becomes other paths.
+        let delimited = wrappers.iter().any(|w| {
+            w.first().is_some_and(|n| n == "xargs")
+                && w.iter().skip(1).any(|o| {
+                    let other = |d: &str| !matches!(d, "\\n" | "\\0" | "\\x00" | "\\000");
+                    match o.strip_prefix("--delim") {
+                        Some(rest) => rest.split_once('=').is_none_or(|(_, d)| other(d)),
+                        // `-d X`, `-dX`, or in a cluster (`-rd,`).
+                        None => {
+                            o.starts_with('-')
+                                && !o.starts_with("--")
+                                && o.find('d').is_some_and(|i| {
+                                    o.get(i + 1..).is_none_or(|v| v.is_empty() || other(v))
+                                })
+                        }
+                    }
+                })
+        });
         let piped = match (&scope.stdin, xargs) {
-            (Stdin::Pipe { files: Some(f), .. }, Some(_)) => Some(Rc::clone(f)),
+            (Stdin::Pipe { files: Some(f), .. }, Some(_)) if !delimited => Some(Rc::clone(f)),
             _ => None,
         };
         let mut out = Vec::with_capacity(args.len());
@@ -588,7 +608,7 @@ impl Walker<'_> {
                     given = true;
                     continue;
                 }
-                if let Some(files) = self.sub_outputs.get(&a.text) {
+                if let Some(files) = self.sub_outputs.get(&a.text).filter(|_| !self.ifs_named) {
                     out.extend(files.iter().cloned());
                     given = true;
                     continue;

@@ -55,6 +55,11 @@ const GLOB_ENTRY_BUDGET: usize = 100_000;
 /// (`for f in *.rs`); with more, the loop variable is not known.
 const LOOP_VALUES: usize = 32;
 
+/// Most rounds of `for` loops walked once per value in one analysis, all
+/// loops together (nested loops multiply their rounds); past it, a loop
+/// variable is not known.
+const LOOP_ROUND_BUDGET: usize = 256;
+
 /// The `pattern` of an argument that stands for the names a `find` printed
 /// (`| xargs`, `$(find ..)`), so that the command it is given to is
 /// checked to read it.
@@ -171,6 +176,12 @@ pub(crate) struct Walker<'o> {
     /// The names a command substitution gives (`$(find src -name
     /// '*.rs')`), by the word's text.
     sub_outputs: HashMap<String, Names>,
+    /// The script names `IFS` somewhere: what word splitting does is not
+    /// followed.
+    ifs_named: bool,
+    /// Rounds of `for` loops walked once per value, left for this
+    /// analysis ([`LOOP_ROUND_BUDGET`]): nested loops multiply them.
+    loop_rounds_left: usize,
 }
 
 impl<'o> Walker<'o> {
@@ -201,11 +212,15 @@ impl<'o> Walker<'o> {
             made_anywhere: None,
             outputs: HashMap::new(),
             sub_outputs: HashMap::new(),
+            ifs_named: false,
+            loop_rounds_left: LOOP_ROUND_BUDGET,
         }
     }
 
     /// Analyses a whole script at the top level.
     pub fn run(&mut self, script: &str) {
+        // A script that may set `IFS` splits `$(..)` at other characters.
+        self.ifs_named = script.contains("IFS");
         let mut scope = Scope {
             cwd: Cwd::Start,
             oldpwd: None,
@@ -633,9 +648,11 @@ impl<'o> Walker<'o> {
                 return None;
             }
         }
-        if args.is_empty() || args.iter().any(|a| !a.literal) {
+        if args.is_empty() || args.iter().any(|a| !a.literal) || args.len() > self.loop_rounds_left
+        {
             return None;
         }
+        self.loop_rounds_left -= args.len();
         Some((name.clone(), args.into_iter().map(|a| a.text).collect()))
     }
 
