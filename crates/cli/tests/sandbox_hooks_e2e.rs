@@ -63,7 +63,13 @@ fn ran_as(sandbox: &Sandbox) -> Option<String> {
 /// Claude Code run the copy once; returns the fake API with what it was
 /// sent.
 fn claude_runs_the_copy(sandbox: &Sandbox, sandboxed: bool) -> FakeAnthropic {
-    let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
+    // `hook install` registers the sandbox by default where the kernel
+    // enforces it: the control run opts out.
+    let args: &[&str] = if sandboxed {
+        &["--sandbox"]
+    } else {
+        &["--no-sandbox"]
+    };
     install(sandbox, "claude", args);
     let api = FakeAnthropic::start(vec![Turn::tool(
         "Bash",
@@ -104,7 +110,11 @@ fn gemini_cli_runs_an_allowed_command_inside_the_sandbox() {
     }
     for sandboxed in [true, false] {
         let (sandbox, secret) = project();
-        let args: &[&str] = if sandboxed { &["--sandbox"] } else { &[] };
+        let args: &[&str] = if sandboxed {
+            &["--sandbox"]
+        } else {
+            &["--no-sandbox"]
+        };
         install(&sandbox, "gemini", args);
         let api = FakeGemini::start(vec![Turn::tool(
             "run_shell_command",
