@@ -296,7 +296,11 @@ fn a_resource_read_meets_the_read_rules_of_its_file() {
         "the denied read never ran"
     );
     // Outside the roots: a hard limit, whatever the server serves.
-    w.request(4, "resources/read", json!({"uri": "file:///var/log/syslog"}));
+    w.request(
+        4,
+        "resources/read",
+        json!({"uri": "file:///var/log/syslog"}),
+    );
     let r = w.response();
     assert_eq!(r["error"]["code"], -32600, "{r}");
     let rows = decided(&env);
