@@ -241,7 +241,13 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 Approved::Resume => {}
             }
             let policy = load_policy(&policy)?;
-            let ws = toolgate_tools::Workspace::open(policy.roots(), policy.read_roots())
+            let read_roots: Vec<std::path::PathBuf> = policy
+                .read_roots()
+                .iter()
+                .chain(policy.system_read_roots().iter().filter(|p| p.is_dir()))
+                .cloned()
+                .collect();
+            let ws = toolgate_tools::Workspace::open(policy.roots(), &read_roots)
                 .map_err(|e| anyhow!("{e}"))?;
             let mut gate = Gate::new(
                 policy,
