@@ -10,6 +10,11 @@ restrict itself, exec `true`, wait, and clean up.
 
     scripts/bench-sandbox.py [--runs N] [--no-build]
 
+With a policy that allows fetches of one host, each run also starts
+toolgate's proxy (a process of its own, outside the sandbox) and gives the
+command a network namespace of its own with the proxy's listener in it;
+that case is measured too.
+
 The workspace is a small git repository (a few dozen files, two denied
 ones, `.git`) in a temporary folder that is removed afterwards. Builds
 toolgate in release first (unless --no-build).
@@ -30,6 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 POLICY = """\
 allow = ["Read", "Bash"]
 deny  = ["Read(**/*.pem)", "Read(.env*)"]
+"""
+
+PROXY_POLICY = POLICY + """[[rule]]
+effect = "allow"
+match  = ["WebFetch(domain:pypi.org)"]
 """
 
 
@@ -68,24 +78,31 @@ def main():
         (ws / "key.pem").write_text("secret\n")
         (ws / ".env").write_text("TOKEN=x\n")
         (ws / "toolgate.toml").write_text(POLICY)
+        (Path(tmp) / "proxy.toml").write_text(PROXY_POLICY)
         subprocess.run(["git", "init", "-q", str(ws)], check=True)
         env = dict(os.environ, TOOLGATE_STATE_DIR=str(Path(tmp) / "state"))
         env.pop("TOOLGATE_POLICY", None)
 
         sandboxed = [str(toolgate), "sandbox", "--", "true"]
+        proxied = [str(toolgate), "sandbox", "--policy", str(Path(tmp) / "proxy.toml"),
+                   "--workspace", str(ws), "--", "true"]
         plain = ["bash", "-c", "true"]
         # Warm up the page cache and the binary.
         measure(sandboxed, 10, ws, env)
+        measure(proxied, 10, ws, env)
         measure(plain, 10, ws, env)
         s_med, s_p90, s_cpu = measure(sandboxed, args.runs, ws, env)
+        p_med, p_p90, p_cpu = measure(proxied, args.runs, ws, env)
         b_med, b_p90, b_cpu = measure(plain, args.runs, ws, env)
 
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ms = lambda s: f"{s * 1000:.2f} ms"
     print(f"runs: {args.runs}, load average {load}")
     print(f"toolgate sandbox -- true : median {ms(s_med)} (p90 {ms(s_p90)}), CPU {ms(s_cpu)}")
+    print(f"  with the proxy         : median {ms(p_med)} (p90 {ms(p_p90)}), CPU {ms(p_cpu)}")
     print(f"bash -c true             : median {ms(b_med)} (p90 {ms(b_p90)}), CPU {ms(b_cpu)}")
     print(f"added by the sandbox     : {ms(s_med - b_med)} wall, {ms(s_cpu - b_cpu)} CPU (median against median)")
+    print(f"  with the proxy         : {ms(p_med - b_med)} wall, {ms(p_cpu - b_cpu)} CPU (median against median)")
 
 
 if __name__ == "__main__":

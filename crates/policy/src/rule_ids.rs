@@ -62,6 +62,10 @@ pub const SANDBOX_DAEMON_SOCKET: &str = "sandbox:daemon-socket";
 /// about what the sandbox holds (a connection with its network closed):
 /// allowed, the reason naming the questions it replaced.
 pub const SANDBOX_HOLDS: &str = "sandbox:holds";
+/// The sandbox's proxy refused a connection to an address that is not
+/// public (loopback, private, link-local, ...) that no allow rule names
+/// (a ledger row of the proxy, not a decision of the engine).
+pub const SANDBOX_PROXY_LOCAL_ADDRESS: &str = "sandbox:proxy-local-address";
 /// A script the session itself wrote (or changed) since it began, run as a
 /// program: asks whatever allowed the interpreter or the path.
 pub const GATE_SELF_WRITTEN: &str = "gate:self-written";
@@ -89,6 +93,7 @@ pub const ALL: &[&str] = &[
     SANDBOX_OFF_IN_POLICY,
     SANDBOX_DAEMON_SOCKET,
     SANDBOX_HOLDS,
+    SANDBOX_PROXY_LOCAL_ADDRESS,
     GATE_SELF_WRITTEN,
 ];
 

@@ -83,7 +83,7 @@ pub fn check() -> Vec<PartReport> {
             "no UDP or other non-Unix sockets, no mount calls (seccomp)",
         ),
     ];
-    let outcome = probe();
+    let outcome = probe(false);
     for (part, name) in names {
         let (enforced, detail) = match &outcome {
             Ok(()) => (true, "tried: works".to_string()),
@@ -99,11 +99,25 @@ pub fn check() -> Vec<PartReport> {
             detail,
         });
     }
+    let (enforced, detail) = match &outcome {
+        Err(e) => (false, format!("not tried: {e}")),
+        Ok(()) => match probe(true) {
+            Ok(()) => (true, "tried: works".to_string()),
+            Err(e) => (false, e.to_string()),
+        },
+    };
+    parts.push(PartReport {
+        name: "when rules allow fetches: only the hosts they allow, through toolgate's proxy (a network namespace of the command's own)",
+        required: false,
+        enforced,
+        detail,
+    });
     parts
 }
 
-/// Runs `true` inside a sandbox that masks a file and keeps one read-only.
-fn probe() -> Result<(), SandboxError> {
+/// Runs `true` inside a sandbox that masks a file and keeps one read-only
+/// (and, with `proxy`, has a network namespace and the proxy).
+fn probe(proxy: bool) -> Result<(), SandboxError> {
     let io = |what: &str| {
         let what = what.to_string();
         move |e: std::io::Error| SandboxError::Io { what, source: e }
@@ -112,7 +126,9 @@ fn probe() -> Result<(), SandboxError> {
     let root = std::fs::canonicalize(dir.path()).map_err(io("cannot resolve it"))?;
     let kept = root.join("kept");
     std::fs::write(&kept, b"").map_err(io("cannot write a file"))?;
-    let profile = Profile::for_roots(vec![root.clone()]).with_readonly(kept);
+    let profile = Profile::for_roots(vec![root.clone()])
+        .with_readonly(kept)
+        .with_proxy(proxy);
     let sandbox = Sandbox::prepare(&profile, &Options::default())?;
     let mut cmd = Command::new("true");
     // In the root: a working directory in /tmp outside the roots is not
@@ -129,6 +145,12 @@ fn probe() -> Result<(), SandboxError> {
             source: e,
         },
     })?;
-    child.wait().map_err(io("cannot wait for `true`"))?;
+    let status = child.wait().map_err(io("cannot wait for `true`"))?;
+    if !status.success() {
+        return Err(SandboxError::Io {
+            what: "`true` failed inside the sandbox".into(),
+            source: std::io::Error::other(format!("{status}")),
+        });
+    }
     Ok(())
 }

@@ -51,7 +51,7 @@ use toolgate_store::{Decision, Outcome, Record};
 
 /// The rule id of a refusal of an address that is not globally reachable
 /// and that no allow rule names.
-pub const RULE_LOCAL_ADDRESS: &str = "sandbox:proxy-local-address";
+pub const RULE_LOCAL_ADDRESS: &str = toolgate_policy::rule_ids::SANDBOX_PROXY_LOCAL_ADDRESS;
 
 const HEAD_LIMIT: usize = 64 * 1024;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
