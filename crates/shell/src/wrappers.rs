@@ -162,9 +162,12 @@ fn is_root(a: &Arg) -> bool {
     use std::path::Component;
     a.literal
         && a.text.starts_with('/')
-        && std::path::Path::new(&a.text)
-            .components()
-            .all(|c| matches!(c, Component::RootDir | Component::CurDir | Component::ParentDir))
+        && std::path::Path::new(&a.text).components().all(|c| {
+            matches!(
+                c,
+                Component::RootDir | Component::CurDir | Component::ParentDir
+            )
+        })
 }
 
 /// The directory the command of `chroot`, `nsenter` or `unshare` runs in,
@@ -268,7 +271,10 @@ pub(crate) fn writes(name: &str, argv: &[Arg]) -> (Vec<Arg>, Option<String>) {
     let separate = p.options.iter().filter(|o| **o == "f").count() >= 2
         || p.options.iter().any(|o| o.starts_with("output-sep"));
     if name == "strace" && separate && !files.is_empty() {
-        unknown = Some("`strace -ff -o FILE` writes `FILE.PID` files whose names are known only when it runs".into());
+        unknown = Some(
+            "`strace -ff -o FILE` writes `FILE.PID` files whose names are known only when it runs"
+                .into(),
+        );
     }
     (files, unknown)
 }

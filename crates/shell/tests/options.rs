@@ -78,7 +78,12 @@ fn find_actions_that_write_are_option_writes() {
     );
     check(d, "find . -delete", &["find . -delete"], &[">r ."]);
     check(d, "find . -fprint out", &["find . -fprint out"], &["> out"]);
-    check(d, "find . -fprint0 out", &["find . -fprint0 out"], &["> out"]);
+    check(
+        d,
+        "find . -fprint0 out",
+        &["find . -fprint0 out"],
+        &["> out"],
+    );
     check(
         d,
         "find . -fprintf out '%p\\n'",
@@ -100,7 +105,10 @@ fn find_actions_that_write_are_option_writes() {
              find test -fls long -name keep; find test -fprintf fmt '%f\\n' -name keep; \
              find test -fprint0 nul -name keep; ls -A test test/sub",
         );
-        assert!(!out.contains(".DS_Store"), "find -delete removed them: {out}");
+        assert!(
+            !out.contains(".DS_Store"),
+            "find -delete removed them: {out}"
+        );
         assert!(out.contains("keep"));
         for f in ["listed", "long", "fmt", "nul"] {
             assert!(s.join(f).exists(), "find -f* wrote {f}");
@@ -149,7 +157,10 @@ fn sort_sed_tree_write_by_option() {
             "printf 'b\\na\\n' > f; printf 'x\\ny\\n' > h; printf 'b\\na\\n' > k",
             "sort f -o f; sed -n 1p h -i; sort --output=g k; cat f h g",
         );
-        assert_eq!(out, "a\nb\nx\na\nb\n", "sort -o and sed -i wrote their files");
+        assert_eq!(
+            out, "a\nb\nx\na\nb\n",
+            "sort -o and sed -i wrote their files"
+        );
     }
 }
 
@@ -212,7 +223,10 @@ fn wrappers_that_write_their_own_file() {
         }
     }
     if std::path::Path::new("/usr/bin/time").exists() {
-        s.run("", "/usr/bin/time -o stats true; /usr/bin/time --output=stats2 true");
+        s.run(
+            "",
+            "/usr/bin/time -o stats true; /usr/bin/time --output=stats2 true",
+        );
         assert!(s.join("stats").exists() && s.join("stats2").exists());
     }
 }
@@ -257,9 +271,18 @@ fn roots_and_working_directories_of_wrappers() {
         read_dirs("nsenter --wd=/tmp cat x"),
         [("x".to_string(), Some("/tmp".to_string()))]
     );
-    unknown("nsenter -w cat x", "target process's root or working directory");
-    unknown("nsenter --wd cat x", "target process's root or working directory");
-    unknown("nsenter -r -t 1 cat x", "target process's root or working directory");
+    unknown(
+        "nsenter -w cat x",
+        "target process's root or working directory",
+    );
+    unknown(
+        "nsenter --wd cat x",
+        "target process's root or working directory",
+    );
+    unknown(
+        "nsenter -r -t 1 cat x",
+        "target process's root or working directory",
+    );
     unknown("nsenter --root=/srv cat x", "as its root");
     unknown("nsenter -t 1 -m cat x", "another mount namespace");
     unknown("nsenter -a -t 1 cat x", "another mount namespace");
@@ -276,7 +299,10 @@ fn roots_and_working_directories_of_wrappers() {
 
     let s = Scratch::new();
     if have("chroot") {
-        let out = s.run("", "chroot / pwd 2>/dev/null; chroot --skip-chdir / pwd 2>/dev/null");
+        let out = s.run(
+            "",
+            "chroot / pwd 2>/dev/null; chroot --skip-chdir / pwd 2>/dev/null",
+        );
         if out.is_empty() {
             eprintln!("skipped: chroot is not permitted here");
         } else {

@@ -46,7 +46,11 @@ fn what_runs_inside_them_is_still_seen() {
     assert_eq!(a.commands[0].argv, ["rm", "x"]);
     assert!(!a.commands[0].no_op);
     // Arithmetic that evaluates code is unknown.
-    for cmd in ["N=$((a[$(rm x)]))", "[[ $x -eq 1 ]]", "test -v 'a[$(rm x)]'"] {
+    for cmd in [
+        "N=$((a[$(rm x)]))",
+        "[[ $x -eq 1 ]]",
+        "test -v 'a[$(rm x)]'",
+    ] {
         let a = analyze(cmd, &opts());
         assert!(!a.unknowns.is_empty(), "{cmd}: {a:#?}");
     }
@@ -54,7 +58,12 @@ fn what_runs_inside_them_is_still_seen() {
     let a = analyze(": > f", &opts());
     assert!(a.commands[0].no_op && a.effects.len() == 1);
     // By path, wrapped or defined by the script, it is a program.
-    for cmd in ["/usr/bin/true", "./test -f x", "timeout 5 true", "env X=1 true"] {
+    for cmd in [
+        "/usr/bin/true",
+        "./test -f x",
+        "timeout 5 true",
+        "env X=1 true",
+    ] {
         let a = analyze(cmd, &opts());
         assert!(a.commands.iter().all(|c| !c.no_op), "{cmd}");
     }
