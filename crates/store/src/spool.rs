@@ -412,7 +412,9 @@ mod tests {
             approval_id: Some("a1".into()),
             review: None,
         };
-        let mut m = serde_json::Map::new();
+        // Sorted whatever serde_json's `preserve_order` feature says (another
+        // crate in the build may turn it on).
+        let mut m = std::collections::BTreeMap::<String, Value>::new();
         let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
         m.insert("kind".into(), RowKind::Request.as_str().into());
         m.insert("time".into(), "t".into());
@@ -436,7 +438,7 @@ mod tests {
         m.insert("duration_us".into(), r.duration_us.into());
         m.insert("approval_id".into(), opt(&r.approval_id));
         let line = line_json(RowKind::Request, "t", &r);
-        assert_eq!(line, Value::Object(m).to_string());
+        assert_eq!(line, serde_json::to_string(&m).unwrap());
         let (kind, time, back) = parse_line(&line).expect("parses");
         assert_eq!((kind, time.as_str()), (RowKind::Request, "t"));
         assert_eq!(back, r);
