@@ -14,6 +14,13 @@ record), and to a minimal Python hook that only parses the JSON and prints
 an allow. Prints medians, p90 and the ratios to toolgate.
 
     scripts/bench-hook.py [--runs N] [--no-build] [--profile hook|release] [--peer PATH] [--clients]
+                          [--review] [--target-dir DIR]
+
+`--review` measures the same allowed call again in a project whose policy
+has a `[review]` table (a reviewer at an address nothing listens on),
+interleaved with the plain project: a call the policy allows never reaches
+the reviewer, so the two should not differ. `--target-dir` takes the
+executables from another build (with `--no-build`).
 
 `--clients` measures the same call through `toolgate-hook qwen|copilot|pi|
 opencode|cursor` too, each in its client's payload, interleaved with the
@@ -141,6 +148,9 @@ def main():
     parser.add_argument("--peer", help="the cc-toolgate executable (default: cc-toolgate on PATH)")
     parser.add_argument("--clients", action="store_true",
                         help="also measure toolgate-hook for Qwen Code, Copilot CLI, Pi, OpenCode and Cursor")
+    parser.add_argument("--review", action="store_true",
+                        help="also measure an allowed call under a policy with a [review] table")
+    parser.add_argument("--target-dir", help="where the build is (default: target/ in the repository)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -148,8 +158,9 @@ def main():
     if not args.no_build:
         subprocess.run(["cargo", "build", "--profile", args.profile, "-p", "toolgate", "--quiet"],
                        cwd=ROOT, check=True)
-    toolgate = ROOT / "target" / args.profile / "toolgate"
-    lean = ROOT / "target" / args.profile / "toolgate-hook"
+    target = Path(args.target_dir) if args.target_dir else ROOT / "target"
+    toolgate = target / args.profile / "toolgate"
+    lean = target / args.profile / "toolgate-hook"
     if not toolgate.is_file() or not lean.is_file():
         sys.exit(f"{toolgate} or {lean} is missing: run without --no-build")
 
@@ -235,6 +246,23 @@ def main():
                     ins = [other_input(client, project, n) for n in range(start, end)]
                     others[client] += measure([str(lean), client], ins, env, project, other_ok)
 
+        reviewed = []
+        if args.review:
+            # The same allowed call, in a project whose policy names a
+            # reviewer: only an ask would reach it.
+            rproject = tmp / "reviewed"
+            (rproject / "src").mkdir(parents=True)
+            (rproject / "toolgate.toml").write_text(
+                POLICY + '\n[review]\napi = "openai"\nmodel = "m"\n'
+                'base_url = "http://127.0.0.1:9/v1"\napi_key_env = "TOOLGATE_BENCH_NO_KEY"\n')
+            rinputs = [claude_input(rproject, n) for n in range(warmup + args.runs)]
+            measure(lean_cmd, rinputs[:warmup], env, rproject, toolgate_ok)
+            plain_again = []
+            for start in range(warmup, warmup + args.runs, block):
+                end = min(start + block, warmup + args.runs)
+                plain_again += measure(lean_cmd, inputs[start:end], env, project, toolgate_ok)
+                reviewed += measure(lean_cmd, rinputs[start:end], env, rproject, toolgate_ok)
+
         lh_median, tg_median = statistics.median(lh), statistics.median(tg)
         py_median = statistics.median(py)
         print(f"runs per hook: {args.runs} (after {warmup} warm-up runs), {os.cpu_count()} CPUs")
@@ -254,6 +282,12 @@ def main():
         else:
             print("cc-toolgate: not found (see --peer); not compared")
         print(f"ratio (toolgate-hook / Python): {lh_median / py_median:.2f}")
+        if reviewed:
+            pa, rv = statistics.median(plain_again), statistics.median(reviewed)
+            print(f"toolgate-hook claude  median {pa:6.2f} ms   p90 {p(plain_again, 90):6.2f} ms   "
+                  "(again, interleaved with the reviewed project)")
+            print(f"  with [review]       median {rv:6.2f} ms   p90 {p(reviewed, 90):6.2f} ms   "
+                  f"(an allowed call, never reviewed; ratio {rv / pa:.2f})")
         if others:
             ca = statistics.median(claude_again)
             print(f"toolgate-hook claude  median {ca:6.2f} ms   (again, interleaved with the clients below)")

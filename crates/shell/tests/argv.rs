@@ -101,7 +101,17 @@ fn bash_argv(dir: &std::path::Path, words: &str) -> Option<Vec<String>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    // A fixed seed: the same 400 lines on every run, so that a failure
+    // here is a change in toolgate, not a new draw. To explore further,
+    // run with another seed (`TOOLGATE_ARGV_SEED=N`); a failure found that
+    // way is kept in argv.proptest-regressions and fixed.
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            std::env::var("TOOLGATE_ARGV_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x7467_6176),
+        ),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn toolgate_argv_is_bash_argv(words in prop::collection::vec(word(), 1..5)) {
@@ -227,4 +237,30 @@ fn locale_string_drops_its_dollar() {
             assert_eq!(a.commands[0].argv[2..], want[..], "{line}");
         }
     }
+}
+
+/// The grammar takes `] [a]` as one word; bash runs two. Such a word is
+/// never guessed at: the command cannot be analysed.
+#[test]
+fn a_word_the_grammar_does_not_split_at_a_blank_is_unknown() {
+    for line in ["printf x ] [\\]]", "printf x ]  [a]", "cat ] [.env]"] {
+        let a = analyze(line, &Options::default());
+        assert!(!a.unknowns.is_empty(), "{line:?}: {a:?}");
+    }
+}
+
+/// `x$\ ""` is `x$ ` in bash; the grammar drops the `$` and keeps the
+/// backslash. Such a command cannot be analysed.
+#[test]
+fn a_dollar_before_a_backslash_is_unknown() {
+    for line in [
+        "printf x [[:space:]]*$\\ \"\"",
+        "cat .e$\\nv",
+        "echo a$\\\\",
+    ] {
+        let a = analyze(line, &Options::default());
+        assert!(!a.unknowns.is_empty(), "{line:?}: {a:?}");
+    }
+    let a = analyze("echo a\\$\\b", &Options::default());
+    assert!(a.unknowns.is_empty(), "an escaped `$` is literal: {a:?}");
 }

@@ -114,6 +114,11 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
         joined: Vec::new(),
     };
     let list = conv.list_of(root);
+    if let Some(at) = dollar_backslash(src) {
+        conv.errors.push(format!(
+            "a `$` before a backslash at byte {at}: the grammar does not read it as bash does"
+        ));
+    }
     if let Some(at) = unjoined_continuation(root, src, &conv.joined) {
         conv.errors.push(format!(
             "a line continuation at byte {at} joins two words where this analysis cannot follow it"
@@ -236,6 +241,28 @@ fn dropped_escaped_blank(root: TsNode<'_>, src: &str) -> Option<usize> {
             false
         });
         if !kept {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The first unescaped `$` followed by a backslash (`x$\ y`): bash reads a
+/// literal `$`, the grammar drops it and keeps the backslash.
+fn dollar_backslash(src: &str) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut from = 0;
+    while let Some(off) = src.get(from..).and_then(|t| t.find("$\\")) {
+        let at = from + off;
+        from = at + 2;
+        let run = bytes
+            .get(..at)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count();
+        if run % 2 == 0 {
             return Some(at);
         }
     }

@@ -138,6 +138,21 @@ pub(super) fn push_unquoted(word: &mut Word, text: &str) {
     }
 }
 
+/// Whether unquoted text holds a blank that no backslash escapes.
+fn unescaped_blank(text: &str) -> bool {
+    let mut escaped = false;
+    for c in text.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if matches!(c, ' ' | '\t' | '\n') {
+            return true;
+        }
+    }
+    false
+}
+
 /// Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and
 /// a newline.
 pub(super) fn dq_unescape(text: &str) -> String {
@@ -287,6 +302,15 @@ impl<'s> Conv<'s> {
         }
         let text = self.text(node);
         match kind(node) {
+            "word" if node.named_child_count() == 0 && unescaped_blank(text) => {
+                // The grammar sometimes takes `] [a]` as one word; bash
+                // splits it at the blank. Never guess which words it is.
+                self.errors.push(format!(
+                    "cannot parse: `{}` would be split by bash where the grammar does not split it",
+                    text.chars().take(40).collect::<String>()
+                ));
+                word.parts.push(Part::Dynamic);
+            }
             "word" | "number" | "variable_name" | "extglob_pattern" | "regex" | "test_operator"
             | "file_descriptor" | "brace_expression" | "heredoc_start"
                 if node.named_child_count() == 0 =>
