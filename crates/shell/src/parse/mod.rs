@@ -164,13 +164,7 @@ fn unjoined_continuation(root: TsNode<'_>, src: &str, joined: &[usize]) -> Optio
         let at = from + off;
         from = at + 2;
         // An odd run of backslashes ends in an escaping one.
-        let run = bytes
-            .get(..=at)
-            .unwrap_or_default()
-            .iter()
-            .rev()
-            .take_while(|b| **b == b'\\')
-            .count();
+        let run = backslashes_before(bytes, at + 1);
         if run % 2 == 0 || at == 0 {
             continue;
         }
@@ -178,16 +172,7 @@ fn unjoined_continuation(root: TsNode<'_>, src: &str, joined: &[usize]) -> Optio
         if matches!(prev, None | Some(b' ' | b'\t' | b'\n')) || joined.contains(&at) {
             continue;
         }
-        let inside = root.descendant_for_byte_range(at, at + 2).is_some_and(|n| {
-            let mut node = Some(n);
-            while let Some(x) = node {
-                if CONTINUATION_INSIDE.contains(&kind(x)) {
-                    return true;
-                }
-                node = x.parent();
-            }
-            false
-        });
+        let inside = within(root, at, CONTINUATION_INSIDE);
         if !inside {
             return Some(at);
         }
@@ -220,26 +205,11 @@ fn dropped_escaped_blank(root: TsNode<'_>, src: &str) -> Option<usize> {
         if pair[0] != b'\\' || !matches!(pair[1], b' ' | b'\t') {
             continue;
         }
-        let run = bytes
-            .get(..=at)
-            .unwrap_or_default()
-            .iter()
-            .rev()
-            .take_while(|b| **b == b'\\')
-            .count();
+        let run = backslashes_before(bytes, at + 1);
         if run % 2 == 0 {
             continue;
         }
-        let kept = root.descendant_for_byte_range(at, at + 2).is_some_and(|n| {
-            let mut node = Some(n);
-            while let Some(x) = node {
-                if ESCAPED_BLANK_INSIDE.contains(&kind(x)) {
-                    return true;
-                }
-                node = x.parent();
-            }
-            false
-        });
+        let kept = within(root, at, ESCAPED_BLANK_INSIDE);
         if !kept {
             return Some(at);
         }
@@ -255,18 +225,36 @@ fn dollar_backslash(src: &str) -> Option<usize> {
     while let Some(off) = src.get(from..).and_then(|t| t.find("$\\")) {
         let at = from + off;
         from = at + 2;
-        let run = bytes
-            .get(..at)
-            .unwrap_or_default()
-            .iter()
-            .rev()
-            .take_while(|b| **b == b'\\')
-            .count();
+        let run = backslashes_before(bytes, at);
         if run % 2 == 0 {
             return Some(at);
         }
     }
     None
+}
+
+/// How many backslashes end just before `end`: an odd count escapes the
+/// byte at `end`.
+fn backslashes_before(bytes: &[u8], end: usize) -> usize {
+    bytes
+        .get(..end)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'\\')
+        .count()
+}
+
+/// Whether the two bytes at `at` lie within a node of one of `kinds`.
+fn within(root: TsNode<'_>, at: usize, kinds: &[&str]) -> bool {
+    let mut node = root.descendant_for_byte_range(at, at + 2);
+    while let Some(x) = node {
+        if kinds.contains(&kind(x)) {
+            return true;
+        }
+        node = x.parent();
+    }
+    false
 }
 
 /// Whether `gap` is nothing but line continuations (at least one).
