@@ -70,8 +70,11 @@ pub struct Policy {
     pub(crate) mode: Mode,
     pub(crate) roots: Vec<PathBuf>,
     pub(crate) read_roots: Vec<PathBuf>,
-    /// The built-in read roots that exist, less those the policy removes.
-    pub(crate) system_roots: Vec<PathBuf>,
+    /// The built-in read roots that exist, less those the policy removes:
+    /// resolved the first time a path outside the workspace roots is
+    /// read, since finding which exist costs a few dozen system calls and
+    /// most calls stay in the workspace.
+    pub(crate) system_roots: std::sync::OnceLock<Vec<PathBuf>>,
     /// `read_roots` entries `"!PATH"`: not read roots, even beneath one.
     pub(crate) read_excluded: Vec<PathBuf>,
     /// Where credentials live (`builtin:credentials`).
@@ -262,7 +265,6 @@ impl Policy {
                 None => read_roots.push(resolve_dir(&r.value, Some(r.offset))?),
             }
         }
-        let system_roots = crate::system::builtin_read_roots(home.as_deref(), &read_excluded);
         let anchors = Anchors {
             home: home.clone(),
             policy_dir: policy_dir.clone().unwrap_or_else(|| roots[0].clone()),
@@ -296,7 +298,7 @@ impl Policy {
             mode: doc.mode.unwrap_or_default(),
             roots,
             read_roots,
-            system_roots,
+            system_roots: std::sync::OnceLock::new(),
             read_excluded,
             credentials,
             home,
@@ -426,7 +428,9 @@ impl Policy {
     /// [`crate::system::BUILTIN_READ_ROOTS`]) that exist here, less those
     /// the policy removes, canonical.
     pub fn system_read_roots(&self) -> &[PathBuf] {
-        &self.system_roots
+        self.system_roots.get_or_init(|| {
+            crate::system::builtin_read_roots(self.home.as_deref(), &self.read_excluded)
+        })
     }
 
     /// Whether reading `real` (absolute, resolved) stays within the read
@@ -435,7 +439,7 @@ impl Policy {
     pub fn readable(&self, real: &Path) -> bool {
         let within = |roots: &[PathBuf]| roots.iter().any(|r| paths::is_within(real, r));
         within(&self.roots)
-            || ((within(&self.read_roots) || within(&self.system_roots))
+            || ((within(&self.read_roots) || within(self.system_read_roots()))
                 && !within(&self.read_excluded))
     }
 

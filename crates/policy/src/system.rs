@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::OnceLock;
+
 use globset::{GlobSet, GlobSetBuilder};
 
 use crate::file::Placed;
@@ -172,13 +174,20 @@ fn expand(entry: &str, home: Option<&Path>) -> Option<PathBuf> {
     }
 }
 
-/// The credential locations, compiled for one home directory.
+/// The credential locations for one home directory. Their globs are
+/// parsed and compiled the first time a path beneath one of their literal
+/// leading directories is asked about: most calls touch only the
+/// workspace, and a hook is one process per call.
 #[derive(Debug)]
 pub(crate) struct Credentials {
-    set: Option<GlobSet>,
-    labels: Vec<&'static str>,
+    /// Each location as a glob, with the entry of [`CREDENTIALS`] it came
+    /// from.
+    globs: Vec<(String, &'static str)>,
+    set: OnceLock<Option<(GlobSet, Vec<&'static str>)>>,
     /// The literal leading directory of each location (`/home/u/.ssh`,
-    /// `/etc`, `/proc`).
+    /// `/etc`, `/proc`): a path that lies beneath none of them matches
+    /// none (the globs are case-sensitive and their literal part is a
+    /// prefix of every path they match).
     bases: Vec<PathBuf>,
     /// Paths an allow rule names exactly: `(path, write)`; reading (or,
     /// with `write`, writing) that one file is not refused.
@@ -198,40 +207,33 @@ impl Credentials {
         let root_home = Path::new("/root");
         let skip_root = anchors.home.as_deref() == Some(root_home)
             || roots.iter().any(|r| r.starts_with(root_home));
-        let mut b = GlobSetBuilder::new();
-        let mut labels = Vec::new();
+        let home = anchors.home.as_ref().map(|h| {
+            globset::escape(&h.to_string_lossy())
+                .trim_end_matches('/')
+                .to_owned()
+        });
+        let mut globs = Vec::with_capacity(CREDENTIALS.len());
         let mut bases: Vec<PathBuf> = Vec::new();
         for entry in CREDENTIALS {
             if skip_root && entry.starts_with("/root") {
                 continue;
             }
-            let glob = match entry.strip_prefix("~/") {
-                Some(rest) => match &anchors.home {
-                    Some(h) => format!(
-                        "{}/{rest}",
-                        globset::escape(&h.to_string_lossy()).trim_end_matches('/')
-                    ),
-                    None => continue,
-                },
-                None => (*entry).to_string(),
+            let glob = match (entry.strip_prefix("~/"), &home) {
+                (Some(rest), Some(h)) => format!("{h}/{rest}"),
+                (Some(_), None) => continue,
+                (None, _) => (*entry).to_string(),
             };
-            // INVARIANT: the entries above are valid globs and a home
-            // directory is escaped; one that failed would be skipped
-            // rather than refuse every policy.
-            if let Ok(g) = pattern::path_glob_builder(&glob) {
-                b.add(g);
-                labels.push(*entry);
-                let lit = glob
-                    .split_inclusive('/')
-                    .take_while(|s| !s.contains(['*', '?', '[', '{']))
-                    .collect::<String>();
-                let base = PathBuf::from(lit.trim_end_matches('/'));
-                if !bases.contains(&base) {
-                    bases.push(base);
-                }
+            let lit = glob
+                .split_inclusive('/')
+                .take_while(|s| !s.contains(['*', '?', '[', '{', '\\']))
+                .collect::<String>();
+            let base = lit.trim_end_matches('/');
+            // Compared as text: the bases are few and short.
+            if !bases.iter().any(|b| b.as_os_str() == base) {
+                bases.push(PathBuf::from(base));
             }
+            globs.push((glob, *entry));
         }
-        let set = b.build().ok();
         let mut allowed = Vec::new();
         for (rule, sels) in rules {
             if rule.effect != crate::effect::Effect::Allow {
@@ -249,8 +251,8 @@ impl Credentials {
             }
         }
         Credentials {
-            set,
-            labels,
+            globs,
+            set: OnceLock::new(),
             bases,
             allowed,
         }
@@ -258,9 +260,33 @@ impl Credentials {
 
     /// The credential location `path` falls under, if any.
     pub(crate) fn find(&self, path: &Path) -> Option<&'static str> {
-        let set = self.set.as_ref()?;
+        if !self.bases.iter().any(|b| path.starts_with(b)) {
+            return None;
+        }
+        let Some((set, labels)) = self
+            .set
+            .get_or_init(|| {
+                let mut b = GlobSetBuilder::new();
+                let mut labels = Vec::with_capacity(self.globs.len());
+                for (glob, label) in &self.globs {
+                    // INVARIANT: the entries are valid globs and a home
+                    // directory is escaped; one that failed would be
+                    // skipped rather than refuse every policy.
+                    if let Ok(g) = pattern::path_glob_builder(glob) {
+                        b.add(g);
+                        labels.push(*label);
+                    }
+                }
+                b.build().ok().map(|set| (set, labels))
+            })
+            .as_ref()
+        else {
+            // Beneath a credential location, and its globs could not be
+            // compiled: refused rather than read.
+            return Some("~/.ssh, ~/.aws, /etc/shadow, ...");
+        };
         let m = set.matches(path);
-        m.first().and_then(|&i| self.labels.get(i).copied())
+        m.first().and_then(|&i| labels.get(i).copied())
     }
 
     /// Whether a credential location may lie in `dir` or beneath it.
