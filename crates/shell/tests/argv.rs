@@ -264,3 +264,77 @@ fn a_dollar_before_a_backslash_is_unknown() {
     let a = analyze("echo a\\$\\b", &Options::default());
     assert!(a.unknowns.is_empty(), "an escaped `$` is literal: {a:?}");
 }
+
+/// Words after a redirect's target are the command's arguments (`echo >&2
+/// "failed"`, `cat > out a b`): the argv and the file written are bash's,
+/// checked by running each line in bash with `printf` as the command.
+#[test]
+fn words_after_a_redirect_target_are_arguments() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let w = dir
+        .path()
+        .canonicalize()
+        .expect("canonical temporary directory");
+    for (line, argv, written) in [
+        ("printf '%s\\0' >out a b", &["a", "b"][..], &["out"][..]),
+        (
+            "printf '%s\\0' x >out \"a b\" c",
+            &["x", "a b", "c"][..],
+            &["out"][..],
+        ),
+        (
+            "printf '%s\\0' 2>err a >out b",
+            &["a", "b"][..],
+            &["err", "out"][..],
+        ),
+        (
+            "printf '%s\\0' >&2 \"the tool failed\"",
+            &["the tool failed"][..],
+            &[][..],
+        ),
+        ("printf '%s\\0' 2>&1 a", &["a"][..], &[][..]),
+    ] {
+        let a = analyze(
+            line,
+            &Options {
+                cwd: Some(w.clone()),
+                ..Options::default()
+            },
+        );
+        assert!(a.unknowns.is_empty(), "{line}: {:?}", a.unknowns);
+        assert_eq!(a.commands[0].argv[2..], argv[..], "{line}");
+        let writes: Vec<&str> = a
+            .effects
+            .iter()
+            .filter(|e| e.kind == toolgate_shell::EffectKind::Write)
+            .map(|e| e.target.as_str())
+            .collect();
+        assert_eq!(writes, written, "{line}");
+        if have("bash") {
+            let out = Command::new("bash")
+                .arg("-c")
+                .arg(line)
+                .current_dir(&w)
+                .output()
+                .expect("bash runs");
+            let printed = std::fs::read(w.join("out")).unwrap_or_else(|_| {
+                if line.contains(">&2") {
+                    out.stderr.clone()
+                } else {
+                    out.stdout.clone()
+                }
+            });
+            let mut got: Vec<String> = String::from_utf8_lossy(&printed)
+                .split('\0')
+                .map(String::from)
+                .collect();
+            got.pop();
+            assert_eq!(got, argv, "bash runs {line:?} otherwise");
+            let _ = std::fs::remove_file(w.join("out"));
+            let _ = std::fs::remove_file(w.join("err"));
+        }
+    }
+    // Words that touch stay one target, not a literal one.
+    let a = analyze("echo > o\"u\"t x", &Options::default());
+    assert_eq!(a.commands[0].argv, ["echo", "x"]);
+}

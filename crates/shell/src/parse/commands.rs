@@ -62,9 +62,17 @@ impl<'s> Conv<'s> {
                 .map_or(node.end_byte(), |c| c.start_byte());
             extra_words.extend(self.gap_words(body.end_byte(), next));
         }
+        // Words after a redirect's target belong to a simple command
+        // (`echo >&2 "failed"`); after a compound one bash refuses them.
+        let simple_body = field(node, grammar().body).is_some_and(|b| kind(b) == "command");
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             match kind(child) {
+                "file_redirect" if simple_body => {
+                    let (redirect, words) = self.file_redirect_of(child);
+                    redirects.push(redirect);
+                    extra_words.extend(words);
+                }
                 "file_redirect" | "herestring_redirect" => {
                     redirects.extend(self.redirect_of(child))
                 }
@@ -190,6 +198,37 @@ impl<'s> Conv<'s> {
             },
             fd: None,
         });
+    }
+
+    /// A redirect of a simple command, and the words after its target
+    /// that the grammar reads as more of it: bash takes the first word as
+    /// the target and the rest as the command's arguments (`echo >&2
+    /// "failed"` prints `failed` on standard error). Words that touch one
+    /// another stay one target, which is then not a literal.
+    fn file_redirect_of(&mut self, node: TsNode<'_>) -> (Redirect, Vec<Word>) {
+        let dests = field_all(node, grammar().destination);
+        let apart = dests.windows(2).all(|w| {
+            self.src
+                .get(w[0].end_byte()..w[1].start_byte())
+                .is_some_and(|gap| !gap.is_empty() && gap.bytes().all(|b| b == b' ' || b == b'\t'))
+        });
+        let redirect = self.redirect_of(node);
+        match (redirect, dests.split_first()) {
+            (Some(mut r), Some((first, rest))) if apart && !rest.is_empty() => {
+                r.target = RedirTarget::Word(self.word_of(*first));
+                let words = rest.iter().map(|d| self.word_of(*d)).collect();
+                (r, words)
+            }
+            (Some(r), _) => (r, Vec::new()),
+            (None, _) => (
+                Redirect {
+                    op: String::new(),
+                    target: RedirTarget::Word(self.scan_word(node)),
+                    fd: None,
+                },
+                Vec::new(),
+            ),
+        }
     }
 
     pub(super) fn redirect_of(&mut self, node: TsNode<'_>) -> Option<Redirect> {
@@ -337,7 +376,12 @@ impl<'s> Conv<'s> {
                     word_end = Some(child.end_byte());
                     continue;
                 }
-                (Some("redirect"), _) | (_, "file_redirect" | "herestring_redirect") => {
+                (_, "file_redirect") => {
+                    let (redirect, words) = self.file_redirect_of(child);
+                    simple.redirects.push(redirect);
+                    simple.words.extend(words);
+                }
+                (Some("redirect"), _) | (_, "herestring_redirect") => {
                     simple.redirects.extend(self.redirect_of(child));
                 }
                 (_, "comment") => {}
