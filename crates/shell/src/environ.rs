@@ -188,6 +188,12 @@ static EXACT: &[(&str, Use)] = &[
     ("OPENSSL_ENGINES", Runs(NONE)),
     ("OPENSSL_MODULES", Runs(NONE)),
     ("PAGER", Runs(PAGERS)),
+    // GNU parallel's options (`--rpl` evaluates Perl), its configuration
+    // directory and the shell it runs commands with.
+    ("PARALLEL", Runs(NONE)),
+    ("PARALLEL_HOME", Runs(NONE)),
+    ("PARALLEL_SHELL", Runs(NONE)),
+    ("PARALLEL_SSH", Runs(NONE)),
     ("PATH", Runs(NONE)),
     ("PERLIO", Harmless),
     ("PERL_BADLANG", Harmless),

@@ -5,6 +5,8 @@
 use crate::tables;
 use crate::words::Arg;
 
+mod parallel;
+
 /// Where a shell's script comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum Script {
@@ -112,7 +114,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
         "watch" => watch(argv),
         "flock" => flock(argv),
         "script" => script(argv),
-        "parallel" => parallel(argv),
+        "parallel" => parallel::parallel(argv),
         "at" | "batch" => at(argv),
         "tmux" => tmux(argv),
         "gdb" | "lldb" | "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" | "emacs" => {
@@ -411,12 +413,11 @@ fn xargs(argv: &[Arg]) -> Step {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (long, None),
             };
+            // `--eof`, `--replace` and `--max-lines` take their value only
+            // after `=` (`xargs --max-lines rm x` runs `rm x ...`).
             let takes = [
                 "arg-file",
                 "delimiter",
-                "eof",
-                "replace",
-                "max-lines",
                 "max-args",
                 "max-procs",
                 "max-chars",
@@ -424,12 +425,34 @@ fn xargs(argv: &[Arg]) -> Step {
             ];
             let value = match value {
                 Some(v) => Some(v),
-                None if takes.contains(&name) && name != "replace" && name != "eof" => {
+                None if takes.contains(&name) => {
                     i += 1;
                     argv.get(i - 1).map(|a| a.text.clone())
                 }
                 None => None,
             };
+            // getopt_long takes an abbreviation (`--proc` for
+            // `--process-slot-var`, which takes the next word): only the
+            // whole names are followed.
+            const FLAGS: &[&str] = &[
+                "eof",
+                "replace",
+                "max-lines",
+                "interactive",
+                "no-run-if-empty",
+                "null",
+                "open-tty",
+                "verbose",
+                "show-limits",
+                "exit",
+                "help",
+                "version",
+            ];
+            if !takes.contains(&name) && !FLAGS.contains(&name) && unknown.is_none() {
+                unknown = Some(format!(
+                    "`xargs` option `--{name}` is not known, so the command it runs is not either"
+                ));
+            }
             if name == "replace" {
                 replace = Some(value.unwrap_or_else(|| "{}".into()));
             }
@@ -438,30 +461,46 @@ fn xargs(argv: &[Arg]) -> Step {
             }
             continue;
         }
-        let c = t.chars().nth(1).unwrap_or(' ');
-        let attached: String = t.chars().skip(2).collect();
-        match c {
-            'I' | 'a' | 'd' | 'E' | 'L' | 'n' | 'P' | 's' => {
-                let value = if attached.is_empty() {
-                    i += 1;
-                    argv.get(i - 1).map(|a| a.text.clone())
-                } else {
-                    Some(attached)
-                };
-                if c == 'I' {
-                    replace = value;
-                } else if c == 'a' {
-                    unknown = Some("`xargs` reads its arguments from a file".into());
+        // A cluster of letters (`-0rP4`): flags, then at most one option
+        // with a value, the rest of the word or the next one.
+        let cluster = &t[1..];
+        for (pos, c) in cluster.char_indices() {
+            let attached = &cluster[pos + c.len_utf8()..];
+            match c {
+                'I' | 'a' | 'd' | 'E' | 'L' | 'n' | 'P' | 's' => {
+                    let value = if attached.is_empty() {
+                        i += 1;
+                        argv.get(i - 1).map(|a| a.text.clone())
+                    } else {
+                        Some(attached.to_string())
+                    };
+                    if c == 'I' {
+                        replace = value;
+                    } else if c == 'a' {
+                        unknown = Some("`xargs` reads its arguments from a file".into());
+                    }
+                    break;
+                }
+                // An optional value is the rest of the word only.
+                'i' => {
+                    replace = Some(if attached.is_empty() {
+                        "{}".into()
+                    } else {
+                        attached.to_string()
+                    });
+                    break;
+                }
+                'e' | 'l' => break,
+                '0' | 'o' | 'p' | 'r' | 't' | 'x' => {}
+                _ => {
+                    if unknown.is_none() {
+                        unknown = Some(format!(
+                            "`xargs` option `-{c}` is not known, so the command it runs is not either"
+                        ));
+                    }
+                    break;
                 }
             }
-            'i' => {
-                replace = Some(if attached.is_empty() {
-                    "{}".into()
-                } else {
-                    attached
-                })
-            }
-            _ => {}
         }
     }
     let mut rest: Vec<Arg> = argv.get(i..).unwrap_or_default().to_vec();
@@ -761,90 +800,6 @@ fn script(argv: &[Arg]) -> Step {
             },
             None => Script::Stdin,
         },
-    }
-}
-
-/// GNU `parallel [OPTS] [CMD ARGS..] ::: VALUES..`: CMD runs once per value
-/// (the values become its operands); without CMD, each value or input line
-/// is itself a command.
-fn parallel(argv: &[Arg]) -> Step {
-    const VALUE_SHORT: &str = "jSadEInNLlCX";
-    const VALUE_LONG: &[&str] = &[
-        "jobs",
-        "sshlogin",
-        "arg-file",
-        "delimiter",
-        "max-args",
-        "max-replace-args",
-        "max-lines",
-        "colsep",
-        "joblog",
-        "results",
-        "res",
-        "tmpdir",
-        "workdir",
-        "wd",
-        "timeout",
-        "delay",
-        "tagstring",
-        "tag-string",
-        "env",
-        "halt",
-        "retries",
-        "nice",
-        "memfree",
-        "load",
-        "block",
-        "replace",
-        "eof",
-        "basefile",
-        "transferfile",
-        "return",
-        "sshloginfile",
-        "slf",
-        "shebang-wrap",
-    ];
-    let p = parse_leading(argv, VALUE_SHORT, VALUE_LONG);
-    let unknown = unknown_option("parallel", &p, VALUE_SHORT, VALUE_LONG);
-    let rest = argv.get(p.next..).unwrap_or_default();
-    let separator =
-        |a: &Arg| a.literal && matches!(a.text.as_str(), ":::" | "::::" | ":::+" | "::::+");
-    let split = rest.iter().position(separator).unwrap_or(rest.len());
-    let (command, values) = rest.split_at(split);
-    if command.is_empty() {
-        // The values (or the input lines) are the commands.
-        let literal =
-            values.iter().all(|a| a.literal) && values.first().is_some_and(|s| s.text == ":::");
-        if !literal || values.iter().skip(1).any(separator) {
-            return opaque(
-                argv,
-                "`parallel` runs commands read from its input or a file".to_owned(),
-            );
-        }
-        return Step::Shell {
-            wrapper: texts(&argv[..p.next]),
-            script: Script::Text {
-                text: values
-                    .iter()
-                    .skip(1)
-                    .map(|a| a.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                literal: true,
-            },
-        };
-    }
-    let marker = command
-        .iter()
-        .any(|a| a.text.contains("{}"))
-        .then(|| "{}".to_owned());
-    Step::Wrapper {
-        wrapper: texts(&argv[..p.next]),
-        rest: command.to_vec(),
-        cwd: None,
-        env: Vec::new(),
-        unknown,
-        xargs: Some(marker),
     }
 }
 

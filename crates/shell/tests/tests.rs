@@ -10,6 +10,7 @@ mod hardening;
 mod made;
 mod network;
 mod options;
+mod parallel;
 mod parse_repairs;
 mod props;
 mod reach;

@@ -1,0 +1,206 @@
+//! GNU parallel and xargs as their option parsers read them: which word
+//! starts the command, and when the command cannot be followed. Each case
+//! runs the real program where it is installed, and a marker file shows
+//! which command it ran.
+
+use toolgate_shell::{Options, analyze};
+
+use crate::real::{Scratch, have};
+
+/// What the analysis must make of a line.
+enum Want {
+    /// The wrapped command starts with this word, and nothing is unknown.
+    Runs(&'static str),
+    /// The line cannot be followed (it asks).
+    Unknown(&'static str),
+}
+
+/// `line`'s analysis in `dir`, and whether the real `program`, run, made
+/// the marker file `m`.
+fn case(s: &Scratch, program: &str, line: &str, want: &Want, marker_made: bool) {
+    let a = analyze(
+        line,
+        &Options {
+            cwd: Some(s.path().to_path_buf()),
+            ..Options::default()
+        },
+    );
+    match want {
+        Want::Runs(program) => {
+            assert!(a.unknowns.is_empty(), "{line}: {:?}", a.unknowns);
+            let last = a.commands.last().expect("a command");
+            assert_eq!(
+                last.argv.first().map(String::as_str),
+                Some(*program),
+                "{line}: {a:?}"
+            );
+        }
+        Want::Unknown(why) => {
+            assert!(
+                a.unknowns.iter().any(|u| u.reason.contains(why)),
+                "{line}: want unknown {why:?}, got {:?} {:?}",
+                a.unknowns,
+                a.commands
+            );
+        }
+    }
+    if !have(program) {
+        return;
+    }
+    let _ = std::fs::remove_file(s.join("m"));
+    s.run("printf 'a\\n' > list", line);
+    assert_eq!(
+        s.join("m").exists(),
+        marker_made,
+        "{line}: the real {program} {} the marker",
+        if marker_made { "did not make" } else { "made" }
+    );
+}
+
+#[test]
+fn parallel_options_and_its_shell() {
+    let s = Scratch::new();
+    for (line, want, made) in [
+        // Flags and values, as Getopt::Long reads them.
+        ("parallel -X touch {} ::: m", Want::Runs("touch"), true),
+        ("parallel -kj1 touch m ::: x", Want::Runs("touch"), true),
+        ("parallel -l touch m ::: x", Want::Runs("touch"), true),
+        ("parallel -l 1 touch m ::: x", Want::Runs("touch"), true),
+        (
+            "parallel --max-lines touch m ::: x",
+            Want::Runs("touch"),
+            true,
+        ),
+        ("parallel --jobs=2 touch m ::: x", Want::Runs("touch"), true),
+        (
+            "parallel -P 2 --link touch ::: m ::: x",
+            Want::Runs("touch"),
+            true,
+        ),
+        // An optional string value is the next word: `touch` is not run.
+        (
+            "parallel --replace touch m {} ::: x",
+            Want::Runs("m"),
+            false,
+        ),
+        ("parallel -i touch m {} ::: x", Want::Runs("m"), false),
+        // The command is read by a shell.
+        (
+            "parallel echo ';' touch m ::: x",
+            Want::Unknown("hands its command to a shell"),
+            true,
+        ),
+        (
+            "parallel echo '$(touch m)' ::: x",
+            Want::Unknown("hands its command to a shell"),
+            true,
+        ),
+        (
+            "parallel echo 'a b' ::: x",
+            Want::Unknown("hands its command to a shell"),
+            false,
+        ),
+        // Unless it is quoted.
+        (
+            "parallel -q echo ';' touch m ::: x",
+            Want::Runs("echo"),
+            false,
+        ),
+        // Perl code, files of arguments, files written.
+        (
+            "parallel echo '{=qx(touch m)=}' ::: x",
+            Want::Unknown("Perl code"),
+            true,
+        ),
+        (
+            "parallel --rpl '{x} qx(touch m)' echo {x} ::: x",
+            Want::Unknown("evaluates Perl code"),
+            true,
+        ),
+        (
+            "parallel -a list touch m",
+            Want::Unknown("reads its arguments or options from elsewhere"),
+            true,
+        ),
+        (
+            "parallel touch m :::: list",
+            Want::Unknown("reads its arguments from files"),
+            true,
+        ),
+        (
+            "parallel --joblog m echo ::: x",
+            Want::Unknown("writes files the command does not name"),
+            true,
+        ),
+        (
+            "parallel --tmpd /tmp touch m ::: x",
+            Want::Unknown("is not known"),
+            true,
+        ),
+    ] {
+        case(&s, "parallel", line, &want, made);
+    }
+}
+
+#[test]
+fn xargs_options_as_getopt_reads_them() {
+    let s = Scratch::new();
+    for (line, want, made) in [
+        (
+            "echo a | xargs --max-lines touch m",
+            Want::Runs("touch"),
+            true,
+        ),
+        ("echo a | xargs -rP 1 touch m", Want::Runs("touch"), true),
+        ("echo a | xargs -0 touch m", Want::Runs("touch"), true),
+        (
+            "echo a | xargs --proc echo touch m",
+            Want::Unknown("is not known"),
+            true,
+        ),
+        (
+            "echo a | xargs --arg list touch m",
+            Want::Unknown("is not known"),
+            true,
+        ),
+    ] {
+        case(&s, "xargs", line, &want, made);
+    }
+}
+
+/// getopt_long takes an unambiguous abbreviation of a long option, with
+/// the value the whole option takes: a wrapper's options are all known, or
+/// its command is not.
+#[test]
+fn wrapper_options_abbreviated() {
+    let s = Scratch::new();
+    for (line, want, made) in [
+        ("/usr/bin/time -o out touch m", Want::Runs("touch"), true),
+        (
+            "/usr/bin/time --output=out touch m",
+            Want::Runs("touch"),
+            true,
+        ),
+        (
+            "/usr/bin/time --out echo touch m",
+            Want::Unknown("is not known"),
+            true,
+        ),
+    ] {
+        case(&s, "/usr/bin/time", line, &want, made);
+    }
+    for (line, want, made) in [
+        (
+            "timeout --preserve-status 5 touch m",
+            Want::Runs("touch"),
+            true,
+        ),
+        (
+            "timeout --pres 5 touch m",
+            Want::Unknown("is not known"),
+            true,
+        ),
+    ] {
+        case(&s, "timeout", line, &want, made);
+    }
+}
