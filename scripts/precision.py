@@ -42,7 +42,9 @@ Printed (and with --json, as one JSON object):
 `--show CLASS` lists examples of a class (up to --limit, default 20):
 crash, hang, unanalysable, allow, ask, deny, not-allowed (allowed-program
 commands not allowed), not-allowed-inside (the same, inside the workspace),
-unnamed-effects, `rule:ID` (decided by that rule, e.g.
+unnamed-effects, guessed-writes (allowed commands whose only unnamed writes
+are such guesses: the files a program with no operand table is given, which
+it may write; only deny and ask rules judge them), `rule:ID` (decided by that rule, e.g.
 `rule:hard:outside-roots`, `rule:default` for no rule), or, with --peer,
 peer-risky (cc-toolgate's allows in which toolgate finds a write, a delete,
 a catastrophic shape or an unanalysable part), each with its source.
@@ -125,6 +127,13 @@ def allowed_names(policy: Path):
             words.append(word)
         names.append(tuple(words))
     return names
+
+
+def guessed(action) -> bool:
+    """Whether an action is a guess: a file named by an argument of a
+    program with no operand table, which it may read or write, or not
+    (`"via": "argument of ..."`); only deny and ask rules judge those."""
+    return str(action.get("via", "")).startswith("argument")
 
 
 def uses_allowed_programs(actions, names):
@@ -340,8 +349,12 @@ def main():
                 classes["not-allowed"].append((i, value))
                 if stays:
                     classes["not-allowed-inside"].append((i, value))
-        if decision == "allow" and any(a["action"]["kind"] == "write" for a in actions):
-            classes["unnamed-effects"].append((i, value))
+        if decision == "allow":
+            writes = [a for a in actions if a["action"]["kind"] == "write"]
+            if any(not guessed(a) for a in writes):
+                classes["unnamed-effects"].append((i, value))
+            elif writes:
+                classes["guessed-writes"].append((i, value))
 
     ap = len(classes["allowed-program"])
     api = len(classes["allowed-program-inside"])
@@ -363,6 +376,7 @@ def main():
         "not_allowed_by_rule": collections.Counter(
             (v.get("rule") or "default") for _, v in classes["not-allowed"]).most_common(),
         "unnamed_effects": [rows[i]["command"] for i, _ in classes["unnamed-effects"]],
+        "guessed_writes": len(classes["guessed-writes"]),
         "by_file": {
             name: {
                 "commands": per_source[name],
@@ -418,7 +432,7 @@ def main():
                 for a in value.get("actions", []):
                     kind = a["action"]["kind"]
                     if (kind == "unknown" and args.show == "unanalysable") or (
-                            kind == "write" and args.show == "unnamed-effects"):
+                            kind == "write" and args.show in ("unnamed-effects", "guessed-writes")):
                         what = a["action"].get("reason") or a["action"].get("path")
                         print(f"     {kind}: {what[:300]}")
             elif value:
@@ -441,6 +455,8 @@ def main():
             f"{rule} {n}" for rule, n in f["not_allowed_by_rule"][:8]))
         print(f"allowed commands with effects their allow did not name: "
               f"{len(f['unnamed_effects'])}")
+        print(f"  (not counted: {f['guessed_writes']} allowed commands whose only such writes "
+              f"are files a program with no operand table is given and may write)")
         by_program = collections.defaultdict(list)
         for i, value in classes["unnamed-effects"]:
             writers = [a["action"]["argv"][0] for a in value["actions"]

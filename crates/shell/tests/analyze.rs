@@ -2107,4 +2107,24 @@ fn arguments_of_programs_without_a_table_name_files() {
     // Nor does a shell, whose script is walked instead.
     let a = analyze("bash a.txt", &o);
     assert!(a.effects.iter().all(|e| e.origin != Origin::Argument));
+    // A subcommand is not a file, though a file of its name could be
+    // created there; what follows it still may be one, by path or name.
+    std::fs::write(w.join("build"), "x").unwrap();
+    for (cmd, files) in [
+        ("cargo build", &[][..]),
+        ("cargo build --release", &[][..]),
+        ("/usr/bin/cargo build a.txt", &["a.txt", "a.txt"][..]),
+        ("cargo --locked build out/x", &["out/x"][..]),
+        ("npm test", &[][..]),
+        ("mytool build", &["build", "build"][..]),
+    ] {
+        let a = analyze(cmd, &o);
+        let targets: Vec<&str> = a
+            .effects
+            .iter()
+            .filter(|e| e.origin == Origin::Argument)
+            .map(|e| e.target.as_str())
+            .collect();
+        assert_eq!(targets, files, "{cmd}");
+    }
 }

@@ -106,7 +106,8 @@ impl<'o> Walker<'o> {
     /// directory (`gcc -o out/a.out`): [`Origin::Argument`] reads (of what
     /// exists) and writes, which only the deny and ask rules naming those
     /// files judge. Options are skipped, but the value of `--name=VALUE` is
-    /// looked at.
+    /// looked at; so is the subcommand of a program that has them
+    /// ([`crate::tables::SUBCOMMAND_PROGRAMS`]).
     pub(super) fn argument_files(
         &mut self,
         argv: &[Arg],
@@ -118,7 +119,16 @@ impl<'o> Walker<'o> {
         let guess = |w: &mut Self, kind: EffectKind, arg: &Arg| {
             w.effect(kind, arg, Origin::Argument, false, false, Some(idx), cwd);
         };
+        let name = argv
+            .first()
+            .map(|a| a.text.rsplit('/').next().unwrap_or_default());
+        let mut subcommand = name.is_some_and(|n| crate::tables::SUBCOMMAND_PROGRAMS.contains(&n));
         for a in argv.iter().skip(1) {
+            // `cargo build`: the subcommand's name is not a file.
+            if subcommand && !a.text.starts_with('-') {
+                subcommand = false;
+                continue;
+            }
             if !a.literal {
                 continue;
             }
