@@ -332,13 +332,24 @@ fn env(argv: &[Arg]) -> Step {
         // The options that take a value, long or short; a short one may
         // end a cluster (`-iS STRING`, `-iC/dir`).
         let found = if let Some(long) = t.strip_prefix("--") {
-            ["chdir", "unset", "split-string", "argv0"]
-                .into_iter()
-                .find_map(|l| {
-                    long.strip_prefix(l)
-                        .filter(|r| r.is_empty() || r.starts_with('='))
-                        .map(|r| (l, r.trim_start_matches('=').to_string()))
-                })
+            // getopt_long takes an unambiguous abbreviation (`--u NAME` is
+            // `--unset NAME`).
+            let (given, attached) = match long.split_once('=') {
+                Some((n, v)) => (n, v.to_string()),
+                None => (long, String::new()),
+            };
+            match getopt_long(given, ENV_LONG) {
+                Some(l @ ("chdir" | "unset" | "split-string" | "argv0")) => Some((l, attached)),
+                Some(_) => None,
+                None => {
+                    if unknown.is_none() {
+                        unknown = Some(format!(
+                            "`env` option `--{given}` is not known, so the command it runs is not either"
+                        ));
+                    }
+                    None
+                }
+            }
         } else {
             t[1..].char_indices().find_map(|(i, c)| {
                 let name = match c {
@@ -392,6 +403,38 @@ fn env(argv: &[Arg]) -> Step {
         env: vars,
         unknown,
         xargs: None,
+    }
+}
+
+/// GNU env's long options.
+const ENV_LONG: &[&str] = &[
+    "ignore-environment",
+    "null",
+    "unset",
+    "chdir",
+    "split-string",
+    "block-signal",
+    "default-signal",
+    "ignore-signal",
+    "list-signal-handling",
+    "debug",
+    "help",
+    "version",
+    "argv0",
+];
+
+/// The long option `given` names as getopt_long reads it: the one it
+/// spells whole, or the only one it begins.
+fn getopt_long<'a>(given: &str, all: &[&'a str]) -> Option<&'a str> {
+    if let Some(exact) = all.iter().find(|l| **l == given) {
+        return Some(exact);
+    }
+    let mut found = all
+        .iter()
+        .filter(|l| !given.is_empty() && l.starts_with(given));
+    match (found.next(), found.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
     }
 }
 

@@ -190,6 +190,14 @@ fn wrapper_options_abbreviated() {
         case(&s, "/usr/bin/time", line, &want, made);
     }
     for (line, want, made) in [
+        ("env --u echo touch m", Want::Runs("touch"), true),
+        ("env --unset=echo touch m", Want::Runs("touch"), true),
+        ("env --ch . touch m", Want::Runs("touch"), true),
+        ("env --i echo touch m", Want::Unknown("is not known"), false),
+    ] {
+        case(&s, "env", line, &want, made);
+    }
+    for (line, want, made) in [
         (
             "timeout --preserve-status 5 touch m",
             Want::Runs("touch"),
