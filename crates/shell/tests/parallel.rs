@@ -11,6 +11,9 @@ use crate::real::{Scratch, have};
 enum Want {
     /// The wrapped command starts with this word, and nothing is unknown.
     Runs(&'static str),
+    /// The analysis sees this program run, among others, whatever else
+    /// it cannot follow.
+    Sees(&'static str),
     /// The line cannot be followed (it asks).
     Unknown(&'static str),
 }
@@ -32,6 +35,14 @@ fn case(s: &Scratch, program: &str, line: &str, want: &Want, marker_made: bool) 
             assert_eq!(
                 last.argv.first().map(String::as_str),
                 Some(*program),
+                "{line}: {a:?}"
+            );
+        }
+        Want::Sees(program) => {
+            assert!(
+                a.commands
+                    .iter()
+                    .any(|c| c.argv.first().map(String::as_str) == Some(*program)),
                 "{line}: {a:?}"
             );
         }
@@ -84,21 +95,25 @@ fn parallel_options_and_its_shell() {
             false,
         ),
         ("parallel -i touch m {} ::: x", Want::Runs("m"), false),
-        // The command is read by a shell.
-        (
-            "parallel echo ';' touch m ::: x",
-            Want::Unknown("hands its command to a shell"),
-            true,
-        ),
+        // The command is read by a shell: what it runs, with the values
+        // where parallel puts them.
+        ("parallel echo ';' touch m ::: x", Want::Sees("touch"), true),
         (
             "parallel echo '$(touch m)' ::: x",
-            Want::Unknown("hands its command to a shell"),
+            Want::Sees("touch"),
             true,
         ),
         (
-            "parallel echo 'a b' ::: x",
+            "parallel 'echo {} | touch m' ::: x",
+            Want::Runs("touch"),
+            true,
+        ),
+        ("parallel echo 'a b' ::: x", Want::Runs("echo"), false),
+        // A quote a value could lie within is not followed.
+        (
+            "parallel \"echo '{}'; touch m\" ::: x",
             Want::Unknown("hands its command to a shell"),
-            false,
+            true,
         ),
         // Unless it is quoted.
         (
@@ -139,6 +154,28 @@ fn parallel_options_and_its_shell() {
         ),
     ] {
         case(&s, "parallel", line, &want, made);
+    }
+}
+
+/// The values parallel puts in a command line stand for no variable a
+/// script could set.
+#[test]
+fn parallel_values_are_never_known() {
+    for line in [
+        "PARALLEL_VALUE=a.txt; parallel 'rm {}' ::: /etc/passwd",
+        "export PARALLEL_VALUE=a.txt; parallel 'rm {}; echo' ::: /etc/passwd",
+    ] {
+        let a = analyze(line, &Options::default());
+        let rm = a
+            .commands
+            .iter()
+            .find(|c| c.argv.first().is_some_and(|n| n == "rm"))
+            .expect("rm is seen");
+        assert_eq!(rm.non_literal, [1], "{line}: {a:?}");
+        assert!(
+            a.effects.iter().all(|e| !e.literal && e.target != "a.txt"),
+            "{line}: {a:?}"
+        );
     }
 }
 

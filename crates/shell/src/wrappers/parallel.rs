@@ -542,6 +542,50 @@ fn plain(word: &Arg, first: bool) -> bool {
     true
 }
 
+/// The variable that stands for the values parallel puts in a command
+/// line it hands to a shell: never set, so what it names is not known.
+const VALUE: &str = "\"$PARALLEL_VALUE\"";
+
+/// The line a shell runs for `command`, each replacement string (or, with
+/// none, the end of the line, where parallel appends the values) holding
+/// [`VALUE`]: parallel quotes the values it puts there, so each is one
+/// word the shell does not read further. `None` when that cannot be
+/// written so: a word that is not literal, or a quote or backslash, which
+/// a replacement string could lie within.
+fn shell_line(command: &[Arg]) -> Option<String> {
+    if command
+        .iter()
+        .any(|w| !w.literal || w.text.contains(['\'', '"', '\\']))
+    {
+        return None;
+    }
+    let mut line = String::new();
+    let mut replaced = false;
+    for (n, w) in command.iter().enumerate() {
+        if n > 0 {
+            line.push(' ');
+        }
+        let t = w.text.as_str();
+        let mut i = 0;
+        while i < t.len() {
+            if let Some(len) = replacement_at(&t[i..]) {
+                line.push_str(VALUE);
+                replaced = true;
+                i += len;
+                continue;
+            }
+            let c = t[i..].chars().next()?;
+            line.push(c);
+            i += c.len_utf8();
+        }
+    }
+    if !replaced {
+        line.push(' ');
+        line.push_str(VALUE);
+    }
+    Some(line)
+}
+
 pub(super) fn parallel(argv: &[Arg]) -> Step {
     if argv.iter().skip(1).any(|a| a.text.contains("{=")) {
         return opaque(
@@ -588,20 +632,27 @@ pub(super) fn parallel(argv: &[Arg]) -> Step {
         };
     }
     // Without `-q` the command's words are joined and read by a shell.
+    let not_plain = (!o.quote)
+        .then(|| command.iter().enumerate().find(|(i, w)| !plain(w, *i == 0)))
+        .flatten();
+    if let (Some(_), None) = (not_plain, &unknown)
+        && let Some(script) = shell_line(command)
+    {
+        return Step::Shell {
+            wrapper: texts(&argv[..o.next]),
+            script: Script::Text {
+                text: script,
+                literal: true,
+            },
+        };
+    }
     let unknown = unknown.or_else(|| {
-        if o.quote {
-            return None;
-        }
-        command
-            .iter()
-            .enumerate()
-            .find(|(i, w)| !plain(w, *i == 0))
-            .map(|(_, w)| {
-                format!(
-                    "`parallel` hands its command to a shell, where the word `{}` means more than itself",
-                    w.text
-                )
-            })
+        not_plain.map(|(_, w)| {
+            format!(
+                "`parallel` hands its command to a shell, where the word `{}` means more than itself",
+                w.text
+            )
+        })
     });
     let marker = command.iter().find_map(|a| {
         let t = a.text.as_str();
