@@ -235,28 +235,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "the exclude file is read; git's per-subcommand options are not \
          in the option tables",
     ),
-    (
-        "git blame",
-        "-S",
-        "`-SFILE` attached is not taken as the revisions file it reads",
-    ),
-    (
-        "git annotate",
-        "-S",
-        "`-SFILE` attached is not taken as the revisions file it reads",
-    ),
-    (
-        "git blame",
-        "-n",
-        "a flag of blame taken as log's `-n NUMBER`, so the next word is \
-         not checked as a path",
-    ),
-    (
-        "git annotate",
-        "-n",
-        "a flag of blame taken as log's `-n NUMBER`, so the next word is \
-         not checked as a path",
-    ),
 ];
 
 /// The denied file and the protected one, relative to the workspace.

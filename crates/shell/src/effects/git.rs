@@ -330,7 +330,31 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             }
             d.read_only = !matches!(sub, "format-patch" | "archive");
         }
-        "blame" | "annotate" | "cat-file" => {
+        "blame" | "annotate" => {
+            // `-n` is a flag here (the original line number), not `log -n
+            // NUMBER`; `-S`, `--contents` and `--ignore-revs-file` read
+            // the file they name.
+            let o = parse_opts(
+                rest,
+                "LS",
+                &[
+                    "contents",
+                    "ignore-revs-file",
+                    "ignore-rev",
+                    "date",
+                    "encoding",
+                ],
+                &[],
+            );
+            for f in o.values(&["-S", "--contents", "--ignore-revs-file"]) {
+                d.add(Access::Read, f, false);
+            }
+            for f in &o.operands {
+                d.add(Access::Read, f, false);
+            }
+            d.read_only = true;
+        }
+        "cat-file" => {
             shown_paths(rest, d);
             d.read_only = true;
         }
