@@ -75,6 +75,12 @@ fn parallel_options_and_its_shell() {
         // Flags and values, as Getopt::Long reads them.
         ("parallel -X touch {} ::: m", Want::Runs("touch"), true),
         ("parallel -kj1 touch m ::: x", Want::Runs("touch"), true),
+        // `--pipe` gives the input on standard input, not as arguments.
+        (
+            "printf 'a\\n' | parallel --pipe touch m",
+            Want::Runs("touch"),
+            true,
+        ),
         ("parallel -l touch m ::: x", Want::Runs("touch"), true),
         ("parallel -l 1 touch m ::: x", Want::Runs("touch"), true),
         (

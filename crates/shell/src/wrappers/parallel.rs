@@ -387,6 +387,9 @@ fn is_number(a: &Arg) -> bool {
 struct Options {
     next: usize,
     quote: bool,
+    /// `--pipe`: the input goes to the command's standard input in
+    /// blocks, not into its arguments.
+    pipe: bool,
     unknown: Option<String>,
 }
 
@@ -394,6 +397,7 @@ fn options(argv: &[Arg]) -> Options {
     let mut o = Options {
         next: 1,
         quote: false,
+        pipe: false,
         unknown: None,
     };
     while let Some(a) = argv.get(o.next) {
@@ -442,8 +446,10 @@ fn options(argv: &[Arg]) -> Options {
                     "is not known (nor is an abbreviation followed), so the command it runs is not either".into(),
                 ),
             }
-            if matches!(name, "quote") {
-                o.quote = true;
+            match name {
+                "quote" => o.quote = true,
+                "pipe" | "spreadstdin" | "pipe-part" | "pipepart" => o.pipe = true,
+                _ => {}
             }
             continue;
         }
@@ -654,6 +660,22 @@ pub(super) fn parallel(argv: &[Arg]) -> Step {
             )
         })
     });
+    // `--pipe` with no replacement string: the command gets the input on
+    // its standard input, and no arguments.
+    let has_replacement = command.iter().any(|a| {
+        let t = a.text.as_str();
+        (0..t.len()).any(|i| t.is_char_boundary(i) && replacement_at(&t[i..]).is_some())
+    });
+    if o.pipe && !has_replacement && values.is_empty() {
+        return Step::Wrapper {
+            wrapper: texts(&argv[..o.next]),
+            rest: command.to_vec(),
+            cwd: None,
+            env: Vec::new(),
+            unknown,
+            xargs: None,
+        };
+    }
     let marker = command.iter().find_map(|a| {
         let t = a.text.as_str();
         (0..t.len())
