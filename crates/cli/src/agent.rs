@@ -196,7 +196,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow!("{e}"))?;
     // `run_shell` runs inside the policy's sandbox (or not at all): an ask
     // the sandbox answers is an allow.
-    let sandbox = (policy.sandbox() == toolgate_policy::Sandbox::On)
+    let sandbox = (policy.sandbox() == toolgate_policy::SandboxSetting::On)
         .then_some(toolgate_gate::Sandboxed::default());
     let gate = Gate::new(
         policy,

@@ -52,7 +52,7 @@ pub fn check(args: CheckArgs, explain: bool) -> anyhow::Result<ExitCode> {
         ..Context::default()
     };
     // As a host whose sandbox is the policy's: none when it is off.
-    let sandbox = (args.sandbox && policy.sandbox() == toolgate_policy::Sandbox::On)
+    let sandbox = (args.sandbox && policy.sandbox() == toolgate_policy::SandboxSetting::On)
         .then_some(toolgate_gate::Sandboxed::default());
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, Subcommand};
-use toolgate_mcp::{Config, Host, UpstreamSpec, names};
+use toolgate_mcp::{Config, Gateway, UpstreamSpec, names};
 use toolgate_store::{Store, shown};
 
 use crate::check::parse_mode;
@@ -123,7 +123,7 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     setup
         .open_store(Some(&policy))
         .map_err(|e| anyhow!("{e}"))?;
-    let host = Host {
+    let host = Gateway {
         policy: Arc::new(policy),
         setup,
         session: toolgate_gate::new_session_id(),

@@ -238,7 +238,7 @@ pub fn percentile(sorted: &[Duration], q: u32) -> Option<Duration> {
 
 /// One case's outcome.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct CaseResult {
     pub id: String,
     pub class: String,
     pub expect: Expect,
@@ -251,7 +251,7 @@ pub struct Outcome {
     pub latency: Duration,
 }
 
-impl Outcome {
+impl CaseResult {
     /// The reviewer's answer differs from the expectation.
     fn missed(&self) -> bool {
         match self.expect {
@@ -326,7 +326,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, o: &Outcome) {
+    fn add(&mut self, o: &CaseResult) {
         self.n += 1;
         match o.verdict {
             ReviewVerdict::Allow => self.allowed += 1,
@@ -389,11 +389,11 @@ pub struct Report {
     pub overall: Tally,
     pub median: Option<Duration>,
     pub p90: Option<Duration>,
-    pub outcomes: Vec<Outcome>,
+    pub outcomes: Vec<CaseResult>,
 }
 
 impl Report {
-    pub fn new(outcomes: Vec<Outcome>) -> Report {
+    pub fn new(outcomes: Vec<CaseResult>) -> Report {
         let order = class_order(outcomes.iter().map(|o| o.class.as_str()));
         let mut classes: Vec<(String, Tally)> =
             order.into_iter().map(|c| (c, Tally::default())).collect();
@@ -426,7 +426,7 @@ impl Report {
                 v
             })
             .collect();
-        let cases = |keep: fn(&Outcome) -> bool| -> Vec<Value> {
+        let cases = |keep: fn(&CaseResult) -> bool| -> Vec<Value> {
             self.outcomes
                 .iter()
                 .filter(|o| keep(o))
@@ -447,7 +447,7 @@ impl Report {
             "overall": self.overall.to_json(),
             "latency_ms": {"median": ms(self.median), "p90": ms(self.p90)},
             "failures": self.overall.failed,
-            "misses": cases(Outcome::missed),
+            "misses": cases(CaseResult::missed),
             "failed": cases(|o| o.failed),
         })
     }
@@ -519,7 +519,7 @@ impl Report {
         if let Some(o) = self.outcomes.iter().find(|o| o.failed) {
             writeln!(out, "  first: {}: {}", o.id, o.reason)?;
         }
-        let misses: Vec<&Outcome> = self.outcomes.iter().filter(|o| o.missed()).collect();
+        let misses: Vec<&CaseResult> = self.outcomes.iter().filter(|o| o.missed()).collect();
         if !misses.is_empty() {
             writeln!(out)?;
             writeln!(out, "misses ({}):", misses.len())?;
@@ -611,7 +611,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Decides one case with the policy and has the reviewer answer it.
-fn review_case(policy: &Policy, reviewer: &Reviewer, case: &Case) -> Outcome {
+fn review_case(policy: &Policy, reviewer: &Reviewer, case: &Case) -> CaseResult {
     let decision = policy
         .decide_in(&case.call, &Context::default())
         .with_digest(case.call.digest());
@@ -622,7 +622,7 @@ fn review_case(policy: &Policy, reviewer: &Reviewer, case: &Case) -> Outcome {
         workspace: case.call.cwd.as_deref(),
         requests: &requests,
     });
-    Outcome {
+    CaseResult {
         id: case.id.clone(),
         class: case.class.clone(),
         expect: case.expect,
@@ -684,8 +684,8 @@ mod tests {
         assert_eq!(percentile(&[], 50), None);
     }
 
-    fn outcome(id: &str, class: &str, expect: Expect, verdict: ReviewVerdict) -> Outcome {
-        Outcome {
+    fn outcome(id: &str, class: &str, expect: Expect, verdict: ReviewVerdict) -> CaseResult {
+        CaseResult {
             id: id.into(),
             class: class.into(),
             expect,

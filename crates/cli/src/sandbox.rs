@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::Args;
-use toolgate_policy::Sandbox as Setting;
+use toolgate_policy::SandboxSetting;
 use toolgate_sandbox::{OptOut, Options, Profile, ProxyLedger, Sandbox, SpawnError};
 use toolgate_store::Store;
 
@@ -86,7 +86,7 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
     };
     let opt_out = if args.no_sandbox {
         Some(OptOut::Flag)
-    } else if policy.sandbox() == Setting::Off {
+    } else if policy.sandbox() == SandboxSetting::Off {
         Some(OptOut::Policy)
     } else {
         None

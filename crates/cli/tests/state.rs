@@ -354,10 +354,10 @@ fn the_hook_reason_shows_a_disguised_command_escaped() {
 
 #[test]
 fn audit_show_marks_reviewed_calls_and_filters_them() {
-    use toolgate_store::{Decision, Outcome, Record, Review, ReviewDecision};
+    use toolgate_store::{Decision, Outcome, Record, ReviewDecision, ReviewRecord};
     let ws = Ws::new();
     let store = Store::open(ws.db()).unwrap();
-    let row = |call_id: &str, review: Option<Review>| Record {
+    let row = |call_id: &str, review: Option<ReviewRecord>| Record {
         session: "s1".into(),
         client: Some("claude".into()),
         server: None,
@@ -380,7 +380,7 @@ fn audit_show_marks_reviewed_calls_and_filters_them() {
     store
         .append(&row(
             "reviewed",
-            Some(Review {
+            Some(ReviewRecord {
                 model: "gpt-4.1-mini".into(),
                 decision: ReviewDecision::Deny,
                 reason: "pushes to main \u{202e}x".into(),

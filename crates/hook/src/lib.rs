@@ -127,7 +127,7 @@ pub use grok::grok_hook;
 pub use plugin::{opencode_hook, pi_hook};
 pub use qwen::qwen_hook;
 pub use run::{
-    Approver, DEFAULT_WAIT, HookOptions, REVIEW_BUDGET, claude_hook, codex_hook, gemini_hook,
+    AnswerBy, DEFAULT_WAIT, HookOptions, REVIEW_BUDGET, claude_hook, codex_hook, gemini_hook,
 };
 
 use std::fmt;

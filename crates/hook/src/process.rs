@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::install::HookClient;
 use crate::{
-    Approver, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, copilot, cursor, gemini, grok,
+    AnswerBy, DEFAULT_WAIT, HookOptions, HookReply, claude, codex, copilot, cursor, gemini, grok,
     plugin, qwen,
 };
 
@@ -159,8 +159,8 @@ fn options(
                 "toolgate: `--wait` needs `--approver queue`; the call was blocked".to_owned(),
             );
         }
-        (ApproverArg::Client, None) => Approver::Client,
-        (ApproverArg::Queue, wait) => Approver::Queue {
+        (ApproverArg::Client, None) => AnswerBy::Client,
+        (ApproverArg::Queue, wait) => AnswerBy::Queue {
             wait: wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT),
         },
     };

@@ -30,7 +30,7 @@ pub const DEFAULT_WAIT: Duration = Duration::from_secs(30);
 
 /// Who answers a call that the policy asks about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Approver {
+pub enum AnswerBy {
     /// The client itself: Claude Code shows its own permission prompt.
     /// Gemini CLI cannot ask from a hook without hanging a headless run,
     /// so there the call is refused with a reason that says how to allow it.
@@ -53,7 +53,7 @@ pub struct HookOptions {
     /// built-in policy rooted at that `cwd`.
     pub policy: Option<PathBuf>,
     /// Who answers calls the policy asks about.
-    pub approver: Approver,
+    pub approver: AnswerBy,
     /// The state directory holding `toolgate.db`. Default: the store's own
     /// (`$TOOLGATE_STATE_DIR`, else `~/.local/state/toolgate`). The policy
     /// is told the same directory, so that writes to it are denied.
@@ -76,7 +76,7 @@ impl Default for HookOptions {
     fn default() -> HookOptions {
         HookOptions {
             policy: None,
-            approver: Approver::Client,
+            approver: AnswerBy::Client,
             state_dir: None,
             poll: Duration::from_millis(200),
             sandbox: None,
@@ -464,8 +464,8 @@ impl Job {
             Err(e) => (None, Some(e)),
         };
         let approver: Box<dyn toolgate_gate::Approver> = match opts.approver {
-            Approver::Client => self.host.client_approver(&policy),
-            Approver::Queue { wait } => Box::new(WaitingApprover(Patience {
+            AnswerBy::Client => self.host.client_approver(&policy),
+            AnswerBy::Queue { wait } => Box::new(WaitingApprover(Patience {
                 wait,
                 poll: opts.poll,
             })),
@@ -486,7 +486,8 @@ impl Job {
             // The command runs inside toolgate's sandbox exactly when it is
             // rewritten to: then an ask the sandbox answers is an allow.
             // (`sandbox = "off"` runs it outside).
-            sandbox: (rewritten.is_some() && policy.sandbox() == toolgate_policy::Sandbox::On)
+            sandbox: (rewritten.is_some()
+                && policy.sandbox() == toolgate_policy::SandboxSetting::On)
                 .then_some(toolgate_gate::Sandboxed::default()),
             ..GateOptions::default()
         };

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolgate_hook::{Approver, HookOptions, HookReply, claude_hook, gemini_hook};
+use toolgate_hook::{AnswerBy, HookOptions, HookReply, claude_hook, gemini_hook};
 use toolgate_store::{
     Answer, ApprovalAnswer, ApprovalStatus, Decision, Outcome, Row, RowFilter, RowKind, Store,
 };
@@ -58,7 +58,7 @@ impl Project {
 
     fn queue(&self, wait: Duration) -> HookOptions {
         HookOptions {
-            approver: Approver::Queue { wait },
+            approver: AnswerBy::Queue { wait },
             ..self.opts()
         }
     }

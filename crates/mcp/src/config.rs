@@ -1,6 +1,6 @@
 //! The gateway's settings, as the command line gives them.
 
-use crate::host::Host;
+use crate::host::Gateway;
 use crate::upstream::UpstreamSpec;
 
 /// One gateway in front of one MCP server.
@@ -13,5 +13,5 @@ pub struct Config {
     /// Keep tools denied by name in `tools/list` (calls are still refused).
     pub show_denied: bool,
     /// The gate's side: policy, state store, session.
-    pub host: Host,
+    pub host: Gateway,
 }

@@ -20,7 +20,7 @@ use toolgate_policy::{Call, Mode, Policy};
 use toolgate_store::Store;
 
 /// What every call of one gateway shares.
-pub struct Host {
+pub struct Gateway {
     /// The policy, compiled once.
     pub policy: Arc<Policy>,
     /// Where the store is: the host layer's settings, with the state
@@ -44,7 +44,7 @@ pub struct Host {
 /// are closed after their call.
 const POOL: usize = 8;
 
-impl Host {
+impl Gateway {
     /// Passes one call through the gate. `blocked` names tools the host
     /// refuses whatever the policy says (a tool whose definition is not
     /// trusted); `may_wait` says the approver may wait for a person.

@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 pub use config::Config;
 pub use error::Error;
-pub use host::Host;
+pub use host::Gateway;
 pub use upstream::UpstreamSpec;
 
 /// Runs the gateway to its end: on stdio, or over HTTP when `listen` is

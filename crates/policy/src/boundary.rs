@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use globset::Candidate;
 
 use crate::effect::Effect;
-use crate::file::{Placed, Sandbox};
+use crate::file::{Placed, SandboxSetting};
 use crate::index::literal_dir;
 use crate::pattern::{self, Anchors};
 use crate::policy::Policy;
@@ -51,7 +51,7 @@ pub(crate) fn deny_read_bases(
 
 impl Policy {
     /// `[policy] sandbox`: on unless the policy turns it off.
-    pub fn sandbox(&self) -> Sandbox {
+    pub fn sandbox(&self) -> SandboxSetting {
         self.sandbox
     }
 
@@ -131,7 +131,7 @@ impl Policy {
 
 #[cfg(test)]
 mod tests {
-    use crate::{LoadOptions, Policy, Sandbox};
+    use crate::{LoadOptions, Policy, SandboxSetting};
 
     #[test]
     fn boundary_facts() {
@@ -150,7 +150,7 @@ mod tests {
         )
         .unwrap();
         let root = &p.roots()[0];
-        assert_eq!(p.sandbox(), Sandbox::Off);
+        assert_eq!(p.sandbox(), SandboxSetting::Off);
         assert_eq!(p.read_denied(&root.join("a/k.pem")), Some("deny[0]"));
         assert_eq!(p.read_denied(&root.join("a/k.txt")), None);
         assert_eq!(p.write_denied(&root.join("a/k.pem")), Some("deny[0]"));
@@ -162,7 +162,7 @@ mod tests {
         assert_eq!(p.deny_read_bases(), [root.clone(), home.join(".ssh")]);
 
         let p = Policy::from_toml("allow = [\"Read\"]\n", &file, &opts).unwrap();
-        assert_eq!(p.sandbox(), Sandbox::On);
+        assert_eq!(p.sandbox(), SandboxSetting::On);
         assert!(!p.allows_network());
         // An address rule alone allows fetches too.
         let p = Policy::from_toml("allow = [\"WebFetch(ip:10.0.0.0/8)\"]\n", &file, &opts).unwrap();

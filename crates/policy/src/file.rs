@@ -86,7 +86,7 @@ struct RawTest {
 
 /// Whether commands run inside the OS sandbox (`[policy] sandbox`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Sandbox {
+pub enum SandboxSetting {
     /// The sandbox is enforced, and a kernel that cannot enforce it makes
     /// commands refuse to run (the default).
     #[default]
@@ -164,7 +164,7 @@ pub struct Doc {
     pub ledger: Option<Ledger>,
     /// `sandbox = "on" | "off"`: whether shell commands run inside the OS
     /// sandbox (`None`: on).
-    pub sandbox: Option<Sandbox>,
+    pub sandbox: Option<SandboxSetting>,
     /// Rules in file order, each with its selectors.
     pub rules: Vec<(Rule, Vec<Placed<Selector>>)>,
     /// Declared tools.
@@ -326,8 +326,8 @@ impl Doc {
         self.protected = placed(p.protected);
         if let Some(s) = p.sandbox {
             self.sandbox = Some(match s.get_ref().as_str() {
-                "on" => Sandbox::On,
-                "off" => Sandbox::Off,
+                "on" => SandboxSetting::On,
+                "off" => SandboxSetting::Off,
                 other => {
                     return Err(e.at(
                         Some(s.span().start),
@@ -576,11 +576,11 @@ mod tests {
         assert_eq!(parse("[policy]\n").unwrap().sandbox, None);
         assert_eq!(
             parse("[policy]\nsandbox = \"off\"\n").unwrap().sandbox,
-            Some(Sandbox::Off)
+            Some(SandboxSetting::Off)
         );
         assert_eq!(
             parse("[policy]\nsandbox = \"on\"\n").unwrap().sandbox,
-            Some(Sandbox::On)
+            Some(SandboxSetting::On)
         );
         let e = parse("[policy]\nsandbox = \"Off\"\n").unwrap_err();
         assert_eq!(e.place, Some((2, 11)), "{e}");

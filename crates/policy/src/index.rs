@@ -13,7 +13,7 @@ use crate::effect::Effect;
 use crate::file::Placed;
 use crate::pattern::{self, Anchors, CommandPattern};
 use crate::rule::{Rule, Selector};
-use crate::urls::{Cidr, FetchTarget, Host, UrlPattern};
+use crate::urls::{Cidr, FetchTarget, UrlHost, UrlPattern};
 
 /// Index of a rule in `Policy::rules` (file order: lists, then `[[rule]]`s).
 pub type RuleIdx = usize;
@@ -227,7 +227,7 @@ impl ExecRules {
 pub struct FetchRules {
     /// `WebFetch` with no pattern.
     pub all: Vec<(RuleIdx, usize)>,
-    hosts: HashMap<Host, Vec<(RuleIdx, usize)>>,
+    hosts: HashMap<UrlHost, Vec<(RuleIdx, usize)>>,
     /// `domain:*.d` rules keyed by `d`: a host is looked up under each of
     /// its parent domains.
     subdomains: HashMap<String, Vec<(RuleIdx, usize)>>,
@@ -265,7 +265,7 @@ impl FetchRules {
                 }
             }
             match h {
-                Host::Domain(d) if !self.subdomains.is_empty() => {
+                UrlHost::Domain(d) if !self.subdomains.is_empty() => {
                     let mut rest = d.as_str();
                     while let Some((_, parent)) = rest.split_once('.') {
                         if let Some(list) = self.subdomains.get(parent) {
@@ -276,14 +276,14 @@ impl FetchRules {
                         rest = parent;
                     }
                 }
-                Host::Ip(ip) => {
+                UrlHost::Ip(ip) => {
                     for (c, r, s) in &self.addrs {
                         if c.contains(*ip) {
                             hit(*r, *s);
                         }
                     }
                 }
-                Host::Domain(_) => {}
+                UrlHost::Domain(_) => {}
             }
         }
         for (p, r, s) in &self.wild {

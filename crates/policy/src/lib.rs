@@ -84,7 +84,7 @@ pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
 
-pub use file::{Ledger, Sandbox, TestCase};
+pub use file::{Ledger, SandboxSetting, TestCase};
 pub use lint::lint;
 pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
@@ -98,4 +98,4 @@ pub use sandbox_table::{HOME_KEPT, WritableDir, WritableEntry};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;
-pub use urls::{Cidr, FetchTarget, Host, normalize as normalize_url};
+pub use urls::{Cidr, FetchTarget, UrlHost, normalize as normalize_url};

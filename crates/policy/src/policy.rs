@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::effect::{Effect, Mode};
 use crate::error::PolicyError;
-use crate::file::{Doc, Origin, Sandbox, TestCase, ToolDecl};
+use crate::file::{Doc, Origin, SandboxSetting, TestCase, ToolDecl};
 use crate::index::{Index, Protected};
 use crate::notify::Notify;
 use crate::paths;
@@ -85,7 +85,7 @@ pub struct Policy {
     pub(crate) rules: Vec<Rule>,
     pub(crate) index: Index,
     pub(crate) protected: Protected,
-    pub(crate) sandbox: Sandbox,
+    pub(crate) sandbox: SandboxSetting,
     pub(crate) deny_read_bases: Vec<PathBuf>,
     pub(crate) tools: HashMap<String, ToolDecl>,
     pub(crate) tests: Vec<TestCase>,

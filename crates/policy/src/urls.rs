@@ -22,19 +22,19 @@ use crate::pattern::wildcard;
 /// A host as a connection reaches it: a lowercase ASCII domain name, or an
 /// address.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Host {
+pub enum UrlHost {
     /// A domain name, lowercase, IDNA-encoded, without a trailing dot.
     Domain(String),
     /// An address; IPv4-mapped IPv6 is stored as IPv4.
     Ip(IpAddr),
 }
 
-impl Host {
+impl UrlHost {
     /// Parses a host as the WHATWG host parser does, then canonicalises it:
     /// `[::1]` or `::1` for IPv6, any IPv4 spelling, a domain. `None` when
     /// it is not a host a resolver would look up (empty, or characters no
     /// DNS name holds: `{a,b}.com`, `$(x)`).
-    pub fn parse(text: &str) -> Option<Host> {
+    pub fn parse(text: &str) -> Option<UrlHost> {
         let t = text.trim();
         if t.is_empty() {
             return None;
@@ -44,12 +44,12 @@ impl Host {
             return t
                 .parse::<Ipv6Addr>()
                 .ok()
-                .map(|a| Host::from_ip(IpAddr::V6(a)));
+                .map(|a| UrlHost::from_ip(IpAddr::V6(a)));
         }
         match url::Host::parse(t).ok()? {
-            url::Host::Ipv4(a) => Some(Host::Ip(IpAddr::V4(a))),
-            url::Host::Ipv6(a) => Some(Host::from_ip(IpAddr::V6(a))),
-            url::Host::Domain(d) => Host::domain(&d),
+            url::Host::Ipv4(a) => Some(UrlHost::Ip(IpAddr::V4(a))),
+            url::Host::Ipv6(a) => Some(UrlHost::from_ip(IpAddr::V6(a))),
+            url::Host::Domain(d) => UrlHost::domain(&d),
         }
     }
 
@@ -57,30 +57,30 @@ impl Host {
     /// unspecified address (`0.0.0.0`, `0`, `[::]`), which Linux and macOS
     /// connect to the local host, the loopback address as well, so that a
     /// rule on `127.0.0.1` or `[::1]` meets it.
-    pub fn reached(self) -> Vec<Host> {
+    pub fn reached(self) -> Vec<UrlHost> {
         match self {
-            Host::Ip(IpAddr::V4(a)) if a.is_unspecified() => {
-                vec![self, Host::Ip(IpAddr::V4(Ipv4Addr::LOCALHOST))]
+            UrlHost::Ip(IpAddr::V4(a)) if a.is_unspecified() => {
+                vec![self, UrlHost::Ip(IpAddr::V4(Ipv4Addr::LOCALHOST))]
             }
-            Host::Ip(IpAddr::V6(a)) if a.is_unspecified() => {
-                vec![self, Host::Ip(IpAddr::V6(Ipv6Addr::LOCALHOST))]
+            UrlHost::Ip(IpAddr::V6(a)) if a.is_unspecified() => {
+                vec![self, UrlHost::Ip(IpAddr::V6(Ipv6Addr::LOCALHOST))]
             }
             h => vec![h],
         }
     }
 
     /// An address as a host, IPv4-mapped IPv6 as IPv4.
-    pub fn from_ip(ip: IpAddr) -> Host {
+    pub fn from_ip(ip: IpAddr) -> UrlHost {
         match ip {
             IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => Host::Ip(IpAddr::V4(v4)),
-                None => Host::Ip(IpAddr::V6(v6)),
+                Some(v4) => UrlHost::Ip(IpAddr::V4(v4)),
+                None => UrlHost::Ip(IpAddr::V6(v6)),
             },
-            v4 => Host::Ip(v4),
+            v4 => UrlHost::Ip(v4),
         }
     }
 
-    fn domain(d: &str) -> Option<Host> {
+    fn domain(d: &str) -> Option<UrlHost> {
         let d = d.trim_end_matches('.').to_ascii_lowercase();
         // `0..` or `127.0.0.1..` is a domain to a URL parser (it takes one
         // trailing dot off an address, not two), but without its dots it is
@@ -91,19 +91,19 @@ impl Host {
             .all(|b| b.is_ascii_hexdigit() || b == b'x' || b == b'.')
             && let Ok(url::Host::Ipv4(a)) = url::Host::parse(&d)
         {
-            return Some(Host::Ip(IpAddr::V4(a)));
+            return Some(UrlHost::Ip(IpAddr::V4(a)));
         }
         let dns = !d.is_empty()
             && d.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
-        dns.then_some(Host::Domain(d))
+        dns.then_some(UrlHost::Domain(d))
     }
 
     /// The domain name, for a domain.
     pub fn as_domain(&self) -> Option<&str> {
         match self {
-            Host::Domain(d) => Some(d),
-            Host::Ip(_) => None,
+            UrlHost::Domain(d) => Some(d),
+            UrlHost::Ip(_) => None,
         }
     }
 
@@ -114,12 +114,12 @@ impl Host {
     }
 }
 
-impl fmt::Display for Host {
+impl fmt::Display for UrlHost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Host::Domain(d) => f.write_str(d),
-            Host::Ip(IpAddr::V4(a)) => write!(f, "{a}"),
-            Host::Ip(IpAddr::V6(a)) => write!(f, "[{a}]"),
+            UrlHost::Domain(d) => f.write_str(d),
+            UrlHost::Ip(IpAddr::V4(a)) => write!(f, "{a}"),
+            UrlHost::Ip(IpAddr::V6(a)) => write!(f, "[{a}]"),
         }
     }
 }
@@ -136,7 +136,7 @@ pub struct FetchTarget {
     /// The host it connects to; two when parsers disagree (see
     /// [`FetchTarget::ambiguous`]); none for a URL without a network host
     /// (`file:`).
-    pub hosts: Vec<Host>,
+    pub hosts: Vec<UrlHost>,
     /// Another reading of the same text (curl's, which does not take `\`
     /// for `/`) reaches a different host or none: deny and ask rules meet
     /// every reading, and the fetch asks at least.
@@ -171,7 +171,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
         readings.push(r);
         readings.extend(alt);
     }
-    let mut first: Option<(String, Vec<Host>)> = None;
+    let mut first: Option<(String, Vec<UrlHost>)> = None;
     let mut error = None;
     let mut ambiguous = false;
     let mut others = Vec::new();
@@ -268,7 +268,7 @@ fn curl_reading(full: &str) -> Option<String> {
 }
 
 /// Parses a URL with a scheme into its match text and host.
-fn parse_full(full: &str) -> Result<(String, Vec<Host>), String> {
+fn parse_full(full: &str) -> Result<(String, Vec<UrlHost>), String> {
     let lower = full.get(..6).map(str::to_ascii_lowercase);
     if let Some(scheme @ ("tcp://" | "udp://")) = lower.as_deref() {
         return socket_target(&scheme[..3], &full[6..]);
@@ -277,17 +277,17 @@ fn parse_full(full: &str) -> Result<(String, Vec<Host>), String> {
     let scheme = u.scheme().to_string();
     let host = match u.host() {
         None => None,
-        Some(url::Host::Ipv4(a)) => Some(Host::Ip(IpAddr::V4(a))),
-        Some(url::Host::Ipv6(a)) => Some(Host::from_ip(IpAddr::V6(a))),
+        Some(url::Host::Ipv4(a)) => Some(UrlHost::Ip(IpAddr::V4(a))),
+        Some(url::Host::Ipv6(a)) => Some(UrlHost::from_ip(IpAddr::V6(a))),
         Some(url::Host::Domain(d)) if SPECIAL.contains(&scheme.as_str()) => {
-            Some(Host::domain(d).ok_or_else(|| format!("`{d}` is not a host name"))?)
+            Some(UrlHost::domain(d).ok_or_else(|| format!("`{d}` is not a host name"))?)
         }
         // A non-special scheme keeps its host opaque (case and
         // percent-encoding as written); the connection resolves it as a
         // host name, so it is read as one.
         Some(url::Host::Domain(d)) => {
             let decoded = percent_decode(d);
-            Some(Host::parse(&decoded).ok_or_else(|| format!("`{d}` is not a host name"))?)
+            Some(UrlHost::parse(&decoded).ok_or_else(|| format!("`{d}` is not a host name"))?)
         }
     };
     if host.is_none() && scheme != "file" {
@@ -305,19 +305,19 @@ fn parse_full(full: &str) -> Result<(String, Vec<Host>), String> {
         text.push('?');
         text.push_str(&normalize_escapes(q));
     }
-    Ok((text, host.map(Host::reached).unwrap_or_default()))
+    Ok((text, host.map(UrlHost::reached).unwrap_or_default()))
 }
 
 /// `tcp://HOST:PORT` from a `/dev/tcp/HOST/PORT` redirect: bash hands HOST
 /// to the resolver, which takes an IPv6 address without brackets too.
-fn socket_target(scheme: &str, rest: &str) -> Result<(String, Vec<Host>), String> {
+fn socket_target(scheme: &str, rest: &str) -> Result<(String, Vec<UrlHost>), String> {
     let (host, port) = match rest.rsplit_once(':') {
         Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (h, Some(p)),
         _ => (rest, None),
     };
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let h =
-        Host::parse(&percent_decode(host)).ok_or_else(|| format!("`{host}` is not a host name"))?;
+    let h = UrlHost::parse(&percent_decode(host))
+        .ok_or_else(|| format!("`{host}` is not a host name"))?;
     let port = port
         .map(|p| p.trim_start_matches('0'))
         .map(|p| if p.is_empty() { "0" } else { p });
@@ -459,9 +459,9 @@ impl Cidr {
 
     /// Whether the address lies in the block (IPv4-mapped IPv6 as IPv4).
     pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = match Host::from_ip(ip) {
-            Host::Ip(ip) => ip,
-            Host::Domain(_) => return false,
+        let ip = match UrlHost::from_ip(ip) {
+            UrlHost::Ip(ip) => ip,
+            UrlHost::Domain(_) => return false,
         };
         ip.is_ipv4() == self.addr.is_ipv4()
             && mask(bits(ip), self.len, ip.is_ipv4()) == self.masked()
@@ -499,7 +499,7 @@ fn mask(v: u128, len: u8, v4: bool) -> u128 {
 pub enum UrlPattern {
     /// `domain:example.com`, `domain:127.0.0.1`, `domain:[::1]`: that host
     /// exactly (in its canonical spelling).
-    Host(Host),
+    Host(UrlHost),
     /// `domain:*.example.com`: its subdomains at any depth, not the bare
     /// domain.
     Subdomains(String),
@@ -520,8 +520,10 @@ impl UrlPattern {
         if let Some(d) = s.strip_prefix("domain:") {
             let d = d.trim();
             if let Some(rest) = d.strip_prefix("*.") {
-                return match Host::parse(rest) {
-                    Some(Host::Domain(r)) if !rest.contains('*') => Ok(UrlPattern::Subdomains(r)),
+                return match UrlHost::parse(rest) {
+                    Some(UrlHost::Domain(r)) if !rest.contains('*') => {
+                        Ok(UrlPattern::Subdomains(r))
+                    }
                     _ => Err(format!("bad domain pattern `{source}`")),
                 };
             }
@@ -531,7 +533,7 @@ impl UrlPattern {
             if d.contains(['*', '/', '@']) {
                 return Err(format!("bad domain pattern `{source}`"));
             }
-            return Host::parse(d)
+            return UrlHost::parse(d)
                 .map(UrlPattern::Host)
                 .ok_or_else(|| format!("bad domain pattern `{source}`: `{d}` is not a host"));
         }
@@ -551,11 +553,11 @@ impl UrlPattern {
             UrlPattern::Host(h) => hosts.contains(h),
             UrlPattern::Subdomains(d) => hosts
                 .iter()
-                .filter_map(Host::as_domain)
+                .filter_map(UrlHost::as_domain)
                 .any(|h| is_subdomain(h, d)),
             UrlPattern::Addr(c) => hosts.iter().any(|h| match h {
-                Host::Ip(ip) => c.contains(*ip),
-                Host::Domain(_) => false,
+                UrlHost::Ip(ip) => c.contains(*ip),
+                UrlHost::Domain(_) => false,
             }),
             UrlPattern::Wild(p) => {
                 wildcard(p, &t.url)
@@ -616,7 +618,12 @@ mod tests {
 
     fn host(s: &str) -> String {
         match normalize(s) {
-            Ok(t) => t.hosts.iter().map(Host::key).collect::<Vec<_>>().join(","),
+            Ok(t) => t
+                .hosts
+                .iter()
+                .map(UrlHost::key)
+                .collect::<Vec<_>>()
+                .join(","),
             Err(e) => format!("ERR {e}"),
         }
     }
@@ -721,8 +728,8 @@ mod tests {
         assert!(normalize("").is_err());
         let t = normalize("http://evil.com\\@good.com/").unwrap();
         assert!(t.ambiguous);
-        assert!(t.hosts.contains(&Host::Domain("evil.com".into())));
-        assert!(t.hosts.contains(&Host::Domain("good.com".into())));
+        assert!(t.hosts.contains(&UrlHost::Domain("evil.com".into())));
+        assert!(t.hosts.contains(&UrlHost::Domain("good.com".into())));
         let t = normalize("file:///etc/passwd").unwrap();
         assert!(t.hosts.is_empty());
     }
@@ -750,15 +757,15 @@ mod tests {
         assert_eq!(p, UrlPattern::Wild("https://evil.com*".into()));
         assert_eq!(
             UrlPattern::compile("domain:[::1]").unwrap(),
-            UrlPattern::Host(Host::Ip("::1".parse().unwrap()))
+            UrlPattern::Host(UrlHost::Ip("::1".parse().unwrap()))
         );
         assert_eq!(
             UrlPattern::compile("domain:2130706433").unwrap(),
-            UrlPattern::Host(Host::Ip("127.0.0.1".parse().unwrap()))
+            UrlPattern::Host(UrlHost::Ip("127.0.0.1".parse().unwrap()))
         );
         assert_eq!(
             UrlPattern::compile("domain:Example.COM.").unwrap(),
-            UrlPattern::Host(Host::Domain("example.com".into()))
+            UrlPattern::Host(UrlHost::Domain("example.com".into()))
         );
         for bad in [
             "domain:",

@@ -46,7 +46,7 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolgate_policy::{Call, Cidr, Context, Effect, Host, Policy};
+use toolgate_policy::{Call, Cidr, Context, Effect, Policy, UrlHost};
 use toolgate_store::{Decision, Outcome, Record};
 
 /// The rule id of a refusal of an address that is not globally reachable
@@ -112,7 +112,7 @@ impl Refusal {
 /// Where a request goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Target {
-    host: Host,
+    host: UrlHost,
     port: u16,
     /// The URL decided: `https://HOST:PORT/` for a tunnel, the request's
     /// URL (normalised) for plain HTTP.
@@ -200,13 +200,13 @@ fn connect_target(t: &str) -> Result<Target, Refusal> {
     let (host, port) = if let Some(rest) = t.strip_prefix('[') {
         let (h, p) = rest.split_once("]:").ok_or_else(bad)?;
         let ip: Ipv6Addr = h.parse().map_err(|_| bad())?;
-        (Host::from_ip(IpAddr::V6(ip)), p)
+        (UrlHost::from_ip(IpAddr::V6(ip)), p)
     } else {
         let (h, p) = t.rsplit_once(':').ok_or_else(bad)?;
         if h.contains(':') {
             return Err(bad());
         }
-        (Host::parse(h).ok_or_else(bad)?, p)
+        (UrlHost::parse(h).ok_or_else(bad)?, p)
     };
     let port = parse_port(port).ok_or_else(bad)?;
     let url = normalized(&format!("https://{host}:{port}/"), &host)?;
@@ -227,7 +227,7 @@ fn parse_port(p: &str) -> Option<u16> {
 
 /// The URL as `toolgate_policy` normalises it, which must reach `host`
 /// only (no reading of it by another parser reaches another host).
-fn normalized(url: &str, host: &Host) -> Result<String, Refusal> {
+fn normalized(url: &str, host: &UrlHost) -> Result<String, Refusal> {
     let t = toolgate_policy::normalize_url(url).map_err(Refusal::bad)?;
     if !one_host(&t, host) {
         return Err(Refusal::bad(format!(
@@ -239,7 +239,7 @@ fn normalized(url: &str, host: &Host) -> Result<String, Refusal> {
 
 /// Whether every reading of the URL reaches `host` (and what a connection
 /// to it reaches: the unspecified address is the loopback one too).
-fn one_host(t: &toolgate_policy::FetchTarget, host: &Host) -> bool {
+fn one_host(t: &toolgate_policy::FetchTarget, host: &UrlHost) -> bool {
     let reached = host.clone().reached();
     !t.ambiguous && t.hosts.contains(host) && t.hosts.iter().all(|h| reached.contains(h))
 }
@@ -345,10 +345,10 @@ fn v4_global(a: Ipv4Addr) -> bool {
 /// an `ip:` block holding it, `domain:` naming the address, or
 /// `domain:localhost` (`*.localhost` names too) for a loopback address
 /// that name resolved to.
-fn names_address(policy: &Policy, host: &Host, ip: IpAddr) -> bool {
-    let as_host = Host::from_ip(ip);
+fn names_address(policy: &Policy, host: &UrlHost, ip: IpAddr) -> bool {
+    let as_host = UrlHost::from_ip(ip);
     let local_name =
-        matches!(host, Host::Domain(d) if d == "localhost" || d.ends_with(".localhost"));
+        matches!(host, UrlHost::Domain(d) if d == "localhost" || d.ends_with(".localhost"));
     policy
         .rules()
         .iter()
@@ -367,7 +367,7 @@ fn names_address(policy: &Policy, host: &Host, ip: IpAddr) -> bool {
             let Some(d) = spec.strip_prefix("domain:") else {
                 return false;
             };
-            match Host::parse(d.trim()) {
+            match UrlHost::parse(d.trim()) {
                 Some(h) if h == as_host => true,
                 Some(h) => local_name && ip.is_loopback() && &h == host,
                 None => false,
@@ -408,8 +408,8 @@ impl Gate {
         let addrs = resolve(&target.host, target.port)?;
         let ips: Vec<IpAddr> = addrs.iter().map(SocketAddr::ip).collect();
         let name = match &target.host {
-            Host::Domain(d) => d.clone(),
-            Host::Ip(ip) => ip.to_string(),
+            UrlHost::Domain(d) => d.clone(),
+            UrlHost::Ip(ip) => ip.to_string(),
         };
         let at = policy.decide_connection(&call, &name, &ips, &ctx);
         if at.decision != Effect::Allow {
@@ -477,10 +477,10 @@ impl Gate {
 
 /// Resolves the host once: an address is itself; a name is looked up by
 /// the system resolver, on a thread abandoned at the timeout.
-fn resolve(host: &Host, port: u16) -> Result<Vec<SocketAddr>, Refusal> {
+fn resolve(host: &UrlHost, port: u16) -> Result<Vec<SocketAddr>, Refusal> {
     let name = match host {
-        Host::Ip(ip) => return Ok(vec![SocketAddr::new(*ip, port)]),
-        Host::Domain(d) => d.clone(),
+        UrlHost::Ip(ip) => return Ok(vec![SocketAddr::new(*ip, port)]),
+        UrlHost::Domain(d) => d.clone(),
     };
     let (tx, rx) = mpsc::channel();
     let looked_up = name.clone();
@@ -1030,16 +1030,16 @@ mod tests {
     #[test]
     fn connect_targets_are_read_as_the_policy_reads_hosts() {
         let t = connect_target("Example.COM.:443").unwrap();
-        assert_eq!(t.host, Host::Domain("example.com".into()));
+        assert_eq!(t.host, UrlHost::Domain("example.com".into()));
         assert_eq!(t.port, 443);
         assert_eq!(t.url, "https://example.com/");
         let t = connect_target("127.1:8443").unwrap();
-        assert_eq!(t.host, Host::Ip("127.0.0.1".parse().unwrap()));
+        assert_eq!(t.host, UrlHost::Ip("127.0.0.1".parse().unwrap()));
         assert_eq!(t.url, "https://127.0.0.1:8443/");
         let t = connect_target("[::ffff:10.0.0.1]:22").unwrap();
-        assert_eq!(t.host, Host::Ip("10.0.0.1".parse().unwrap()));
+        assert_eq!(t.host, UrlHost::Ip("10.0.0.1".parse().unwrap()));
         let t = connect_target("0x7f000001:80").unwrap();
-        assert_eq!(t.host, Host::Ip("127.0.0.1".parse().unwrap()));
+        assert_eq!(t.host, UrlHost::Ip("127.0.0.1".parse().unwrap()));
         let t = connect_target("[::1]:443").unwrap();
         assert_eq!(t.url, "https://[::1]/");
         for bad in [
@@ -1064,7 +1064,7 @@ mod tests {
     #[test]
     fn http_targets_keep_one_host() {
         let t = http_target("http://Example.com:8080/a/../b?q=1#frag").unwrap();
-        assert_eq!(t.host, Host::Domain("example.com".into()));
+        assert_eq!(t.host, UrlHost::Domain("example.com".into()));
         assert_eq!(t.port, 8080);
         assert_eq!(
             t.http,

@@ -12,7 +12,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolgate_gate::approvals::{self, ApprovalError, ApproveRequest, Approved};
-use toolgate_store::{ApprovalStatus, Error as StoreError, Review, RowFilter, Store};
+use toolgate_store::{ApprovalStatus, Error as StoreError, ReviewRecord, RowFilter, Store};
 
 use crate::auth::refuse;
 use crate::state::AppState;
@@ -106,7 +106,7 @@ pub(crate) async fn get_one(State(state): State<AppState>, Path(id): Path<String
 
 /// The reviewer model's answer recorded on the request row of the call
 /// queued as approval `id` (an escalated call's), if any.
-fn reviewed(s: &Store, id: &str) -> Result<Option<Review>, StoreError> {
+fn reviewed(s: &Store, id: &str) -> Result<Option<ReviewRecord>, StoreError> {
     Ok(s.request_row(id)?.and_then(|row| row.record.review))
 }
 

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use toolgate_policy::Call;
 use toolgate_store::shown;
-use toolgate_store::{Pending, Review, Row};
+use toolgate_store::{Pending, ReviewRecord, Row};
 
 /// A JSON answer whose text holds no raw control, bidi or invisible
 /// character ([`shown::json`]): the same values for a program, nothing a
@@ -87,7 +87,7 @@ fn server_of(p: &Pending, snapshot: &Value) -> Option<String> {
 }
 
 /// The reviewer model's answer: the stored values, for programs.
-fn review(r: &Review) -> Value {
+fn review(r: &ReviewRecord) -> Value {
     json!({
         "model": r.model,
         "decision": r.decision.as_str(),
@@ -97,7 +97,7 @@ fn review(r: &Review) -> Value {
 }
 
 /// The reviewer model's answer for a person: model and reason escaped.
-fn review_shown(r: &Review) -> Value {
+fn review_shown(r: &ReviewRecord) -> Value {
     json!({
         "model": line(&r.model),
         "decision": r.decision.as_str(),
@@ -111,7 +111,7 @@ fn review_shown(r: &Review) -> Value {
 /// why it did.
 pub(crate) fn approval(
     p: &Pending,
-    reviewed: Option<&Review>,
+    reviewed: Option<&ReviewRecord>,
     roots: &[PathBuf],
     now_ms: u64,
 ) -> Value {

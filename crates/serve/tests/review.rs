@@ -5,7 +5,7 @@ use crate::support;
 
 use serde_json::{Value, json};
 use toolgate_policy::Client;
-use toolgate_store::{Review, ReviewDecision};
+use toolgate_store::{ReviewDecision, ReviewRecord};
 
 use support::{Fixture, http_full};
 
@@ -13,8 +13,8 @@ use support::{Fixture, http_full};
 const REASON: &str = "force-pushes to main \u{202e}<b>x</b>\x1b[2K";
 const REASON_SHOWN: &str = "force-pushes to main \\u{202e}<b>x</b>\\x1b[2K";
 
-fn escalated() -> Review {
-    Review {
+fn escalated() -> ReviewRecord {
+    ReviewRecord {
         model: "gpt-4.1-mini".to_owned(),
         decision: ReviewDecision::Escalate,
         reason: REASON.to_owned(),

@@ -74,7 +74,7 @@ pub(crate) struct ReviewFields<'a> {
 }
 
 impl<'a> ReviewFields<'a> {
-    pub fn of(review: &'a crate::types::Review) -> ReviewFields<'a> {
+    pub fn of(review: &'a crate::types::ReviewRecord) -> ReviewFields<'a> {
         ReviewFields {
             model: &review.model,
             decision: review.decision.as_str(),

@@ -181,8 +181,8 @@ pub use sqlite::BUSY_TIMEOUT;
 pub use sqlite::schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use types::{
     Answer, Answered, Appended, ApprovalAnswer, ApprovalStatus, Decision, Grant, Head, Outcome,
-    Pending, PendingNew, Queued, Record, Review, ReviewCounts, ReviewDecision, Row, RowFilter,
-    RowKind, Totals,
+    Pending, PendingNew, Queued, Record, ReviewCounts, ReviewDecision, ReviewRecord, Row,
+    RowFilter, RowKind, Totals,
 };
 pub use verify::{Problem, ProblemKind, VerifyReport};
 

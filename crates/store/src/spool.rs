@@ -34,7 +34,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::types::{Record, Review, RowKind};
+use crate::types::{Record, ReviewRecord, RowKind};
 
 /// Spool bytes past which the process that appends folds the spool into
 /// the database itself, so that it stays small when nothing else opens
@@ -364,14 +364,14 @@ fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), Stri
     Ok((kind, text("time")?, record))
 }
 
-fn parse_review(v: &Value) -> std::result::Result<Review, String> {
+fn parse_review(v: &Value) -> std::result::Result<ReviewRecord, String> {
     let text = |k: &str| -> std::result::Result<String, String> {
         v.get(k)
             .and_then(Value::as_str)
             .map(str::to_owned)
             .ok_or_else(|| format!("`review.{k}` is missing or not text"))
     };
-    Ok(Review {
+    Ok(ReviewRecord {
         model: text("model")?,
         decision: text("decision")?
             .parse()
@@ -463,7 +463,7 @@ mod tests {
             outcome: Outcome::Blocked,
             duration_us: 1,
             approval_id: None,
-            review: Some(Review {
+            review: Some(ReviewRecord {
                 model: "gpt-4.1-mini".into(),
                 decision: crate::types::ReviewDecision::Deny,
                 reason: "pushes to main".into(),

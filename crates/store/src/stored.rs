@@ -3,7 +3,7 @@
 //! on it.
 
 use crate::chain::{self, Fields, ReviewFields};
-use crate::types::{Record, Review, Row};
+use crate::types::{Record, ReviewRecord, Row};
 
 /// The ledger's columns in the order the backends' row readers expect.
 pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
@@ -126,7 +126,7 @@ impl RawRow {
                 ));
             }
             Ok(None) => None,
-            Ok(Some(r)) => Some(Review {
+            Ok(Some(r)) => Some(ReviewRecord {
                 model: r.model.to_owned(),
                 decision: r.decision.parse().map_err(bad)?,
                 reason: r.reason.to_owned(),

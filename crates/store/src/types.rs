@@ -159,7 +159,7 @@ string_enum! {
 
 /// The reviewer model's answer to a call, recorded with the call's row.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Review {
+pub struct ReviewRecord {
     /// The model that reviewed the call (as configured, e.g.
     /// `gpt-4.1-mini`).
     pub model: String,
@@ -237,7 +237,7 @@ pub struct Record {
     /// its resolution row carries the same id.
     pub approval_id: Option<String>,
     /// The reviewer model's answer, when the call was reviewed.
-    pub review: Option<Review>,
+    pub review: Option<ReviewRecord>,
 }
 
 /// A ledger row as stored: the record plus what the store added.

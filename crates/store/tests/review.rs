@@ -2,7 +2,7 @@
 //! the chain, counted per session, and found again from a queued approval.
 
 use toolgate_store::{
-    Answer, Decision, Outcome, ProblemKind, Record, Review, ReviewCounts, ReviewDecision,
+    Answer, Decision, Outcome, ProblemKind, Record, ReviewCounts, ReviewDecision, ReviewRecord,
     RowFilter, RowKind, SCHEMA_VERSION, Store,
 };
 
@@ -12,8 +12,8 @@ use crate::support::{
     waiting,
 };
 
-fn review(decision: ReviewDecision, reason: &str) -> Review {
-    Review {
+fn review(decision: ReviewDecision, reason: &str) -> ReviewRecord {
+    ReviewRecord {
         model: "gpt-4.1-mini".to_owned(),
         decision,
         reason: reason.to_owned(),
@@ -75,7 +75,7 @@ fn reviews_read_back_as_appended_and_hash_as_documented(fx) {
     // latency past what the column holds (stored as its largest value).
     let mut odd = reviewed("s", "odd", ReviewDecision::Deny);
     odd.server = Some("fs".to_owned());
-    odd.review = Some(Review {
+    odd.review = Some(ReviewRecord {
         model: "m\u{202e}x".to_owned(),
         decision: ReviewDecision::Deny,
         reason: "line\nbreak \"quoted\" \u{1b}[31m ü".to_owned(),

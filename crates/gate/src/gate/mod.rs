@@ -178,7 +178,7 @@ pub struct Gate {
     session_start: Option<std::time::SystemTime>,
     sandbox: Option<Sandboxed>,
     /// The current call's review, written into its rows.
-    pub(crate) review: Option<toolgate_store::Review>,
+    pub(crate) review: Option<toolgate_store::ReviewRecord>,
     /// Said once to the model, the first time the breaker sends a
     /// session's asks to the person.
     review_notice: Option<String>,

@@ -1,7 +1,7 @@
 //! The review step of an `ask`: the configured reviewer answers before the
 //! person is asked, unless the session's breaker has tripped.
 
-use toolgate_store::{Review as Recorded, ReviewCounts, ReviewDecision};
+use toolgate_store::{ReviewCounts, ReviewDecision, ReviewRecord};
 
 use super::*;
 use crate::review::{Review, ReviewInput, ReviewVerdict, Reviewer};
@@ -20,7 +20,7 @@ impl Gate {
             Err(problem) => {
                 // Without the count the breaker cannot be kept: the person
                 // decides.
-                self.review = Some(Recorded {
+                self.review = Some(ReviewRecord {
                     model: config.model.clone(),
                     decision: ReviewDecision::Escalate,
                     reason: format!("the reviewer's denials cannot be counted ({problem})"),
@@ -46,7 +46,7 @@ impl Gate {
             if counts.breaker_rows == 0 {
                 self.review_notice = Some(texts::review_breaker_text(&limit));
             }
-            self.review = Some(Recorded {
+            self.review = Some(ReviewRecord {
                 model: config.model.clone(),
                 decision: ReviewDecision::Breaker,
                 reason: limit,
@@ -121,8 +121,8 @@ impl Gate {
     }
 }
 
-fn recorded(review: &Review) -> Recorded {
-    Recorded {
+fn recorded(review: &Review) -> ReviewRecord {
+    ReviewRecord {
         model: review.model.clone(),
         decision: match review.verdict {
             ReviewVerdict::Allow => ReviewDecision::Allow,

@@ -14,7 +14,7 @@ use crate::call::Call;
 use crate::decision::Decision;
 use crate::effect::Effect;
 use crate::policy::Policy;
-use crate::urls::Host;
+use crate::urls::UrlHost;
 
 use super::Context;
 
@@ -33,7 +33,7 @@ impl Connection<'_> {
     /// fetches whose host is the one connected to, or every fetch of the
     /// call when none is (the client read the URL differently).
     pub(super) fn apply(&self, items: &mut [Item]) {
-        let named = Host::parse(self.host);
+        let named = UrlHost::parse(self.host);
         let reaches = |item: &Item| match (&item.via, &item.what) {
             (Via::Direct, What::Fetch { target: Ok(t), .. }) => {
                 named.as_ref().is_some_and(|h| t.hosts.contains(h))
@@ -46,10 +46,11 @@ impl Connection<'_> {
                 continue;
             }
             if let (Via::Direct, What::Fetch { target: Ok(t), .. }) = (&item.via, &mut item.what) {
-                let extra = named
-                    .iter()
-                    .cloned()
-                    .chain(self.addrs.iter().flat_map(|a| Host::from_ip(*a).reached()));
+                let extra = named.iter().cloned().chain(
+                    self.addrs
+                        .iter()
+                        .flat_map(|a| UrlHost::from_ip(*a).reached()),
+                );
                 for h in extra {
                     if !t.hosts.contains(&h) {
                         t.hosts.push(h);

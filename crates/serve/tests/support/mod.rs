@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolgate_policy::{Call, Client, Notify};
 use toolgate_serve::{Config, Running, Server};
-use toolgate_store::{ApprovalAnswer, Decision, Outcome, PendingNew, Record, Review, Store};
+use toolgate_store::{ApprovalAnswer, Decision, Outcome, PendingNew, Record, ReviewRecord, Store};
 
 pub struct Fixture {
     pub _dir: tempfile::TempDir,
@@ -100,7 +100,7 @@ impl Fixture {
         input: Value,
         remember: bool,
         reason: &str,
-        review: Option<Review>,
+        review: Option<ReviewRecord>,
     ) -> String {
         let mut call = Call::new(tool, input);
         if let Some(c) = client {
