@@ -4,6 +4,7 @@
     scripts/precision.py [--no-build] [--toolgate PATH] [--policy FILE]
                          [--corpus DIR] [--timeout SECS] [--jobs N]
                          [--peer PATH] [--json] [--show CLASS] [--limit N] [--check]
+                         [--sandbox]
 
 Every command of corpus/commands/*.jsonl (one {"source", "command"} object a
 line; a command listed in two files is decided once) becomes a Claude Code
@@ -38,6 +39,10 @@ Printed (and with --json, as one JSON object):
 - **allowed commands with effects their allow did not name**: commands
   decided `allow` with a `write` action (a write, or a delete) although no
   `Edit`/`Write` allow rule names its path, listed one a line.
+
+`--sandbox` decides every command as a host that runs it inside toolgate's OS
+sandbox would (`toolgate check --sandbox`): an ask the sandbox answers is an
+allow (`sandbox:holds`); compare the ask counts of a run with and without it.
 
 `--show CLASS` lists examples of a class (up to --limit, default 20):
 crash, hang, unanalysable, allow, ask, deny, not-allowed (allowed-program
@@ -173,14 +178,15 @@ def call_line(i, command):
                        "input": {"command": command}}) + "\n"
 
 
-def run_part(toolgate, ws, env, part, timeout):
+def run_part(toolgate, ws, env, part, timeout, sandbox=False):
     """Decide (index, command) pairs in one process, restarting after a crash or hang.
 
     Returns {index: ("ok", decision) | ("crash", text) | ("hang", None)}."""
     results = {}
     pending = list(part)
     while pending:
-        proc = subprocess.Popen([toolgate, "check", "--batch", "-"], cwd=ws, env=env,
+        proc = subprocess.Popen([toolgate, "check", "--batch", "-"] + (["--sandbox"] if sandbox else []),
+                                cwd=ws, env=env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         lines = queue.Queue()
@@ -284,6 +290,9 @@ def main():
     parser.add_argument("--show", metavar="CLASS", help="list examples of CLASS (see above)")
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--check", action="store_true", help="exit 1 on any crash or hang")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="decide as a host that runs shell commands inside toolgate's sandbox "
+                             "(`check --sandbox`): asks the sandbox answers are allows")
     args = parser.parse_args()
 
     toolgate = args.toolgate
@@ -310,7 +319,7 @@ def main():
         parts = [indexed[k::jobs] for k in range(jobs)]
         results = {}
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for part in pool.map(lambda p: run_part(toolgate, ws, env, p, args.timeout), parts):
+            for part in pool.map(lambda p: run_part(toolgate, ws, env, p, args.timeout, args.sandbox), parts):
                 results.update(part)
         peer = {}
         if args.peer:
