@@ -583,6 +583,22 @@ pub(crate) static WRAPPER_FLAGS: &[(&str, &str, &[&str])] = &[
         &["all-tasks", "pid", "cpu-list", "help", "version"],
     ),
     ("caffeinate", "dimsu", &[]),
+    (
+        "flock",
+        "sxunoFhV",
+        &[
+            "shared",
+            "exclusive",
+            "unlock",
+            "nonblock",
+            "nb",
+            "close",
+            "no-fork",
+            "verbose",
+            "help",
+            "version",
+        ],
+    ),
     ("unbuffer", "p", &[]),
     (
         "strace",

@@ -731,13 +731,16 @@ fn parse_leading<'a>(argv: &'a [Arg], short: &str, long: &[&str]) -> Parsed<'a> 
             break;
         }
         if let Some(l) = t.strip_prefix("--") {
+            // A long option of one letter (`--e`, an abbreviation) is kept
+            // with its dashes, so that it is not taken for the short one.
+            let named = |opt: &'a str| if opt.len() == 1 { &t[..3] } else { opt };
             match l.split_once('=') {
                 Some((opt, value)) => {
-                    p.options.push(opt);
+                    p.options.push(named(opt));
                     p.values.push((opt, a.with_text(value)));
                 }
                 None => {
-                    p.options.push(l);
+                    p.options.push(named(l));
                     if long.contains(&l) {
                         if let Some(v) = argv.get(p.next) {
                             p.values.push((l, v.clone()));
@@ -772,7 +775,11 @@ fn parse_leading<'a>(argv: &'a [Arg], short: &str, long: &[&str]) -> Parsed<'a> 
 /// `flock [OPTS] FILE CMD ARGS..` and `flock [OPTS] FILE -c CMD`; with a
 /// descriptor or nothing after the file, it runs nothing.
 fn flock(argv: &[Arg]) -> Step {
-    let p = parse_leading(argv, "wE", &["wait", "timeout", "conflict-exit-code"]);
+    const LONG: &[&str] = &["wait", "timeout", "conflict-exit-code"];
+    let p = parse_leading(argv, "wE", LONG);
+    if let Some(why) = unknown_option("flock", &p, "wE", LONG) {
+        return opaque(argv, why);
+    }
     let Some(cmd) = argv.get(p.next + 1) else {
         return Step::None;
     };

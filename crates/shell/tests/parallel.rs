@@ -1,7 +1,7 @@
-//! GNU parallel and xargs as their option parsers read them: which word
-//! starts the command, and when the command cannot be followed. Each case
-//! runs the real program where it is installed, and a marker file shows
-//! which command it ran.
+//! GNU parallel, xargs and the other wrappers as their option parsers read
+//! them: which word starts the command, and when the command cannot be
+//! followed. Each case runs the real program where it is installed, and a
+//! marker file shows which command it ran.
 
 use toolgate_shell::{Options, analyze};
 
@@ -254,4 +254,105 @@ fn wrapper_options_abbreviated() {
     ] {
         case(&s, "timeout", line, &want, made);
     }
+}
+
+/// Every long option a wrapper's `--help` lists, whole and as its
+/// shortest abbreviation, before `echo touch m` (and with a leading word
+/// that a value or operand could take): where the analysis says the
+/// command is `echo` and knows nothing else, the real program must not
+/// have run `touch`.
+#[test]
+fn no_wrapper_option_hides_the_command_it_runs() {
+    let s = Scratch::new();
+    std::fs::write(s.join("lst"), "a\n").expect("list file");
+    let mut checked = 0;
+    for wrapper in [
+        "timeout",
+        "nice",
+        "nohup",
+        "stdbuf",
+        "/usr/bin/time",
+        "setsid",
+        "ionice",
+        "chrt",
+        "taskset",
+        "env",
+        "xargs",
+        "flock",
+        "script",
+        "strace",
+        "unshare",
+        "parallel",
+    ] {
+        let Ok(help) = std::process::Command::new(wrapper).arg("--help").output() else {
+            eprintln!("skipped: {wrapper} is not installed");
+            continue;
+        };
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&help.stdout),
+            String::from_utf8_lossy(&help.stderr)
+        );
+        let mut options: Vec<String> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter_map(|w| w.strip_prefix("--"))
+            .filter(|o| o.starts_with(|c: char| c.is_ascii_lowercase()))
+            .map(String::from)
+            .collect();
+        options.sort();
+        options.dedup();
+        for o in &options {
+            let shortest = (1..o.len())
+                .map(|n| &o[..n])
+                .find(|p| options.iter().filter(|x| x.starts_with(p)).count() == 1)
+                .unwrap_or(o);
+            for form in [format!("--{o}"), format!("--{shortest}")] {
+                for tail in ["echo touch m", "1 echo touch m", "lst echo touch m"] {
+                    let line = if wrapper == "xargs" {
+                        format!("echo a | xargs {form} {tail}")
+                    } else {
+                        format!("{wrapper} {form} {tail}")
+                    };
+                    let a = analyze(
+                        &line,
+                        &Options {
+                            cwd: Some(s.path().to_path_buf()),
+                            ..Options::default()
+                        },
+                    );
+                    let seen_echo = a.unknowns.is_empty()
+                        && a.commands
+                            .last()
+                            .is_some_and(|c| c.argv.first().is_some_and(|n| n == "echo"));
+                    if !seen_echo {
+                        continue;
+                    }
+                    checked += 1;
+                    let _ = std::fs::remove_file(s.join("m"));
+                    let mut child = std::process::Command::new("bash")
+                        .arg("-c")
+                        .arg(&line)
+                        .current_dir(s.path())
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null())
+                        .spawn()
+                        .expect("bash starts");
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+                    while child.try_wait().ok().flatten().is_none()
+                        && std::time::Instant::now() < deadline
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    assert!(
+                        !s.join("m").exists(),
+                        "`{line}`: the analysis sees `echo`, the real {wrapper} ran `touch`"
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("{checked} lines the analysis reads as `echo` ran as `echo`");
 }
