@@ -101,7 +101,7 @@ pub struct Analysis {
     /// Every simple command, in source order, wrappers stripped.
     pub commands: Vec<Command>,
     /// Files read or written and URLs fetched, each linked to its command.
-    pub effects: Vec<Effect>,
+    pub effects: Vec<TargetEffect>,
     /// Parts that could not be analysed; each makes the whole call at least `ask`.
     pub unknowns: Vec<Unknown>,
     /// Catastrophic shapes (`docs/policy.md`, "Hard limits"); each is a hard
@@ -178,7 +178,7 @@ pub enum Origin {
 
 /// A file read or written, or a URL fetched.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Effect {
+pub struct TargetEffect {
     /// Read, write or fetch.
     pub kind: EffectKind,
     /// The path or URL as written, unquoted, with `~` left as written.

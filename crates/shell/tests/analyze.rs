@@ -19,7 +19,7 @@ fn opts() -> Options {
     }
 }
 
-fn effect_line(e: &toolgate_shell::Effect) -> String {
+fn effect_line(e: &toolgate_shell::TargetEffect) -> String {
     let kind = match e.kind {
         EffectKind::Read => "R",
         EffectKind::Write => "W",

@@ -349,7 +349,7 @@ impl<'o> Walker<'o> {
 
     /// The effects a path effect also has through what earlier commands
     /// made; called for each literal file effect.
-    pub(super) fn made_effects(&mut self, effect: &Effect) {
+    pub(super) fn made_effects(&mut self, effect: &TargetEffect) {
         if effect.kind == EffectKind::Fetch || !effect.literal {
             return;
         }
@@ -372,7 +372,7 @@ impl<'o> Walker<'o> {
             if effect.kind == EffectKind::Write && !writes {
                 continue;
             }
-            self.out.effects.push(Effect {
+            self.out.effects.push(TargetEffect {
                 target: path_text(&p),
                 cwd: None,
                 ..effect.clone()

@@ -21,7 +21,7 @@ use crate::syntax::{
 use crate::tables::{self, Access};
 use crate::words::{self, Arg, Vars};
 use crate::wrappers::{self, Script, Step};
-use crate::{Analysis, Command, Effect, EffectKind, Hazard, Options, Origin, Unknown};
+use crate::{Analysis, Command, EffectKind, Hazard, Options, Origin, TargetEffect, Unknown};
 
 mod cd;
 mod command;

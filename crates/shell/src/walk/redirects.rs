@@ -65,7 +65,7 @@ impl<'o> Walker<'o> {
                 self.hazard(k, reason, command);
             }
         }
-        let effect = Effect {
+        let effect = TargetEffect {
             kind,
             target: arg.text.clone(),
             cwd: cwd.clone().flatten(),
