@@ -338,7 +338,7 @@ fn env(argv: &[Arg]) -> Step {
                 Some((n, v)) => (n, v.to_string()),
                 None => (long, String::new()),
             };
-            match getopt_long(given, ENV_LONG) {
+            match crate::effects::getopt_long(given, ENV_LONG) {
                 Some(l @ ("chdir" | "unset" | "split-string" | "argv0")) => Some((l, attached)),
                 Some(_) => None,
                 None => {
@@ -422,21 +422,6 @@ const ENV_LONG: &[&str] = &[
     "version",
     "argv0",
 ];
-
-/// The long option `given` names as getopt_long reads it: the one it
-/// spells whole, or the only one it begins.
-fn getopt_long<'a>(given: &str, all: &[&'a str]) -> Option<&'a str> {
-    if let Some(exact) = all.iter().find(|l| **l == given) {
-        return Some(exact);
-    }
-    let mut found = all
-        .iter()
-        .filter(|l| !given.is_empty() && l.starts_with(given));
-    match (found.next(), found.next()) {
-        (Some(only), None) => Some(only),
-        _ => None,
-    }
-}
 
 fn xargs(argv: &[Arg]) -> Step {
     let mut i = 1;

@@ -227,6 +227,21 @@ impl Opts {
     }
 }
 
+/// The long option `given` names as getopt_long reads it: the one it
+/// spells whole, or the only one it begins.
+pub(crate) fn getopt_long<'a>(given: &str, all: &[&'a str]) -> Option<&'a str> {
+    if let Some(exact) = all.iter().find(|l| **l == given) {
+        return Some(exact);
+    }
+    let mut found = all
+        .iter()
+        .filter(|l| !given.is_empty() && l.starts_with(given));
+    match (found.next(), found.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// Splits `args` (argv without the command name) into options and operands.
 /// An option not known to take a value is a flag, so the word after it is
 /// checked as an operand.
@@ -250,20 +265,14 @@ pub(crate) fn parse_opts(
     };
     // A long option given by a prefix that only one option taking a value
     // has is that option (and takes the next word).
+    let mut taking: Vec<&str> = longs().collect();
+    taking.sort_unstable();
+    taking.dedup();
     let full_long = |n: &str| -> Option<String> {
-        if longs().any(|l| l == n) {
-            return Some(n.to_string());
-        }
-        if n.is_empty() || WHOLE.contains(&format!("--{n}").as_str()) {
+        if !taking.contains(&n) && WHOLE.contains(&format!("--{n}").as_str()) {
             return None;
         }
-        let mut candidates: Vec<&str> = longs().filter(|l| l.starts_with(n)).collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        match candidates[..] {
-            [only] => Some(only.to_string()),
-            _ => None,
-        }
+        getopt_long(n, &taking).map(str::to_string)
     };
     let mut out = Opts::default();
     let mut iter = args.iter();

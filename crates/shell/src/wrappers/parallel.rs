@@ -378,8 +378,15 @@ fn short_kind(c: char) -> Kind {
     }
 }
 
-fn is_number(a: &Arg) -> bool {
-    a.literal && a.text.parse::<f64>().is_ok()
+/// Whether an option whose value is optional takes `next` as it: a
+/// string one unless it starts with `-`, a number one when it is a
+/// number.
+fn takes_next(kind: &Kind, next: Option<&Arg>) -> bool {
+    match (kind, next) {
+        (Kind::OptionalString, Some(n)) => !(n.literal && n.text.starts_with('-')),
+        (Kind::OptionalNumber, Some(n)) => n.literal && n.text.parse::<f64>().is_ok(),
+        _ => false,
+    }
 }
 
 /// The options before the command: where the command starts, whether it
@@ -425,16 +432,8 @@ fn options(argv: &[Arg]) -> Options {
             match long_kind(name) {
                 Kind::Flag => {}
                 Kind::Value if !attached => o.next += 1,
-                Kind::OptionalString if !attached => {
-                    if argv
-                        .get(o.next)
-                        .is_some_and(|n| !(n.literal && n.text.starts_with('-')))
-                    {
-                        o.next += 1;
-                    }
-                }
-                Kind::OptionalNumber if !attached => {
-                    if argv.get(o.next).is_some_and(is_number) {
+                k @ (Kind::OptionalString | Kind::OptionalNumber) if !attached => {
+                    if takes_next(&k, argv.get(o.next)) {
                         o.next += 1;
                     }
                 }
@@ -468,17 +467,8 @@ fn options(argv: &[Arg]) -> Options {
                         o.next += 1;
                     }
                 }
-                Kind::OptionalString => {
-                    if rest.is_empty()
-                        && argv
-                            .get(o.next)
-                            .is_some_and(|n| !(n.literal && n.text.starts_with('-')))
-                    {
-                        o.next += 1;
-                    }
-                }
-                Kind::OptionalNumber => {
-                    if rest.is_empty() && argv.get(o.next).is_some_and(is_number) {
+                k @ (Kind::OptionalString | Kind::OptionalNumber) => {
+                    if rest.is_empty() && takes_next(&k, argv.get(o.next)) {
                         o.next += 1;
                     }
                 }
@@ -660,34 +650,21 @@ pub(super) fn parallel(argv: &[Arg]) -> Step {
             )
         })
     });
-    // `--pipe` with no replacement string: the command gets the input on
-    // its standard input, and no arguments.
-    let has_replacement = command.iter().any(|a| {
-        let t = a.text.as_str();
-        (0..t.len()).any(|i| t.is_char_boundary(i) && replacement_at(&t[i..]).is_some())
-    });
-    if o.pipe && !has_replacement && values.is_empty() {
-        return Step::Wrapper {
-            wrapper: texts(&argv[..o.next]),
-            rest: command.to_vec(),
-            cwd: None,
-            env: Vec::new(),
-            unknown,
-            xargs: None,
-        };
-    }
     let marker = command.iter().find_map(|a| {
         let t = a.text.as_str();
         (0..t.len())
             .filter(|&i| t.is_char_boundary(i))
             .find_map(|i| replacement_at(&t[i..]).map(|len| t[i..i + len].to_owned()))
     });
+    // `--pipe` with no replacement string: the command gets the input on
+    // its standard input, and no arguments.
+    let xargs = (!(o.pipe && marker.is_none() && values.is_empty())).then_some(marker);
     Step::Wrapper {
         wrapper: texts(&argv[..o.next]),
         rest: command.to_vec(),
         cwd: None,
         env: Vec::new(),
         unknown,
-        xargs: Some(marker),
+        xargs,
     }
 }
