@@ -68,14 +68,12 @@ impl<'s> Conv<'s> {
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             match kind(child) {
-                "file_redirect" if simple_body => {
-                    let (redirect, words) = self.file_redirect_of(child);
+                "file_redirect" => {
+                    let (redirect, words) = self.file_redirect_of(child, simple_body);
                     redirects.push(redirect);
                     extra_words.extend(words);
                 }
-                "file_redirect" | "herestring_redirect" => {
-                    redirects.extend(self.redirect_of(child))
-                }
+                "herestring_redirect" => redirects.extend(self.redirect_of(child)),
                 "heredoc_redirect" => {
                     self.heredoc_of(
                         child,
@@ -200,67 +198,51 @@ impl<'s> Conv<'s> {
         });
     }
 
-    /// A redirect of a simple command, and the words after its target
+    /// A file redirect, and, with `split`, the words after its target
     /// that the grammar reads as more of it: bash takes the first word as
     /// the target and the rest as the command's arguments (`echo >&2
-    /// "failed"` prints `failed` on standard error). Words that touch one
-    /// another stay one target, which is then not a literal.
-    fn file_redirect_of(&mut self, node: TsNode<'_>) -> (Redirect, Vec<Word>) {
+    /// "failed"` prints `failed` on standard error), which a simple command
+    /// gets. Words that touch one another, or any after a compound
+    /// command's redirect, stay one target, which is then not a literal.
+    fn file_redirect_of(&mut self, node: TsNode<'_>, split: bool) -> (Redirect, Vec<Word>) {
         let dests = field_all(node, grammar().destination);
+        let descriptor = field(node, grammar().descriptor);
+        let fd = descriptor.and_then(|d| self.text(d).parse().ok());
+        let start = descriptor.map_or(node.start_byte(), |d| d.end_byte());
+        let end = dests.first().map_or(node.end_byte(), |d| d.start_byte());
+        let op: String = self
+            .src
+            .get(start..end)
+            .unwrap_or("")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let apart = dests.windows(2).all(|w| {
             self.src
                 .get(w[0].end_byte()..w[1].start_byte())
                 .is_some_and(|gap| !gap.is_empty() && gap.bytes().all(|b| b == b' ' || b == b'\t'))
         });
-        let redirect = self.redirect_of(node);
-        match (redirect, dests.split_first()) {
-            (Some(mut r), Some((first, rest))) if apart && !rest.is_empty() => {
-                r.target = RedirTarget::Word(self.word_of(*first));
-                let words = rest.iter().map(|d| self.word_of(*d)).collect();
-                (r, words)
+        let mut words: Vec<Word> = dests.iter().map(|d| self.word_of(*d)).collect();
+        let (target, rest) = match words.len() {
+            0 => (Word::default(), Vec::new()),
+            1 => (words.pop().unwrap_or_default(), Vec::new()),
+            _ if split && apart => {
+                let rest = words.split_off(1);
+                (words.pop().unwrap_or_default(), rest)
             }
-            (Some(r), _) => (r, Vec::new()),
-            (None, _) => (
-                Redirect {
-                    op: String::new(),
-                    target: RedirTarget::Word(self.scan_word(node)),
-                    fd: None,
-                },
-                Vec::new(),
-            ),
-        }
+            _ => (merge_subs(words), Vec::new()),
+        };
+        let redirect = Redirect {
+            op,
+            target: RedirTarget::Word(target),
+            fd,
+        };
+        (redirect, rest)
     }
 
     pub(super) fn redirect_of(&mut self, node: TsNode<'_>) -> Option<Redirect> {
         match kind(node) {
-            "file_redirect" => {
-                let dest = field(node, grammar().destination);
-                let descriptor = field(node, grammar().descriptor);
-                let fd = descriptor.and_then(|d| self.text(d).parse().ok());
-                let start = descriptor.map_or(node.start_byte(), |d| d.end_byte());
-                let end = dest.map_or(node.end_byte(), |d| d.start_byte());
-                let op: String = self
-                    .src
-                    .get(start..end)
-                    .unwrap_or("")
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
-                let mut words = Vec::new();
-                for d in field_all(node, grammar().destination) {
-                    words.push(self.word_of(d));
-                }
-                let target = match words.len() {
-                    0 => Word::default(),
-                    1 => words.pop().unwrap_or_default(),
-                    _ => merge_subs(words),
-                };
-                Some(Redirect {
-                    op,
-                    target: RedirTarget::Word(target),
-                    fd,
-                })
-            }
+            "file_redirect" => Some(self.file_redirect_of(node, false).0),
             "herestring_redirect" => {
                 let mut cursor = node.walk();
                 let word = node
@@ -377,7 +359,7 @@ impl<'s> Conv<'s> {
                     continue;
                 }
                 (_, "file_redirect") => {
-                    let (redirect, words) = self.file_redirect_of(child);
+                    let (redirect, words) = self.file_redirect_of(child, true);
                     simple.redirects.push(redirect);
                     simple.words.extend(words);
                 }
