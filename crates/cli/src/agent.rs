@@ -180,15 +180,7 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
     });
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let policy = setup.load_policy(&cwd).map_err(|e| anyhow!("{e}"))?;
-    // The built-in read roots too: the policy allows reading library
-    // sources and system files there, so the tools must be able to.
-    let read_roots: Vec<std::path::PathBuf> = policy
-        .read_roots()
-        .iter()
-        .chain(policy.system_read_roots().iter().filter(|p| p.is_dir()))
-        .cloned()
-        .collect();
-    let workspace = Workspace::open(policy.roots(), &read_roots)
+    let workspace = Workspace::open(policy.roots(), &policy.tool_read_dirs())
         .map_err(|e| anyhow!("cannot open the workspace: {e}"))?;
     // The store opens in the directory the policy protects.
     let store = setup

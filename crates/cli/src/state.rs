@@ -241,13 +241,7 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 Approved::Resume => {}
             }
             let policy = load_policy(&policy)?;
-            let read_roots: Vec<std::path::PathBuf> = policy
-                .read_roots()
-                .iter()
-                .chain(policy.system_read_roots().iter().filter(|p| p.is_dir()))
-                .cloned()
-                .collect();
-            let ws = toolgate_tools::Workspace::open(policy.roots(), &read_roots)
+            let ws = toolgate_tools::Workspace::open(policy.roots(), &policy.tool_read_dirs())
                 .map_err(|e| anyhow!("{e}"))?;
             let mut gate = Gate::new(
                 policy,

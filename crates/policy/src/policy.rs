@@ -424,6 +424,18 @@ impl Policy {
         &self.read_roots
     }
 
+    /// The directories beside the workspace roots that file tools open
+    /// for reading: the policy's `read_roots` and the built-in ones that
+    /// are directories (the policy allows reading library sources and
+    /// system files there, so the tools must be able to).
+    pub fn tool_read_dirs(&self) -> Vec<PathBuf> {
+        self.read_roots
+            .iter()
+            .chain(self.system_read_roots().iter().filter(|p| p.is_dir()))
+            .cloned()
+            .collect()
+    }
+
     /// The built-in read-only roots (system and toolchain locations,
     /// [`crate::system::BUILTIN_READ_ROOTS`]) that exist here, less those
     /// the policy removes, canonical.
