@@ -103,7 +103,8 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
         return Ok(unsandboxed(&mut cmd, &args.command, why, store));
     }
     let policy = Arc::new(policy);
-    let profile = Profile::from_policy(Arc::clone(&policy));
+    let held = held(&policy, &args.command);
+    let profile = Profile::from_policy(Arc::clone(&policy)).with_held(held);
     let opts = Options {
         ledger: Some(proxy_ledger(&args, policy)),
         ..Options::default()
@@ -130,6 +131,36 @@ pub fn sandbox(args: SandboxArgs) -> anyhow::Result<ExitCode> {
     let status = child.wait()?;
     drop(sandbox);
     Ok(exit_of(status))
+}
+
+/// Whether the command is one the sandbox holds (`sandbox:holds`): then it
+/// runs with the boundary tightened for it (`Profile::with_held`). A host's
+/// rewritten line is `bash -c SCRIPT`; any other command is decided as its
+/// words, quoted.
+fn held(policy: &toolgate_policy::Policy, command: &[OsString]) -> bool {
+    let words: Option<Vec<&str>> = command.iter().map(|w| w.to_str()).collect();
+    let Some(words) = words else {
+        // Not text: no shell analysis reads it, so nothing was held.
+        return false;
+    };
+    let line = match words.as_slice() {
+        [shell, "-c", script] if matches!(shell.rsplit('/').next(), Some("bash" | "sh")) => {
+            (*script).to_string()
+        }
+        _ => {
+            let quoted: Result<Vec<String>, _> = words
+                .iter()
+                .map(|w| toolgate_sandbox::shell_quote(w))
+                .collect();
+            match quoted {
+                Ok(q) => q.join(" "),
+                Err(_) => return false,
+            }
+        }
+    };
+    let mut call = toolgate_policy::Call::new("run_shell", serde_json::json!({ "command": line }));
+    call.cwd = std::env::current_dir().ok();
+    policy.held_by_sandbox(&call)
 }
 
 /// Where the sandbox's proxy records the connections it refuses: the

@@ -962,3 +962,60 @@ fn writable_never_grants_what_the_sandbox_keeps() {
         );
     }
 }
+
+/// A command allowed only because the sandbox holds it (`sandbox:holds`)
+/// runs with the boundary tightened: what an `ask` rule names for writing
+/// is read-only, and the credential locations are masked. The same
+/// command, written so that the analysis sees the write (a person was
+/// asked, and approved), may write the file.
+#[test]
+fn a_held_command_cannot_write_asked_paths_or_read_credentials() {
+    let ws = Ws::new(
+        "allow = [\"Read\", \"Bash(echo *)\"]\nask = [\"Edit(Cargo.toml)\"]\n[policy]\ndefault = \"ask\"\n",
+    );
+    // Outside `/tmp`, which is private inside the sandbox: a home there
+    // would be out of sight whatever the sandbox masks.
+    let home_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let home = std::fs::canonicalize(home_dir.path()).unwrap();
+    assert!(!home.starts_with("/tmp"));
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), SECRET).unwrap();
+    std::fs::write(home.join(".netrc"), SECRET).unwrap();
+    std::fs::write(ws.root.join("Cargo.toml"), "original\n").unwrap();
+    let run = |script: &str| {
+        ws.cmd()
+            .env("HOME", &home)
+            .args(["--", "bash", "-c", script])
+            .output()
+            .unwrap()
+    };
+    // Unanalysable: the write and the reads are out of the analysis' sight.
+    let held = format!(
+        "eval \"$(printf 'echo changed > Cargo.toml')\"; \
+         eval \"$(printf 'cat %s/.ssh/id_ed25519 > out-key; cat %s/.netrc > out-netrc' {h} {h})\"; \
+         echo ran > done",
+        h = home.display()
+    );
+    let check = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .current_dir(&ws.root)
+        .env("HOME", &home)
+        .env("TOOLGATE_STATE_DIR", &ws.state)
+        .args(["check", "--sandbox", "--policy"])
+        .arg(ws.root.join("toolgate.toml"))
+        .arg(serde_json::json!({"tool": "run_shell", "input": {"command": held}}).to_string())
+        .output()
+        .unwrap();
+    let d: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(d["rule"], "sandbox:holds", "{d}");
+    let out = run(&held);
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    assert_eq!(ws.read("Cargo.toml"), "original\n", "{out:?}");
+    for o in ["out-key", "out-netrc"] {
+        assert!(!ws.read(o).contains(SECRET), "{o}: {out:?}");
+    }
+
+    // Seen by the analysis: the ask rule asks; approved, it runs as written.
+    let out = run("echo changed > Cargo.toml");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(ws.read("Cargo.toml"), "changed\n");
+}

@@ -1,6 +1,7 @@
 //! Asks the OS sandbox answers (`sandbox:holds`): a shell command run
-//! inside toolgate's sandbox that asks only about connections, with the
-//! sandbox's network closed, is allowed; every other ask stays an ask.
+//! inside toolgate's sandbox that asks only by the policy's default about
+//! what the boundary confines (a program, an unanalysable part, a write, a
+//! connection it refuses) is allowed; every other ask stays an ask.
 
 use std::io::Read;
 use std::net::TcpListener;
@@ -98,6 +99,36 @@ fn connections_the_closed_network_refuses_are_allowed() {
     }
 }
 
+/// A program no rule names, an unanalysable part and a write the policy
+/// asks about by default run confined: the boundary answers for them.
+#[test]
+fn what_the_boundary_confines_is_allowed() {
+    let ws = Ws::new();
+    let mut gate = ws.gate(CLOSED, true);
+    for command in [
+        "eval \"$CMD\"",
+        "python3 -c 'print(1)'",
+        "head < /dev/tcp/10.0.0.1/80",
+        "curl -s --unix-socket /run/docker.sock http://localhost/",
+        "curl -s http://x.example/$(echo a)",
+    ] {
+        assert!(held(&mut gate, &ws.shell(command)), "{command}");
+    }
+    // Writes asked about by default: in the roots (the boundary lets
+    // them, as it lets the ones it cannot see) or beyond (it refuses them).
+    let writes = "allow = [\"Read\", \"Bash(echo *)\"]\n[policy]\ndefault = \"ask\"\n";
+    let mut gate = ws.gate(writes, true);
+    for command in ["echo x > new.txt", "echo x | tee out.txt"] {
+        let r = gate.submit(&ws.shell(command));
+        assert_eq!(
+            r.decision.rule.as_deref(),
+            Some(rule_ids::SANDBOX_HOLDS),
+            "{command}: {}",
+            r.decision.reason
+        );
+    }
+}
+
 #[test]
 fn every_other_ask_stays_an_ask() {
     let ws = Ws::new();
@@ -106,19 +137,13 @@ fn every_other_ask_stays_an_ask() {
         // An ask the policy wrote, on a fetch or a write.
         "curl -s https://asked.example/",
         "echo x > Cargo.toml",
-        // An unanalysable part: it could write anywhere in the roots.
-        "eval \"$CMD\"",
-        "curl -s --unix-socket /run/docker.sock http://localhost/",
+        "eval \"$X\"; echo x > Cargo.toml",
         // A URL that reads a local file, or names no host.
         "curl -s file:///etc/hostname",
-        // A command no rule allows, even one whose only other question is
-        // a connection.
-        "python3 -c 'print(1)'",
-        "head < /dev/tcp/10.0.0.1/80",
-        // An unanalysable operand of an allowed command.
-        "curl -s http://x.example/$(echo a)",
         // A protected path.
         "echo '{}' > .claude/settings.json",
+        // A hard limit.
+        "rm -rf ~",
     ] {
         let r = gate.submit(&ws.shell(command));
         assert_ne!(
@@ -136,25 +161,37 @@ fn every_other_ask_stays_an_ask() {
     let fetch = Call::new("fetch_url", json!({"url": "https://example.com/"}));
     assert!(!held(&mut gate, &fetch));
 
-    // A host that does not run the command inside the sandbox.
+    // A host that does not run the command inside the sandbox, or whose
+    // sandbox leaves the network open.
     let mut plain = ws.gate(CLOSED, false);
     assert!(!held(
         &mut plain,
         &ws.shell("echo hi > /dev/tcp/example.com/80")
     ));
+    let policy = ws.policy(CLOSED);
+    let call = ws.shell("python3 -c 'print(1)'");
+    let open = Sandboxed { network_open: true };
+    let d = toolgate_gate::sandbox_holds(&policy, &call, policy.decide(&call), &open);
+    assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
 
-    // A policy that allows some fetch opens the network (or the proxy):
-    // nothing is held.
-    let open = CLOSED.replace(
+    // Reads the policy asks about: the boundary does not hide the roots,
+    // so nothing that could read them unseen is held.
+    let reads = "allow = [\"Bash(echo *)\"]\n[policy]\ndefault = \"ask\"\n";
+    let mut gate = ws.gate(reads, true);
+    for command in ["python3 -c 'print(1)'", "eval \"$CMD\"", "head notes.txt"] {
+        assert!(!held(&mut gate, &ws.shell(command)), "{command}");
+    }
+
+    // Through the proxy: a fetch whose origin the policy allows reaches
+    // that host, so its ask stays; one the proxy refuses is held.
+    let proxied = CLOSED.replace(
         "\"Bash(cat *)\"]",
-        "\"Bash(cat *)\", \"WebFetch(domain:docs.rs)\"]",
+        "\"Bash(cat *)\", \"WebFetch(https://docs.rs/)\"]",
     );
-    assert!(ws.policy(&open).allows_network());
-    let mut gate = ws.gate(&open, true);
-    assert!(!held(
-        &mut gate,
-        &ws.shell("echo hi > /dev/tcp/example.com/80")
-    ));
+    assert!(ws.policy(&proxied).allows_network());
+    let mut gate = ws.gate(&proxied, true);
+    assert!(!held(&mut gate, &ws.shell("wget -q https://docs.rs/serde")));
+    assert!(held(&mut gate, &ws.shell("wget -q https://example.com/")));
 }
 
 /// What was held is held: the command runs, inside the real sandbox, and
@@ -195,4 +232,39 @@ fn a_held_connection_fails_inside_the_sandbox() {
         }
         Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock),
     }
+}
+
+/// The agent's `run_shell` runs a held command with the boundary
+/// tightened: a path an `ask` rule names for writing stays as it was,
+/// though the command ran.
+#[test]
+fn a_held_command_runs_with_asked_paths_read_only() {
+    let ws = Ws::new();
+    std::fs::write(ws.root.join("Cargo.toml"), "original\n").unwrap();
+    let policy = "allow = [\"Read\", \"Bash(echo *)\"]\nask = [\"Edit(Cargo.toml)\"]\n\
+                  [policy]\ndefault = \"ask\"\n";
+    let mut gate = ws.gate(policy, true);
+    let command = "eval \"$(printf 'echo changed > Cargo.toml')\"; echo ran > marker";
+    let r = gate.submit(&ws.shell(command));
+    assert_eq!(
+        r.decision.rule.as_deref(),
+        Some(rule_ids::SANDBOX_HOLDS),
+        "{}",
+        r.decision.reason
+    );
+    if r.content.contains("not run") {
+        assert!(!ws.root.join("marker").exists());
+        return;
+    }
+    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("marker")).unwrap(),
+        "ran\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("Cargo.toml")).unwrap(),
+        "original\n",
+        "{}",
+        r.content
+    );
 }

@@ -85,6 +85,20 @@ impl Policy {
         !self.index.write(Effect::Deny).is_empty()
     }
 
+    /// The id of the `ask` rule that names writing `path` (absolute,
+    /// resolved), if any. For a command allowed because the sandbox holds
+    /// it (`sandbox:holds`), the sandbox keeps such a path read-only: the
+    /// question the rule asks is never answered by the boundary.
+    pub fn write_asked(&self, path: &Path) -> Option<&str> {
+        self.first_deny(self.index.write(Effect::Ask), path)
+    }
+
+    /// Whether any rule asks about writes (with none, the sandbox needs
+    /// not ask [`Policy::write_asked`] of every path).
+    pub fn asks_writes(&self) -> bool {
+        !self.index.write(Effect::Ask).is_empty()
+    }
+
     fn first_deny(&self, rules: &crate::index::PathRules, path: &Path) -> Option<&str> {
         if rules.is_empty() {
             return None;

@@ -57,6 +57,7 @@ mod engine;
 mod error;
 mod explain;
 mod file;
+mod holds;
 mod index;
 pub mod json;
 pub mod layers;
@@ -85,6 +86,7 @@ pub use error::PolicyError;
 pub use explain::explain;
 
 pub use file::{Ledger, SandboxSetting, TestCase};
+pub use holds::{Sandboxed, sandbox_holds};
 pub use lint::lint;
 pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
 pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};

@@ -462,6 +462,15 @@ impl Policy {
         self.credentials.find(path)
     }
 
+    /// The credential locations that name one file or directory each
+    /// (`~/.ssh`, `~/.netrc`, `~/.config/gcloud`), home expanded, whether
+    /// or not they exist: the sandbox masks those that do for a command it
+    /// was trusted to hold. Globs deeper than a trailing `/**` (`/proc/*/environ`)
+    /// and locations that hold the home directory (`/root`) are left out.
+    pub fn credential_locations(&self) -> Vec<PathBuf> {
+        crate::system::credential_locations(self.home())
+    }
+
     /// The policy's mode.
     pub fn mode(&self) -> Mode {
         self.mode

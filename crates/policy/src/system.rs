@@ -145,6 +145,27 @@ pub const CREDENTIALS: &[&str] = &[
     "/proc/kcore",
 ];
 
+/// The locations of [`CREDENTIALS`] that name one path each, `dir/**`
+/// read as `dir`, `~/` expanded in `home`; those that hold `home` itself
+/// are left out (masking them would hide the home directory whole).
+pub(crate) fn credential_locations(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for entry in CREDENTIALS {
+        let entry = entry.strip_suffix("/**").unwrap_or(entry);
+        if entry.contains(['*', '?', '[', '{']) {
+            continue;
+        }
+        let Some(path) = expand(entry, home) else {
+            continue;
+        };
+        if home.is_some_and(|h| h.starts_with(&path)) || out.contains(&path) {
+            continue;
+        }
+        out.push(path);
+    }
+    out
+}
+
 /// The built-in read roots that exist, as canonical paths, less those the
 /// policy removes (`"!PATH"` entries of `read_roots`, also canonical).
 pub(crate) fn builtin_read_roots(home: Option<&Path>, removed: &[PathBuf]) -> Vec<PathBuf> {

@@ -33,6 +33,19 @@ pub(crate) const DAEMON_SOCKET: &str = toolgate_policy::rule_ids::SANDBOX_DAEMON
 /// looking for daemons' sockets.
 pub const SOCKET_SCAN_LIMIT: usize = 20_000;
 
+/// Where, beneath the home directory, container engines and virtual
+/// machines keep the sockets that run what they are sent (Docker Desktop,
+/// Colima, Lima, Rancher Desktop, OrbStack, Podman machines): masked for a
+/// command the sandbox holds.
+const HOME_SOCKET_DIRS: &[&str] = &[
+    ".docker/run",
+    ".colima",
+    ".lima",
+    ".rd",
+    ".orbstack/run",
+    ".local/share/containers/podman/machine",
+];
+
 /// One mount the sandbox makes, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
@@ -84,6 +97,7 @@ impl Plan {
             git_dirs: Vec::new(),
             seen: 0,
             denies_writes: profile.policy().is_some_and(|p| p.denies_writes()),
+            asks_writes: profile.held && profile.policy().is_some_and(|p| p.asks_writes()),
         };
         let mut starts: Vec<PathBuf> = profile.roots.clone();
         if let Some(p) = profile.policy() {
@@ -115,6 +129,11 @@ impl Plan {
                 w.ops.push(Op::ReadOnly(start.clone()));
             }
             w.walk(start)?;
+        }
+        if profile.held
+            && let Some(p) = profile.policy()
+        {
+            w.credentials(p);
         }
         w.hard_links();
         if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
@@ -217,6 +236,8 @@ struct Walk<'a> {
     seen: usize,
     /// Whether some rule denies writes.
     denies_writes: bool,
+    /// Whether some rule asks about writes, for a held command.
+    asks_writes: bool,
 }
 
 /// Whether a rule denies writing `path`, or, for a directory, every name
@@ -230,7 +251,49 @@ fn write_denied(policy: &toolgate_policy::Policy, path: &Path, dir: bool) -> boo
         && policy.write_denied(&probe.join(PROBE)).is_some()
 }
 
+/// Whether an `ask` rule names writing `path`, or, for a directory, every
+/// name beneath it (probed as for denies).
+fn write_asked(policy: &toolgate_policy::Policy, path: &Path, dir: bool) -> bool {
+    if policy.write_asked(path).is_some() {
+        return true;
+    }
+    let probe = path.join(PROBE);
+    dir && policy.write_asked(&probe).is_some() && policy.write_asked(&probe.join(PROBE)).is_some()
+}
+
 impl Walk<'_> {
+    /// For a held command: masks every credential location that exists,
+    /// and the places in the home directory where container engines keep
+    /// their sockets (outside `/run`, which [`Walk::sockets`] covers),
+    /// unless it holds a root (the command's own files stay).
+    fn credentials(&mut self, policy: &toolgate_policy::Policy) {
+        let credentials = policy
+            .credential_locations()
+            .into_iter()
+            .map(|p| (p, toolgate_policy::rule_ids::BUILTIN_CREDENTIALS));
+        let sockets = policy
+            .home()
+            .map(|h| {
+                HOME_SOCKET_DIRS
+                    .iter()
+                    .map(|d| (h.join(d), DAEMON_SOCKET))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        for (loc, rule) in credentials.chain(sockets) {
+            let Ok(real) = std::fs::canonicalize(&loc) else {
+                continue;
+            };
+            if self.profile.roots.iter().any(|r| r.starts_with(&real)) {
+                continue;
+            }
+            let dir = real.is_dir();
+            if dir || real.is_file() {
+                self.mask(real, dir, rule.to_string());
+            }
+        }
+    }
+
     /// Breadth first, so that a directory's own mount comes before those of
     /// what lies beneath it.
     fn walk(&mut self, start: &Path) -> Result<(), SandboxError> {
@@ -321,7 +384,8 @@ impl Walk<'_> {
             Some(_) => true,
             None => false,
         };
-        let write_denied = self.denies_writes && write_denied(policy, path, dir);
+        let write_denied = (self.denies_writes && write_denied(policy, path, dir))
+            || (self.asks_writes && write_asked(policy, path, dir));
         if dir
             && crate::git::is_git_dir_name(path)
             && !write_denied

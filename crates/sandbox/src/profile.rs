@@ -26,6 +26,10 @@ pub struct Profile {
     /// own (`crate::netns`).
     pub(crate) proxy: bool,
     pub(crate) walk_limit: usize,
+    /// The command runs because the sandbox holds it (`sandbox:holds`):
+    /// paths an `ask` rule names for writing are read-only and the
+    /// credential locations masked, answering the questions it replaced.
+    pub(crate) held: bool,
 }
 
 impl Profile {
@@ -48,6 +52,7 @@ impl Profile {
             readonly,
             policy: Some(policy),
             walk_limit: WALK_LIMIT,
+            held: false,
         }
     }
 
@@ -61,6 +66,7 @@ impl Profile {
             network: false,
             proxy: false,
             walk_limit: WALK_LIMIT,
+            held: false,
         }
     }
 
@@ -83,6 +89,22 @@ impl Profile {
     pub fn with_readonly(mut self, path: PathBuf) -> Profile {
         self.readonly.push(path);
         self
+    }
+
+    /// Tightens the boundary for a command allowed because the sandbox
+    /// holds it (`sandbox:holds`): every path an `ask` rule names for Edit
+    /// or Write is read-only too, and every credential location
+    /// (`~/.ssh`, `~/.aws`, `~/.netrc`, ...) is masked, so that neither
+    /// question the policy would have asked is answered by running it.
+    pub fn with_held(mut self, held: bool) -> Profile {
+        self.held = held;
+        self
+    }
+
+    /// Whether the boundary is tightened for a held command
+    /// ([`Profile::with_held`]).
+    pub fn held(&self) -> bool {
+        self.held
     }
 
     /// Sets how many entries the walk may look at (tests).

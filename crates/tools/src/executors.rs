@@ -117,7 +117,18 @@ impl Executor for RunShell {
             timeout,
             network: self.1.network,
             allow_unsandboxed: self.1.allow_unsandboxed,
-            sandbox: self.1.sandbox.clone(),
+            sandbox: self.1.sandbox.clone().map(|profile| {
+                // A command allowed because the sandbox holds it runs with
+                // the boundary tightened for it.
+                let held = !self.1.network
+                    && !profile.network()
+                    && profile.policy().is_some_and(|p| p.held_by_sandbox(call));
+                if held {
+                    Arc::new((*profile).clone().with_held(true))
+                } else {
+                    profile
+                }
+            }),
             ..ShellOptions::default()
         };
         match crate::run_shell(&self.0, command, &opts) {
