@@ -22,6 +22,7 @@ mod policy_review;
 mod review;
 mod review_e2e;
 mod sandbox;
+mod sandbox_corpus;
 mod sandbox_hooks_e2e;
 mod sandbox_proxy;
 mod serve;
