@@ -182,3 +182,75 @@ fn claude_code_takes_an_asked_command_with_its_sandboxed_rewrite() {
         "Claude Code took the two answers differently"
     );
 }
+
+/// Under a policy that asks by default, the real Claude Code with `hook
+/// claude --sandbox` runs a command no rule names without a question
+/// (`sandbox:holds`), inside the sandbox: its write in the project lands,
+/// its write of a git hook does not, and the commit a rule allows works
+/// inside the boundary. Without `--sandbox`, the same command asks, and
+/// with nobody to answer in `-p` mode it does not run.
+#[test]
+fn claude_code_runs_a_held_command_and_commits_inside_the_sandbox() {
+    if !crate::support::have_clients() {
+        return;
+    }
+    const HELD: &str = "python3 -c \"open('made.txt','w').write('held')\"; \
+                        python3 -c \"open('.git/hooks/pre-commit','w').write('evil')\"";
+    for sandboxed in [true, false] {
+        let (sandbox, _) = project();
+        std::fs::write(
+            sandbox.path("toolgate.toml"),
+            "allow = [\"Read\", \"Bash(git add *)\", \"Bash(git commit *)\"]\n\
+             ask = [\"Bash(git push *)\"]\n[policy]\ndefault = \"ask\"\n",
+        )
+        .expect("write the policy");
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .args(args)
+                .current_dir(&sandbox.project)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .output()
+                .expect("run git")
+        };
+        assert!(git(&["init", "-q", "."]).status.success());
+        install(
+            &sandbox,
+            "claude",
+            if sandboxed {
+                &["--sandbox"]
+            } else {
+                &["--no-sandbox"]
+            },
+        );
+        let commit = "git add made.txt && git -c user.name=t -c user.email=t@t commit -qm held";
+        let api = FakeAnthropic::start(vec![
+            Turn::tool("Bash", json!({"command": HELD, "description": "Make"})),
+            Turn::tool("Bash", json!({"command": commit, "description": "Commit"})),
+        ]);
+        let run = run_claude(&sandbox, &api, "Make the file and commit it.", &[]);
+        assert!(run.status.success(), "claude failed: {}", run.stderr);
+        assert!(
+            !sandbox.path(".git/hooks/pre-commit").exists(),
+            "a git hook was written"
+        );
+        let made = std::fs::read_to_string(sandbox.path("made.txt")).unwrap_or_default();
+        let log = git(&["log", "--format=%s"]);
+        let log = String::from_utf8_lossy(&log.stdout).into_owned();
+        if sandboxed {
+            assert_eq!(made, "held", "{:?}", api.tool_results());
+            assert_eq!(log.trim(), "held", "{:?}", api.tool_results());
+            let rows = Store::open(sandbox.state.join("toolgate.db"))
+                .expect("open the ledger")
+                .rows(&RowFilter::default())
+                .expect("ledger rows");
+            assert!(
+                rows.iter()
+                    .any(|r| r.record.rule.as_deref() == Some("sandbox:holds")),
+                "no held row"
+            );
+        } else {
+            assert_eq!(made, "", "an asked command ran with nobody to approve it");
+            assert_eq!(log.trim(), "", "{log}");
+        }
+    }
+}
