@@ -144,11 +144,11 @@ fn the_lean_hook_executable_answers_like_toolgate_hook() {
     let rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"]
         .as_str()
         .unwrap();
-    let toolgate = Path::new(env!("CARGO_BIN_EXE_toolgate"))
-        .canonicalize()
-        .unwrap();
+    // The lean executable runs the command itself (`toolgate-hook
+    // sandbox`): its start-up is paid on every command.
+    let hook = Path::new(lean).canonicalize().unwrap();
     assert!(
-        rewritten.starts_with(&format!("'{}' 'sandbox' ", toolgate.display())),
+        rewritten.starts_with(&format!("'{}' 'sandbox' ", hook.display())),
         "{rewritten}"
     );
 

@@ -115,6 +115,7 @@ pub mod plugin;
 pub mod process;
 pub mod qwen;
 mod run;
+pub mod sandbox_cmd;
 
 pub use anchor::PROJECT_DIR_VARS;
 pub use claude::{ClaudeInput, ClaudePermissionMode};

@@ -58,8 +58,9 @@ pub struct RunArgs {
     /// Run every allowed shell command inside the policy's OS boundary: the
     /// answer rewrites it (Claude Code's `updatedInput`, Gemini CLI's
     /// `tool_input`) to `toolgate sandbox --policy F -- bash -c '<the exact
-    /// command>'`. The ledger records the rewrite beside the original
-    /// command, whose digest the decision stays bound to.
+    /// command>'` (`toolgate-hook sandbox ...` from the lean executable).
+    /// The ledger records the rewrite beside the original command, whose
+    /// digest the decision stays bound to.
     #[arg(long)]
     pub sandbox: bool,
 }

@@ -4,8 +4,12 @@
 //! It is `toolgate hook CLIENT` (same flags, same answers, same ledger
 //! rows), in an executable that links only the hook: a hook is one process
 //! per tool call, and most of the start-up of the whole `toolgate` (its
-//! size, its libraries) would be paid on every call. `--sandbox` wraps
-//! commands in the `toolgate` beside this executable.
+//! size, its libraries) would be paid on every call.
+//!
+//! `toolgate-hook sandbox [--policy F] [--workspace D] -- CMD` is `toolgate
+//! sandbox`: `--sandbox` rewrites each shell command to run under this
+//! executable, so that the sandbox's start-up, paid on every command, is
+//! this executable's, not the whole `toolgate`'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,6 +17,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use toolgate_hook::install::HookClient;
 use toolgate_hook::process::{self, RunArgs};
+use toolgate_hook::sandbox_cmd::{self, SandboxArgs};
 
 /// The hook process for Claude Code, Gemini CLI, Codex CLI, Qwen Code,
 /// Copilot CLI, Pi, OpenCode, Grok Build and Cursor (the same as `toolgate
@@ -45,6 +50,9 @@ enum Client {
     Grok(RunArgs),
     /// Cursor's hooks (`toolgate hook cursor`).
     Cursor(RunArgs),
+    /// Run a command inside the policy's OS boundary (`toolgate sandbox`):
+    /// what `--sandbox` rewrites shell commands to.
+    Sandbox(SandboxArgs),
 }
 
 /// `pow` for the one caller this executable links, tokio's multi-thread
@@ -57,15 +65,35 @@ pub extern "C" fn pow(x: f64, y: f64) -> f64 {
     libm::pow(x, y)
 }
 
-/// The `toolgate` beside this executable.
+/// This executable, whose `sandbox` subcommand `--sandbox` runs commands
+/// under.
 fn toolgate() -> std::io::Result<PathBuf> {
-    let exe = std::env::current_exe().and_then(std::fs::canonicalize)?;
-    let sibling = toolgate_hook::install::beside(&exe, "toolgate");
-    std::fs::canonicalize(&sibling)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", sibling.display())))
+    std::env::current_exe().and_then(std::fs::canonicalize)
 }
 
 fn main() -> ExitCode {
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next().is_some_and(|a| a == "sandbox") {
+        // Only the sandbox's own flags: building the whole parser is a
+        // visible share of a command's start-up.
+        #[derive(Debug, clap::Parser)]
+        #[command(no_binary_name = true, name = "toolgate-hook sandbox")]
+        struct Only {
+            #[command(flatten)]
+            args: SandboxArgs,
+        }
+        return match <Only as clap::Parser>::try_parse_from(argv) {
+            Ok(only) => sandbox_cmd::sandbox(only.args),
+            Err(e) => {
+                let _ = e.print();
+                if e.use_stderr() {
+                    ExitCode::from(sandbox_cmd::EXIT_REFUSED)
+                } else {
+                    ExitCode::SUCCESS
+                }
+            }
+        };
+    }
     if let Some(code) = process::fast_path(std::env::args_os().skip(1), toolgate) {
         return code;
     }
@@ -82,6 +110,7 @@ fn main() -> ExitCode {
         Client::Opencode(a) => (HookClient::OpenCode, a),
         Client::Grok(a) => (HookClient::Grok, a),
         Client::Cursor(a) => (HookClient::Cursor, a),
+        Client::Sandbox(a) => return sandbox_cmd::sandbox(a),
     };
     process::run(client, &args, toolgate)
 }
