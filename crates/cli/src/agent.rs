@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use toolgate_tools::BuiltinTools;
+use toolgate_tools::{BuiltinOptions, BuiltinTools};
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -201,8 +201,16 @@ pub fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
             sandbox,
             ..GateOptions::default()
         },
-    )
-    .with_builtin_tools(workspace);
+    );
+    // The proxy of `run_shell`'s sandbox records what it refuses where the
+    // gate records.
+    let tools = BuiltinOptions {
+        proxy_ledger: Some(toolgate_sandbox::ProxyLedger::new(
+            setup.lazy_ledger(gate.shared_policy()),
+        )),
+        ..BuiltinOptions::default()
+    };
+    let gate = gate.with_builtin_tools_opts(workspace, tools);
     let mut agent = Agent::new(gate).with_limits(Limits {
         max_calls: args.max_calls,
         ..Limits::default()

@@ -240,10 +240,11 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                 }
                 Approved::Resume => {}
             }
+            let setup = crate::check::setup(&policy);
             let policy = load_policy(&policy)?;
             let ws = toolgate_tools::Workspace::open(policy.roots(), &policy.tool_read_dirs())
                 .map_err(|e| anyhow!("{e}"))?;
-            let mut gate = Gate::new(
+            let gate = Gate::new(
                 policy,
                 Box::new(NeverApprover),
                 GateOptions {
@@ -252,8 +253,14 @@ pub fn approvals(cmd: ApprovalsCommand, db: &DbArgs) -> anyhow::Result<ExitCode>
                     who,
                     ..GateOptions::default()
                 },
-            )
-            .with_builtin_tools(ws);
+            );
+            let tools = toolgate_tools::BuiltinOptions {
+                proxy_ledger: Some(toolgate_sandbox::ProxyLedger::new(
+                    setup.lazy_ledger(gate.shared_policy()),
+                )),
+                ..toolgate_tools::BuiltinOptions::default()
+            };
+            let mut gate = gate.with_builtin_tools_opts(ws, tools);
             let r = gate.resume(&id).map_err(|e| anyhow!("{e}"))?;
             for w in gate.take_warnings() {
                 eprintln!("toolgate: warning: {}", shown::line(&w));

@@ -1076,3 +1076,57 @@ fn the_demo_needs_no_home_and_no_configuration() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stdout(&out).contains("hash chain intact"));
 }
+
+/// The agent's `run_shell` runs inside the sandbox; with a fetch allowed,
+/// its network is toolgate's proxy, and each connection the proxy refuses
+/// is a ledger row where the agent's own calls are recorded.
+#[test]
+fn the_agents_shell_records_what_its_proxy_refuses() {
+    let have_curl = Command::new("sh")
+        .args(["-c", "command -v curl"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_curl {
+        eprintln!("curl missing: skipped");
+        assert!(std::env::var_os("CI").is_none(), "CI installs curl");
+        return;
+    }
+    let ws =
+        Ws::new("allow = [\"Read\", \"Edit\", \"Bash\", \"WebFetch(domain:allowed.example)\"]\n");
+    let command = "curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://blocked.example/x > code.txt; echo ran > marker.txt";
+    let script = ws.script(&format!(
+        "[[turn]]\n[[turn.call]]\nname = \"run_shell\"\narguments = {{ command = {} }}\n\n[[turn]]\ntext = \"done\"\n",
+        toml_string(command)
+    ));
+    let enforced = ws.run(&["sandbox", "--check"], &[]).status.success();
+    if !enforced {
+        eprintln!("this kernel cannot enforce the sandbox: skipped");
+        assert!(std::env::var_os("CI").is_none(), "CI requires the sandbox");
+        return;
+    }
+    let out = ws.run(&["agent", "x", "--script", &script], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        ws.marker().exists(),
+        "the command did not run: {}",
+        stderr(&out)
+    );
+    let code_seen = std::fs::read_to_string(ws.root.join("code.txt")).unwrap_or_default();
+    assert_eq!(code_seen, "403", "the proxy did not refuse it");
+    let rows = ws
+        .ledger()
+        .rows(&toolgate_store::RowFilter::default())
+        .unwrap();
+    let refused: Vec<_> = rows
+        .iter()
+        .filter(|r| r.record.input.contains("blocked.example"))
+        .filter(|r| r.record.tool != "run_shell")
+        .collect();
+    assert_eq!(refused.len(), 1, "{rows:?}");
+    assert_eq!(refused[0].record.outcome.to_string(), "blocked", "{rows:?}");
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}

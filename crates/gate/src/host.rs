@@ -14,6 +14,7 @@
 //! | store | [`Setup::database`] (`--db`), `$TOOLGATE_DATABASE_URL`, the policy's `[state] database`, `toolgate.db` in the state directory |
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use toolgate_policy::layers::{self, Layering};
 use toolgate_policy::{LoadOptions, Policy, PolicyError};
@@ -57,6 +58,35 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// A writer of ledger rows into the configured store, where every host
+    /// records, which opens the store on its first row: the sandbox's proxy
+    /// records the connections it refuses with it
+    /// (`toolgate_sandbox::ProxyLedger::new`), and most commands refuse
+    /// none. A store that cannot be opened is the writer's error to report.
+    pub fn lazy_ledger(
+        &self,
+        policy: Arc<Policy>,
+    ) -> impl Fn(&toolgate_store::Record) -> Result<(), String> + Send + Sync + 'static {
+        let setup = self.clone();
+        let store: Mutex<Option<Store>> = Mutex::new(None);
+        move |record| {
+            let mut store = store
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if store.is_none() {
+                *store = Some(
+                    setup
+                        .open_store(Some(&policy))
+                        .map_err(|e| format!("cannot open the ledger: {e}"))?,
+                );
+            }
+            match store.as_ref() {
+                Some(s) => s.append(record).map(|_| ()).map_err(|e| e.to_string()),
+                None => Err("the ledger is not open".into()),
+            }
+        }
+    }
+
     /// The state directory.
     pub fn state_dir(&self) -> Result<PathBuf, HostError> {
         match &self.state_dir {

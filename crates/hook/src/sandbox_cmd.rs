@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 use std::process::{Command, ExitCode};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
@@ -121,7 +121,7 @@ pub fn sandbox(args: SandboxArgs) -> ExitCode {
     let held = held(&policy, &args.command);
     let profile = Profile::from_policy(Arc::clone(&policy)).with_held(held);
     let opts = Options {
-        ledger: Some(proxy_ledger(&args, policy)),
+        ledger: Some(ProxyLedger::new(args.setup().lazy_ledger(policy))),
         ..Options::default()
     };
     if toolgate_sandbox::can_exec(&profile) {
@@ -182,30 +182,6 @@ fn held(policy: &toolgate_policy::Policy, command: &[OsString]) -> bool {
     let mut call = toolgate_policy::Call::new("run_shell", serde_json::json!({ "command": line }));
     call.cwd = std::env::current_dir().ok();
     policy.held_by_sandbox(&call)
-}
-
-/// Where the sandbox's proxy records the connections it refuses: the
-/// configured store, where every host records, opened on the first refusal
-/// (in the proxy, not before every command).
-fn proxy_ledger(args: &SandboxArgs, policy: Arc<toolgate_policy::Policy>) -> ProxyLedger {
-    let setup = args.setup();
-    let store: Mutex<Option<Store>> = Mutex::new(None);
-    ProxyLedger::new(move |record| {
-        let mut store = store
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if store.is_none() {
-            *store = Some(
-                setup
-                    .open_store(Some(&policy))
-                    .map_err(|e| format!("cannot open the ledger: {e}"))?,
-            );
-        }
-        match store.as_ref() {
-            Some(s) => s.append(record).map(|_| ()).map_err(|e| e.to_string()),
-            None => Err("the ledger is not open".into()),
-        }
-    })
 }
 
 /// Runs the command without the sandbox, after opening the ledger: an

@@ -34,6 +34,9 @@ pub struct BuiltinOptions {
     pub sandbox: Option<Arc<toolgate_sandbox::Profile>>,
     /// Settings of `fetch_url`.
     pub fetch: FetchOptions,
+    /// Where the sandbox's proxy records the connections it refuses
+    /// (`toolgate_gate::Setup::proxy_ledger`); `None`: not recorded.
+    pub proxy_ledger: Option<toolgate_sandbox::ProxyLedger>,
 }
 
 impl Default for BuiltinOptions {
@@ -46,6 +49,7 @@ impl Default for BuiltinOptions {
             allow_unsandboxed: false,
             sandbox: None,
             fetch: FetchOptions::default(),
+            proxy_ledger: None,
         }
     }
 }
@@ -129,6 +133,7 @@ impl Executor for RunShell {
                     profile
                 }
             }),
+            proxy_ledger: self.1.proxy_ledger.clone(),
             ..ShellOptions::default()
         };
         match crate::run_shell(&self.0, command, &opts) {

@@ -89,6 +89,9 @@ pub struct ShellOptions {
     /// boundary, since reads are not confined (a command can still read
     /// `/proc/PID/environ` of the user's own processes).
     pub pass_secret_env: bool,
+    /// Where the sandbox's proxy records the connections it refuses
+    /// (default none: not recorded).
+    pub proxy_ledger: Option<toolgate_sandbox::ProxyLedger>,
 }
 
 impl Default for ShellOptions {
@@ -101,6 +104,7 @@ impl Default for ShellOptions {
             sandbox: None,
             allow_unsandboxed: false,
             pass_secret_env: false,
+            proxy_ledger: None,
         }
     }
 }
@@ -246,7 +250,7 @@ pub(crate) fn run(
     };
     let sb_opts = toolgate_sandbox::Options {
         extra_landlock_rights: extra_required,
-        ..toolgate_sandbox::Options::default()
+        ledger: opts.proxy_ledger.clone(),
     };
     let (sandbox, mut status) = match Sandbox::prepare(&profile, &sb_opts) {
         Ok(s) => (
