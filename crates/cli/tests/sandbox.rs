@@ -1019,3 +1019,41 @@ fn a_held_command_cannot_write_asked_paths_or_read_credentials() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(ws.read("Cargo.toml"), "changed\n");
 }
+
+/// With the network closed, a container engine's socket in the home
+/// directory (Docker Desktop's `~/.docker/run/docker.sock`), which would run
+/// what it is sent outside the boundary, cannot be reached: the sockets
+/// beneath `/run` are masked, `/tmp` is private, and these places are masked
+/// too (Landlock refuses pathname sockets only from ABI 9).
+#[test]
+fn container_engine_sockets_in_the_home_directory_are_out_of_reach() {
+    if !have("python3") {
+        eprintln!("python3 missing: skipped");
+        return;
+    }
+    let ws = Ws::new(POLICY);
+    // Outside `/tmp`, which is private inside the sandbox.
+    let home_dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let home = std::fs::canonicalize(home_dir.path()).unwrap();
+    std::fs::create_dir_all(home.join(".docker/run")).unwrap();
+    let sock = home.join(".docker/run/docker.sock");
+    let listener = UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); s.send(b'hi')\" \
+         && echo connected > out-connected\necho ran > done",
+        sock.display()
+    );
+    let out = ws
+        .cmd()
+        .env("HOME", &home)
+        .args(["--", "bash", "-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    assert!(!ws.root.join("out-connected").exists(), "{out:?}");
+    match listener.accept() {
+        Ok(_) => panic!("a connection arrived: {out:?}"),
+        Err(e) => assert_eq!(e.kind(), ErrorKind::WouldBlock),
+    }
+}

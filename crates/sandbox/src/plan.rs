@@ -35,8 +35,9 @@ pub const SOCKET_SCAN_LIMIT: usize = 20_000;
 
 /// Where, beneath the home directory, container engines and virtual
 /// machines keep the sockets that run what they are sent (Docker Desktop,
-/// Colima, Lima, Rancher Desktop, OrbStack, Podman machines): masked for a
-/// command the sandbox holds.
+/// Colima, Lima, Rancher Desktop, OrbStack, Podman machines): masked with
+/// the network closed on kernels whose Landlock cannot refuse pathname
+/// sockets, and always for a command the sandbox holds.
 const HOME_SOCKET_DIRS: &[&str] = &[
     ".docker/run",
     ".colima",
@@ -134,10 +135,14 @@ impl Plan {
             && let Some(p) = profile.policy()
         {
             w.credentials(p);
+            w.home_sockets(p);
         }
         w.hard_links();
         if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
             w.sockets()?;
+            if let Some(p) = profile.policy() {
+                w.home_sockets(p);
+            }
         }
         for p in &profile.readonly {
             if let Ok(real) = std::fs::canonicalize(p)
@@ -263,34 +268,37 @@ fn write_asked(policy: &toolgate_policy::Policy, path: &Path, dir: bool) -> bool
 
 impl Walk<'_> {
     /// For a held command: masks every credential location that exists,
-    /// and the places in the home directory where container engines keep
-    /// their sockets (outside `/run`, which [`Walk::sockets`] covers),
     /// unless it holds a root (the command's own files stay).
     fn credentials(&mut self, policy: &toolgate_policy::Policy) {
-        let credentials = policy
-            .credential_locations()
-            .into_iter()
-            .map(|p| (p, toolgate_policy::rule_ids::BUILTIN_CREDENTIALS));
-        let sockets = policy
-            .home()
-            .map(|h| {
-                HOME_SOCKET_DIRS
-                    .iter()
-                    .map(|d| (h.join(d), DAEMON_SOCKET))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        for (loc, rule) in credentials.chain(sockets) {
-            let Ok(real) = std::fs::canonicalize(&loc) else {
-                continue;
-            };
-            if self.profile.roots.iter().any(|r| r.starts_with(&real)) {
-                continue;
-            }
-            let dir = real.is_dir();
-            if dir || real.is_file() {
-                self.mask(real, dir, rule.to_string());
-            }
+        for loc in policy.credential_locations() {
+            self.mask_existing(&loc, toolgate_policy::rule_ids::BUILTIN_CREDENTIALS);
+        }
+    }
+
+    /// Masks the places in the home directory where container engines and
+    /// virtual machines keep their sockets ([`HOME_SOCKET_DIRS`]): outside
+    /// `/run` and `$XDG_RUNTIME_DIR`, which [`Walk::sockets`] scans, and
+    /// out of Landlock's reach below ABI 9.
+    fn home_sockets(&mut self, policy: &toolgate_policy::Policy) {
+        let Some(home) = policy.home() else {
+            return;
+        };
+        for dir in HOME_SOCKET_DIRS {
+            self.mask_existing(&home.join(dir), DAEMON_SOCKET);
+        }
+    }
+
+    /// Masks `path` if it exists as a file or directory and holds no root.
+    fn mask_existing(&mut self, path: &Path, rule: &str) {
+        let Ok(real) = std::fs::canonicalize(path) else {
+            return;
+        };
+        if self.profile.roots.iter().any(|r| r.starts_with(&real)) {
+            return;
+        }
+        let dir = real.is_dir();
+        if dir || real.is_file() {
+            self.mask(real, dir, rule.to_string());
         }
     }
 
