@@ -942,6 +942,12 @@ pub(crate) const GIT_LISTING: &[(&str, &[&str])] = &[
 pub(crate) const HARMLESS_DEVICES: &[&str] =
     &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
+/// Programs that put a new file in their target's place (rename, unlink
+/// and link, or unlink and create) rather than write through it, or may
+/// (`cp --remove-destination`): a write of `/dev/null` by one of them is
+/// a write.
+pub(crate) const REPLACES_TARGET: &[&str] = &["mv", "ln", "install", "rsync", "cp", "link"];
+
 /// Commands that switch the machine off.
 pub(crate) const POWER: &[&str] = &["shutdown", "reboot", "poweroff", "halt"];
 

@@ -261,6 +261,9 @@ impl<'o> Walker<'o> {
             .map(|a| base_name(&a.text).to_string())
             .unwrap_or_default();
         let literal_name = argv.first().is_some_and(|a| a.literal);
+        if !literal_name || tables::REPLACES_TARGET.contains(&name.as_str()) {
+            self.replacing.insert(idx);
+        }
         // `./cat` and `/tmp/x/cat` are programs of the workspace (or of
         // anyone), not the system's `cat`: never read-only.
         let system = argv.first().is_some_and(|a| system_program(&a.text));

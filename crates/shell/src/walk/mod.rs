@@ -182,6 +182,9 @@ pub(crate) struct Walker<'o> {
     /// Rounds of `for` loops walked once per value, left for this
     /// analysis ([`LOOP_ROUND_BUDGET`]): nested loops multiply them.
     loop_rounds_left: usize,
+    /// Commands, by index, whose program puts a new file in its target's
+    /// place (`mv`, `ln`, ...): their writes of `/dev/null` are writes.
+    replacing: HashSet<usize>,
 }
 
 impl<'o> Walker<'o> {
@@ -213,6 +216,7 @@ impl<'o> Walker<'o> {
             outputs: HashMap::new(),
             sub_outputs: HashMap::new(),
             ifs_named: false,
+            replacing: HashSet::new(),
             loop_rounds_left: LOOP_ROUND_BUDGET,
         }
     }

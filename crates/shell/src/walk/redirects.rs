@@ -56,6 +56,19 @@ impl<'o> Walker<'o> {
         command: Option<usize>,
         cwd: &Option<Option<PathBuf>>,
     ) {
+        // Writing `/dev/null` (or the terminal, or standard output and
+        // error, which redirects already account for) writes no file:
+        // `curl -o /dev/null`, `cp a /dev/null`, `tee /dev/null`. Not for a
+        // program that would replace the name rather than write through it
+        // (`mv a /dev/null` as root swaps the device for a file).
+        if kind == EffectKind::Write
+            && !delete
+            && arg.literal
+            && tables::HARMLESS_DEVICES.contains(&arg.text.as_str())
+            && !command.is_some_and(|i| self.replacing.contains(&i))
+        {
+            return;
+        }
         let relative = !(arg.text.starts_with('/') || arg.text.starts_with('~'));
         let cwd_known = cwd.is_some();
         let literal = arg.literal && (kind == EffectKind::Fetch || !relative || cwd_known);
