@@ -9,10 +9,12 @@ the same on both sides; both connections stay open and the calls alternate
 between them, so both see the same load. Prints p50 and p99 of each and
 the added latency (the difference of the percentiles).
 
-    scripts/bench-mcp.py [--calls N] [--no-build]
+    scripts/bench-mcp.py [--calls N] [--no-build] [--profile release|hook]
 
-Needs scripts/install-mcp.sh; builds toolgate in release first (unless
---no-build). Everything it writes goes to a temporary folder.
+Needs scripts/install-mcp.sh; builds toolgate first (unless --no-build):
+in release, or with `--profile hook` as `cargo install --profile hook`
+builds what users install (fat LTO; several minutes more). Everything it
+writes goes to a temporary folder.
 """
 
 import argparse
@@ -82,13 +84,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--profile", choices=["release", "hook"], default="release")
     a = ap.parse_args()
     if not EVERYTHING.exists():
         raise SystemExit("run scripts/install-mcp.sh first")
     if not a.no_build:
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "toolgate"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--profile", a.profile, "-q", "-p", "toolgate",
+                        "--bin", "toolgate"], cwd=ROOT, check=True)
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    toolgate = target / "release/toolgate"
+    toolgate = target / a.profile / "toolgate"
     server = ["node", str(EVERYTHING), "stdio"]
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "toolgate.toml").write_text(POLICY)
