@@ -40,10 +40,18 @@ impl Db {
                 .position(|r| !folded.is_empty() && r.line_hash == folded)
                 .map_or(0, |i| i + 1);
             let last = rows.last().map(|r| r.line_hash.clone());
+            // Only rows the ledger held before this fold can be a spooled
+            // row folded already: the rows this fold appends are the
+            // spool's own (looking among them made a first fold quadratic).
+            let before = if folded.is_empty() {
+                read_head(&tx, &self.path)?.seq
+            } else {
+                0
+            };
             for row in rows.into_iter().skip(start) {
                 // A spool left by a fold from before the fold was noted
                 // (version 4): recognised by content instead.
-                if folded.is_empty() && holds(&tx, &row).map_err(self.db())? {
+                if before > 0 && holds(&tx, &row, before).map_err(self.db())? {
                     continue;
                 }
                 append_row_at(&tx, &self.path, row.kind, &row.record, row.time)?;
@@ -328,12 +336,13 @@ fn append_row_at(
     Ok(Appended { seq, hash })
 }
 
-/// Whether the ledger already holds a spooled row: one with the same
-/// session, call id, time, digest, kind and outcome.
-fn holds(conn: &Connection, row: &crate::spool::Spooled) -> rusqlite::Result<bool> {
+/// Whether the ledger already held a spooled row among its first `upto`
+/// rows: one with the same session, call id, time, digest, kind and
+/// outcome.
+fn holds(conn: &Connection, row: &crate::spool::Spooled, upto: u64) -> rusqlite::Result<bool> {
     let r = &row.record;
     conn.prepare_cached(
-        "SELECT 1 FROM ledger WHERE session = ?1 AND call_id = ?2 AND time = ?3 \
+        "SELECT 1 FROM ledger WHERE session = ?1 AND seq <= ?7 AND call_id = ?2 AND time = ?3 \
          AND digest = ?4 AND kind = ?5 AND outcome = ?6 LIMIT 1",
     )?
     .query_row(
@@ -343,7 +352,8 @@ fn holds(conn: &Connection, row: &crate::spool::Spooled) -> rusqlite::Result<boo
             row.time,
             r.digest,
             row.kind.as_str(),
-            r.outcome.as_str()
+            r.outcome.as_str(),
+            to_i64(upto)
         ],
         |_| Ok(()),
     )
