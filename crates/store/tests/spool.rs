@@ -141,6 +141,32 @@ fn a_fold_interrupted_before_the_spool_was_emptied_adds_nothing_twice() {
     assert!(store.verify().unwrap().is_intact());
 }
 
+/// A spool left by a fold from before folds were noted (the ledger has
+/// its rows, nothing says which line it ended on): its rows are
+/// recognised by content and not added twice, while a fresh ledger's first
+/// fold takes every row.
+#[test]
+fn a_spool_folded_before_folds_were_noted_adds_nothing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        spool_one(dir.path(), &format!("c{i}"));
+    }
+    let path = spool_of(dir.path());
+    let before = std::fs::read(&path).unwrap();
+    let store = Store::open_in(dir.path()).unwrap();
+    assert_eq!(calls(&store), ["c0", "c1", "c2"]);
+    drop(store);
+    std::fs::write(&path, &before).unwrap();
+    let db = rusqlite::Connection::open(dir.path().join("toolgate.db")).unwrap();
+    db.execute("UPDATE spool_folded SET line_hash = '' WHERE id = 1", [])
+        .unwrap();
+    drop(db);
+    spool_one(dir.path(), "c3");
+    let store = Store::open_in(dir.path()).unwrap();
+    assert_eq!(calls(&store), ["c0", "c1", "c2", "c3"]);
+    assert!(store.verify().unwrap().is_intact());
+}
+
 #[test]
 fn concurrent_processes_spool_without_losing_a_row() {
     let dir = tempfile::tempdir().unwrap();
