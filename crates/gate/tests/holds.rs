@@ -181,6 +181,18 @@ fn every_other_ask_stays_an_ask() {
     for command in ["python3 -c 'print(1)'", "eval \"$CMD\"", "head notes.txt"] {
         assert!(!held(&mut gate, &ws.shell(command)), "{command}");
     }
+    // Reading allowed, but a rule asks about some reads: an unseen read
+    // there would not be asked about, and the boundary does not hide it.
+    let some_reads = "allow = [\"Read\", \"Bash(echo *)\"]\nask = [\"Read(notes/**)\"]\n\
+                      [policy]\ndefault = \"ask\"\n";
+    let mut gate = ws.gate(some_reads, true);
+    for command in ["python3 -c 'print(1)'", "eval \"$CMD\""] {
+        assert!(!held(&mut gate, &ws.shell(command)), "{command}");
+    }
+    assert!(held(
+        &mut gate,
+        &ws.shell("echo hi > /dev/tcp/example.com/80")
+    ));
 
     // Through the proxy: a fetch whose origin the policy allows reaches
     // that host, so its ask stays; one the proxy refuses is held.

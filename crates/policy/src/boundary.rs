@@ -93,6 +93,13 @@ impl Policy {
         self.first_deny(self.index.write(Effect::Ask), path)
     }
 
+    /// Whether any rule asks about reads: the sandbox hides only what
+    /// Read deny rules name, so a part the analysis cannot see could read
+    /// what such a rule asks about, and nothing of the kind is held.
+    pub fn asks_reads(&self) -> bool {
+        !self.index.read(Effect::Ask).is_empty()
+    }
+
     /// Whether any rule asks about writes (with none, the sandbox needs
     /// not ask [`Policy::write_asked`] of every path).
     pub fn asks_writes(&self) -> bool {

@@ -21,8 +21,9 @@
 //!   refuses: every host with the network closed, through the proxy every
 //!   host whose origin the policy does not allow.
 //!
-//! Held only when the policy lets the command read the roots (the boundary
-//! does not hide them) and the sandbox's network is not open. Never held:
+//! Held only when the policy lets the command read the roots and asks about
+//! no read (the boundary hides only what Read deny rules name), and the
+//! sandbox's network is not open. Never held:
 //! an ask a rule wrote (`ask = [...]`), a protected path, a hard limit, a
 //! mode's or the gate's own ask (a script the session wrote), a deny, a
 //! read the policy asks about, a fetch of a URL with no network host or of
@@ -141,11 +142,12 @@ impl Policy {
     }
 }
 
-/// Whether the policy lets a command read what lies in its roots: the
-/// boundary does not hide them, so a part that could read anything there
-/// is held only then.
+/// Whether the policy lets a command read what lies in its roots, and asks
+/// about no read anywhere: the boundary hides only what Read deny rules
+/// name, so a part that could read anything is held only then.
 fn reads_roots(policy: &Policy) -> bool {
     !policy.roots().is_empty()
+        && !policy.asks_reads()
         && policy.roots().iter().all(|root| {
             let probe = root.join(PROBE).join(PROBE);
             let call = Call::new("read_file", json!({ "path": probe.to_string_lossy() }));
