@@ -965,7 +965,8 @@ fn writable_never_grants_what_the_sandbox_keeps() {
 
 /// A command allowed only because the sandbox holds it (`sandbox:holds`)
 /// runs with the boundary tightened: what an `ask` rule names for writing
-/// is read-only, and the credential locations are masked. The same
+/// is read-only, the credential locations are masked, and environment
+/// variables that look like secrets are not passed. The same
 /// command, written so that the analysis sees the write (a person was
 /// asked, and approved), may write the file.
 #[test]
@@ -985,6 +986,7 @@ fn a_held_command_cannot_write_asked_paths_or_read_credentials() {
     let run = |script: &str| {
         ws.cmd()
             .env("HOME", &home)
+            .env("DEPLOY_API_TOKEN", SECRET)
             .args(["--", "bash", "-c", script])
             .output()
             .unwrap()
@@ -993,6 +995,7 @@ fn a_held_command_cannot_write_asked_paths_or_read_credentials() {
     let held = format!(
         "eval \"$(printf 'echo changed > Cargo.toml')\"; \
          eval \"$(printf 'cat %s/.ssh/id_ed25519 > out-key; cat %s/.netrc > out-netrc' {h} {h})\"; \
+         eval \"$(printf 'env > out-env; cat /proc/self/environ > out-environ')\"; \
          echo ran > done",
         h = home.display()
     );
@@ -1010,7 +1013,9 @@ fn a_held_command_cannot_write_asked_paths_or_read_credentials() {
     let out = run(&held);
     assert_eq!(ws.read("done"), "ran\n", "{out:?}");
     assert_eq!(ws.read("Cargo.toml"), "original\n", "{out:?}");
-    for o in ["out-key", "out-netrc"] {
+    // Nothing a credential location or a secret-looking variable holds.
+    assert!(ws.read("out-env").contains("PATH="), "{out:?}");
+    for o in ["out-key", "out-netrc", "out-env", "out-environ"] {
         assert!(!ws.read(o).contains(SECRET), "{o}: {out:?}");
     }
 

@@ -111,14 +111,24 @@ pub fn sandbox(args: SandboxArgs) -> ExitCode {
     } else {
         None
     };
+    // Unsandboxed, nothing is held: the host asked about it as usual.
+    let held = opt_out.is_none() && held(&policy, &args.command);
     let mut cmd = Command::new(program);
     cmd.args(rest);
+    if held {
+        // Run without a person having seen it: what it prints reaches the
+        // model, and a secret in the environment is not the model's.
+        for (name, _) in std::env::vars_os() {
+            if toolgate_sandbox::secret_env_name(&name) {
+                cmd.env_remove(&name);
+            }
+        }
+    }
     if let Some(why) = opt_out {
         let store = args.setup().open_store(Some(&policy));
         return unsandboxed(&mut cmd, &args.command, why, store);
     }
     let policy = Arc::new(policy);
-    let held = held(&policy, &args.command);
     let profile = Profile::from_policy(Arc::clone(&policy)).with_held(held);
     let opts = Options {
         ledger: Some(ProxyLedger::new(args.setup().lazy_ledger(policy))),

@@ -54,6 +54,7 @@ needs a single-threaded caller, which a freshly forked child is.
 #![cfg(target_os = "linux")]
 
 mod check;
+mod env;
 mod error;
 mod exec;
 mod git;
@@ -69,6 +70,7 @@ mod sandbox;
 mod seccomp;
 
 pub use check::{PartReport, check};
+pub use env::secret_env_name;
 pub use error::{Part, SandboxError};
 pub use exec::{can_exec, exec};
 pub use git::COMMONDIR_PLACEHOLDER;

@@ -21,7 +21,6 @@
 //! The shell also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the thread that ran it
 //! dies, the shell dies with it instead of running on without a timeout.
 
-use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
@@ -292,7 +291,7 @@ pub(crate) fn run(
             .env("PWD", &cwd_path);
         if !opts.pass_secret_env {
             for (name, _) in std::env::vars_os() {
-                if looks_secret(&name) {
+                if toolgate_sandbox::secret_env_name(&name) {
                     cmd.env_remove(&name);
                 }
             }
@@ -399,29 +398,6 @@ pub(crate) fn run(
     })
 }
 
-/// Whether an environment variable's name looks like it holds a secret:
-/// one of its `_`-separated words is KEY, TOKEN, SECRET, PASSWORD or alike.
-fn looks_secret(name: &OsStr) -> bool {
-    let name = name.to_string_lossy().to_ascii_uppercase();
-    name.split(['_', '-']).any(|word| {
-        matches!(
-            word,
-            "KEY"
-                | "KEYS"
-                | "APIKEY"
-                | "TOKEN"
-                | "TOKENS"
-                | "SECRET"
-                | "SECRETS"
-                | "PASSWORD"
-                | "PASSWD"
-                | "PASSPHRASE"
-                | "CREDENTIAL"
-                | "CREDENTIALS"
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,20 +435,5 @@ mod tests {
         assert!(matches!(out.sandbox, SandboxStatus::NotEnforced { .. }));
         assert!(out.to_string().contains("without the full sandbox"));
         assert!(marker.exists());
-    }
-
-    #[test]
-    fn secret_names() {
-        for name in [
-            "OPENAI_API_KEY",
-            "GITHUB_TOKEN",
-            "AWS_SECRET_ACCESS_KEY",
-            "DB_PASSWORD",
-        ] {
-            assert!(looks_secret(OsStr::new(name)), "{name}");
-        }
-        for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "KEYBOARD_LAYOUT", "MONKEY"] {
-            assert!(!looks_secret(OsStr::new(name)), "{name}");
-        }
     }
 }
