@@ -200,7 +200,7 @@ fn hook_failures_block_in_each_clients_way() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
-/// `hook claude --sandbox`: a command that asks only about a connection
+/// `hook claude --sandbox`: a command whose only question is a connection
 /// the sandbox's closed network refuses is allowed (`sandbox:holds`) and
 /// rewritten to run inside it; other asks still ask, and without
 /// `--sandbox` nothing changes. `check --sandbox` decides the same.
