@@ -76,6 +76,10 @@ fn main() -> ExitCode {
     if argv.next().is_some_and(|a| a == "sandbox") {
         // Only the sandbox's own flags: building the whole parser is a
         // visible share of a command's start-up.
+        /// Run a command inside the policy's OS boundary and exit with its
+        /// status, exactly as `toolgate sandbox` does (`toolgate sandbox
+        /// --help` says what the boundary holds): what a hook registered
+        /// with `--sandbox` rewrites shell commands to.
         #[derive(Debug, clap::Parser)]
         #[command(no_binary_name = true, name = "toolgate-hook sandbox")]
         struct Only {
