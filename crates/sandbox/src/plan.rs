@@ -248,22 +248,24 @@ struct Walk<'a> {
 /// Whether a rule denies writing `path`, or, for a directory, every name
 /// beneath it (probed at two levels, as for Read denies).
 fn write_denied(policy: &toolgate_policy::Policy, path: &Path, dir: bool) -> bool {
-    if policy.write_denied(path).is_some() {
-        return true;
-    }
-    let probe = path.join(PROBE);
-    dir && policy.write_denied(&probe).is_some()
-        && policy.write_denied(&probe.join(PROBE)).is_some()
+    matched_beneath(path, dir, |p| policy.write_denied(p).is_some())
 }
 
 /// Whether an `ask` rule names writing `path`, or, for a directory, every
 /// name beneath it (probed as for denies).
 fn write_asked(policy: &toolgate_policy::Policy, path: &Path, dir: bool) -> bool {
-    if policy.write_asked(path).is_some() {
+    matched_beneath(path, dir, |p| policy.write_asked(p).is_some())
+}
+
+/// Whether `matches` takes `path`, or, for a directory, a name beneath it
+/// at two levels that no real file is likely to have: then it takes every
+/// name there.
+fn matched_beneath(path: &Path, dir: bool, matches: impl Fn(&Path) -> bool) -> bool {
+    if matches(path) {
         return true;
     }
     let probe = path.join(PROBE);
-    dir && policy.write_asked(&probe).is_some() && policy.write_asked(&probe.join(PROBE)).is_some()
+    dir && matches(&probe) && matches(&probe.join(PROBE))
 }
 
 impl Walk<'_> {
