@@ -66,6 +66,29 @@ impl Ws {
     }
 }
 
+/// Submits a command that must be held, and returns what running it gave,
+/// or `None` when this kernel cannot enforce the sandbox (then the command
+/// did not run: `marker` was not made).
+fn run_held(gate: &mut Gate, ws: &Ws, command: &str) -> Option<toolgate_gate::ToolResult> {
+    let r = gate.submit(&ws.shell(command));
+    assert_eq!(
+        r.decision.rule.as_deref(),
+        Some(rule_ids::SANDBOX_HOLDS),
+        "{}",
+        r.decision.reason
+    );
+    if r.content.contains("not run") {
+        assert!(!ws.root.join("marker").exists());
+        return None;
+    }
+    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("marker")).unwrap(),
+        "ran\n"
+    );
+    Some(r)
+}
+
 fn held(gate: &mut Gate, call: &Call) -> bool {
     let r = gate.submit(call);
     r.decision.rule.as_deref() == Some(rule_ids::SANDBOX_HOLDS)
@@ -217,23 +240,9 @@ fn a_held_connection_fails_inside_the_sandbox() {
     let mut gate = ws.gate(CLOSED, true);
     let command =
         format!("echo ran > marker; echo hello > /dev/tcp/127.0.0.1/{port} || echo refused > why");
-    let r = gate.submit(&ws.shell(&command));
-    assert_eq!(
-        r.decision.rule.as_deref(),
-        Some(rule_ids::SANDBOX_HOLDS),
-        "{}",
-        r.decision.reason
-    );
-    if r.content.contains("not run") {
-        // This kernel cannot enforce the sandbox: the command did not run.
-        assert!(!ws.root.join("marker").exists());
+    let Some(r) = run_held(&mut gate, &ws, &command) else {
         return;
-    }
-    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
-    assert_eq!(
-        std::fs::read_to_string(ws.root.join("marker")).unwrap(),
-        "ran\n"
-    );
+    };
     assert!(ws.root.join("why").exists(), "it connected: {}", r.content);
     std::thread::sleep(Duration::from_millis(100));
     match listener.accept() {
@@ -257,22 +266,9 @@ fn a_held_command_runs_with_asked_paths_read_only() {
                   [policy]\ndefault = \"ask\"\n";
     let mut gate = ws.gate(policy, true);
     let command = "eval \"$(printf 'echo changed > Cargo.toml')\"; echo ran > marker";
-    let r = gate.submit(&ws.shell(command));
-    assert_eq!(
-        r.decision.rule.as_deref(),
-        Some(rule_ids::SANDBOX_HOLDS),
-        "{}",
-        r.decision.reason
-    );
-    if r.content.contains("not run") {
-        assert!(!ws.root.join("marker").exists());
+    let Some(r) = run_held(&mut gate, &ws, command) else {
         return;
-    }
-    assert_eq!(r.outcome, Outcome::Executed, "{}", r.content);
-    assert_eq!(
-        std::fs::read_to_string(ws.root.join("marker")).unwrap(),
-        "ran\n"
-    );
+    };
     assert_eq!(
         std::fs::read_to_string(ws.root.join("Cargo.toml")).unwrap(),
         "original\n",
