@@ -7,7 +7,6 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::agent;
 use crate::check;
-use crate::demo;
 use crate::hook;
 use crate::mcp;
 use crate::policy_cmd;
@@ -69,7 +68,7 @@ pub enum Command {
     /// answer a host can give (approve, decline, no answer) and each
     /// special case, in a temporary workspace. Any flag runs just that
     /// configuration.
-    Demo(demo::DemoArgs),
+    Demo(toolgate_demo::DemoArgs),
     /// A gateway in front of an MCP server: `toolgate mcp [--name SRV] --
     /// CMD ARGS..` serves an MCP client on standard input/output and passes
     /// every tools/call through the gate; `toolgate mcp pins` lists the
@@ -197,7 +196,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hook(c) => hook::hook(c),
         Command::Import(c) => hook::import(c),
         Command::Agent(a) => agent::agent(a),
-        Command::Demo(a) => demo::demo(a),
+        Command::Demo(a) => toolgate_demo::demo(a),
         Command::Mcp(a) => mcp::mcp(a),
         Command::Sandbox(a) => sandbox::sandbox(a),
         Command::Approvals { command, db } => state::approvals(

@@ -7,7 +7,6 @@
 mod agent;
 mod check;
 mod cli;
-mod demo;
 mod hook;
 mod mcp;
 mod policy_cmd;

@@ -27,12 +27,12 @@ use toolgate_agent::{
 };
 
 /// The demo's policy: reads allowed, `secrets.txt` denied, writes ask.
-pub const DEMO_POLICY: &str = include_str!("../../demo/demo-policy.toml");
+pub const DEMO_POLICY: &str = include_str!("../scripts/demo-policy.toml");
 
 const LESSONS: &str = toolgate_agent::DEFAULT_SCRIPT;
-const SECRETS: &str = include_str!("../../demo/secrets.toml");
-const README: &str = include_str!("../../demo/readme.toml");
-const WRITE: &str = include_str!("../../demo/write.toml");
+const SECRETS: &str = include_str!("../scripts/secrets.toml");
+const README: &str = include_str!("../scripts/readme.toml");
+const WRITE: &str = include_str!("../scripts/write.toml");
 
 const NOTES_DRAFT: &str = "draft";
 const TASK: &str = "Read readme.txt and secrets.txt, then mark notes.txt as reviewed.";
