@@ -151,6 +151,11 @@ fn ripgrep_filters_as_ripgrep_reads_them() {
         ("-g .env", true),
         ("--iglob .ENV", true),
         ("-g '!*.rs'", false),
+        ("-t rust", false),
+        ("--type=rust -tmake", false),
+        ("-Trust", false),
+        ("-T rust --hidden", true),
+        ("-g '*.rs' -t sh", false),
     ] {
         check(
             base,
@@ -159,6 +164,14 @@ fn ripgrep_filters_as_ripgrep_reads_them() {
             env_read,
         );
     }
+    // A type that names a hidden file reads it (`-t sh`: `.bashrc`); the
+    // analysis also counts `.env` for `sh`, which later ripgreps read.
+    std::fs::write(base.join(".bashrc"), "KEY\n").unwrap();
+    let want = predicted(base, "rg -t sh KEY");
+    let got = listed(base, "rg -l -t sh KEY");
+    assert!(got.contains(".bashrc"), "{got:?}");
+    assert!(got.is_subset(&want), "read {got:?}, predicted {want:?}");
+    assert!(want.contains(".env") && !want.contains("a.rs"), "{want:?}");
 }
 
 #[test]

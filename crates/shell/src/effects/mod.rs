@@ -13,6 +13,7 @@ mod git;
 pub(crate) mod net;
 mod programs;
 mod remote;
+mod rg_types;
 mod scripts;
 mod search;
 

@@ -6,9 +6,13 @@
 //! directories unless `--hidden`, `-.` or `-uu` (the last of `--hidden`
 //! and `--no-hidden` wins), while a `-g`/`--glob`/`--iglob` glob overrides
 //! that and, when one is not a `!` exclusion, searches only the files it
-//! matches. Ripgrep's `.gitignore` rules are not followed: the files they
-//! leave out still count as read. Only what surely cannot be read is left
-//! out; an exclusion not understood excludes nothing.
+//! matches. A `-t TYPE` searches only the files of its types (ripgrep's
+//! built-in lists, [`super::rg_types`]), hidden ones included when a type
+//! names them (`-t sh` reads `.bashrc`), and a `-T TYPE` leaves its files
+//! out; a positive glob overrides both. Ripgrep's `.gitignore` rules are
+//! not followed: the files they leave out still count as read. Only what
+//! surely cannot be read is left out; an exclusion not understood excludes
+//! nothing.
 
 use super::Opts;
 use super::filter::{Filter, NameTest};
@@ -68,8 +72,33 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
     let mut globs: Vec<(String, bool)> = Vec::new();
     let mut unknown_glob = false;
     let mut fold_all = false;
+    // The globs of `-t` and of `-T` types; `None`: a type not known (or
+    // redefined with `--type-add`/`--type-clear`).
+    let mut selected: Option<Vec<&'static str>> = Some(Vec::new());
+    let mut negated: Option<Vec<&'static str>> = Some(Vec::new());
+    let mut any_selected = false;
     for (opt, value) in &o.opts {
         match opt.as_str() {
+            "-t" | "--type" | "-T" | "--type-not" => {
+                let into = if matches!(opt.as_str(), "-t" | "--type") {
+                    any_selected = true;
+                    &mut selected
+                } else {
+                    &mut negated
+                };
+                let known = value
+                    .as_ref()
+                    .filter(|v| v.literal)
+                    .and_then(|v| super::rg_types::globs(&v.text));
+                match (into.as_mut(), known) {
+                    (Some(list), Some(globs)) => list.extend_from_slice(globs),
+                    _ => *into = None,
+                }
+            }
+            "--type-add" | "--type-clear" => {
+                selected = None;
+                negated = None;
+            }
             "-." | "--hidden" => hidden = true,
             "--no-hidden" => hidden = false,
             "-u" | "--unrestricted" => {
@@ -90,6 +119,10 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
     let not_hidden = || NameTest::Not(Box::new(NameTest::Hidden));
     if unknown_glob {
         return None;
+    }
+    let positive_glob = globs.iter().any(|(g, _)| !g.starts_with('!'));
+    if !positive_glob && (any_selected || negated.as_ref().is_none_or(|n| !n.is_empty())) {
+        return type_filter(hidden, any_selected, selected, negated);
     }
     if globs.is_empty() {
         return if hidden {
@@ -134,6 +167,44 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
                 .collect(),
         ),
         dirs: NameTest::Any,
+        split: false,
+    }
+    .or_none()
+}
+
+/// Ripgrep's type filter (no positive glob overrides it): a file whose
+/// name matches a `-T` type's glob is left out; with `-t`, only a file
+/// whose name matches a `-t` type's glob is read, hidden or not (a type
+/// that names a file lets it through the hidden rule); without, the hidden
+/// rule holds. Directories are not typed: the hidden rule alone decides
+/// which are entered. A name matching both lists is not decided here
+/// (ripgrep takes the last glob that matches, in an order of its own).
+fn type_filter(
+    hidden: bool,
+    any_selected: bool,
+    selected: Option<Vec<&'static str>>,
+    negated: Option<Vec<&'static str>>,
+) -> Option<Filter> {
+    let (selected, negated) = (selected?, negated?);
+    let either = |globs: &[&str]| NameTest::Either(globs.iter().map(|g| glob(g, false)).collect());
+    let not_hidden = || NameTest::Not(Box::new(NameTest::Hidden));
+    let excluded = NameTest::Not(Box::new(either(&negated)));
+    let files = if any_selected {
+        let sel = either(&selected);
+        // In both lists: not known which wins.
+        let both = NameTest::All(vec![sel.clone(), either(&negated)]);
+        NameTest::Either(vec![
+            NameTest::All(vec![sel, excluded]),
+            NameTest::All(vec![both, NameTest::Unknown]),
+        ])
+    } else if hidden {
+        excluded
+    } else {
+        NameTest::All(vec![not_hidden(), excluded])
+    };
+    Filter {
+        files,
+        dirs: if hidden { NameTest::Any } else { not_hidden() },
         split: false,
     }
     .or_none()
@@ -190,6 +261,38 @@ mod tests {
         assert!(reaches("grep -r --include=* x .", ".env"));
         // Abbreviated, as grep accepts.
         assert!(!reaches("grep -r --incl=*.rs x .", ".env"));
+    }
+
+    /// Each checked against ripgrep 13 (`rg -l`) in a directory holding
+    /// `.env`, `.bashrc`, `a.sh`, `a.rs`, `A.RS`, `Makefile`, `x.txt`.
+    #[test]
+    fn ripgrep_types() {
+        assert!(!reaches("rg -trust x", ".env"));
+        assert!(reaches("rg -trust x", "a.rs"));
+        assert!(!reaches("rg -trust x", "A.RS"));
+        assert!(!reaches("rg --type rust x", "x.txt"));
+        assert!(reaches("rg -tmake -trust x", "Makefile"));
+        // A type's hidden names are read; later ripgreps' `sh` has `.env`.
+        assert!(reaches("rg -tsh x", ".bashrc"));
+        assert!(reaches("rg -tsh x", ".env"));
+        assert!(!reaches("rg -tsh x", "a.rs"));
+        // Directories are not typed: hidden ones stay out.
+        assert!(!enters("rg -trust x", ".hid"));
+        assert!(enters("rg -trust --hidden x", ".hid"));
+        assert!(!reaches("rg -Tsh x", "a.sh"));
+        assert!(reaches("rg -Tsh x", "a.rs"));
+        assert!(!reaches("rg -Trust x", ".env"));
+        assert!(reaches("rg -Trust --hidden x", ".env"));
+        // In both lists: not decided.
+        assert!(reaches("rg -trust -Trust x", "a.rs"));
+        assert!(!reaches("rg -trust -Trust x", "x.txt"));
+        // A positive glob overrides the types.
+        assert!(reaches("rg -tsh -g *.rs x", "a.rs"));
+        assert!(!reaches("rg -tsh -g *.rs x", ".bashrc"));
+        // Unknown or redefined types are not followed.
+        assert!(filter("rg -tnosuchtype x").is_none());
+        assert!(filter("rg --type-add x:*.rs -tx x").is_none());
+        assert!(filter("rg -tall x").is_none());
     }
 
     /// Each checked against ripgrep 13 in the same directory.
