@@ -156,6 +156,8 @@ fn ripgrep_filters_as_ripgrep_reads_them() {
         ("-Trust", false),
         ("-T rust --hidden", true),
         ("-g '*.rs' -t sh", false),
+        ("--type-add 'x:*.rs' -tx", false),
+        ("-tx --type-add 'x:.env'", true),
     ] {
         check(
             base,

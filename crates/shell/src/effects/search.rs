@@ -72,33 +72,26 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
     let mut globs: Vec<(String, bool)> = Vec::new();
     let mut unknown_glob = false;
     let mut fold_all = false;
-    // The globs of `-t` and of `-T` types; `None`: a type not known (or
-    // redefined with `--type-add`/`--type-clear`).
-    let mut selected: Option<Vec<&'static str>> = Some(Vec::new());
-    let mut negated: Option<Vec<&'static str>> = Some(Vec::new());
-    let mut any_selected = false;
+    // The names given to `-t` and `-T` (`None`: not literal), and the
+    // literal `--type-add NAME:GLOB,..` definitions (`types` false: one
+    // that is not understood, or a `--type-clear`).
+    let mut sel_names: Vec<Option<&str>> = Vec::new();
+    let mut neg_names: Vec<Option<&str>> = Vec::new();
+    let mut added: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut types = true;
     for (opt, value) in &o.opts {
+        let literal = value
+            .as_ref()
+            .filter(|v| v.literal)
+            .map(|v| v.text.as_str());
         match opt.as_str() {
-            "-t" | "--type" | "-T" | "--type-not" => {
-                let into = if matches!(opt.as_str(), "-t" | "--type") {
-                    any_selected = true;
-                    &mut selected
-                } else {
-                    &mut negated
-                };
-                let known = value
-                    .as_ref()
-                    .filter(|v| v.literal)
-                    .and_then(|v| super::rg_types::globs(&v.text));
-                match (into.as_mut(), known) {
-                    (Some(list), Some(globs)) => list.extend_from_slice(globs),
-                    _ => *into = None,
-                }
-            }
-            "--type-add" | "--type-clear" => {
-                selected = None;
-                negated = None;
-            }
+            "-t" | "--type" => sel_names.push(literal),
+            "-T" | "--type-not" => neg_names.push(literal),
+            "--type-add" => match literal.and_then(type_definition) {
+                Some(def) => added.push(def),
+                None => types = false,
+            },
+            "--type-clear" => types = false,
             "-." | "--hidden" => hidden = true,
             "--no-hidden" => hidden = false,
             "-u" | "--unrestricted" => {
@@ -121,8 +114,36 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
         return None;
     }
     let positive_glob = globs.iter().any(|(g, _)| !g.starts_with('!'));
-    if !positive_glob && (any_selected || negated.as_ref().is_none_or(|n| !n.is_empty())) {
-        return type_filter(hidden, any_selected, selected, negated);
+    if !positive_glob && !(sel_names.is_empty() && neg_names.is_empty()) {
+        if !types {
+            return None;
+        }
+        // Every definition is read before any type is selected.
+        let resolve = |names: &[Option<&str>]| -> Option<Vec<String>> {
+            let mut out = Vec::new();
+            for name in names {
+                let name = (*name)?;
+                let builtin = super::rg_types::globs(name);
+                let mut known = builtin.is_some();
+                out.extend(builtin.unwrap_or_default().iter().map(|g| g.to_string()));
+                for (n, defined) in &added {
+                    if *n == name {
+                        known = true;
+                        out.extend(defined.iter().map(|g| g.to_string()));
+                    }
+                }
+                if !known {
+                    return None;
+                }
+            }
+            Some(out)
+        };
+        return type_filter(
+            hidden,
+            !sel_names.is_empty(),
+            resolve(&sel_names),
+            resolve(&neg_names),
+        );
     }
     if globs.is_empty() {
         return if hidden {
@@ -172,6 +193,17 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
     .or_none()
 }
 
+/// A literal `--type-add` value, `NAME:GLOB`; `None` for an
+/// `NAME:include:TYPES` of other types, an empty part, or a glob this
+/// module does not match as ripgrep does (`,`, which ripgreps read
+/// differently, `/`, `**`, `{}`, `\\`).
+fn type_definition(value: &str) -> Option<(&str, Vec<&str>)> {
+    let (name, glob) = value.split_once(':')?;
+    let plain =
+        !glob.is_empty() && !glob.contains([':', ',', '/', '{', '}', '\\']) && !glob.contains("**");
+    (!name.is_empty() && plain).then(|| (name, vec![glob]))
+}
+
 /// Ripgrep's type filter (no positive glob overrides it): a file whose
 /// name matches a `-T` type's glob is left out; with `-t`, only a file
 /// whose name matches a `-t` type's glob is read, hidden or not (a type
@@ -182,11 +214,12 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
 fn type_filter(
     hidden: bool,
     any_selected: bool,
-    selected: Option<Vec<&'static str>>,
-    negated: Option<Vec<&'static str>>,
+    selected: Option<Vec<String>>,
+    negated: Option<Vec<String>>,
 ) -> Option<Filter> {
     let (selected, negated) = (selected?, negated?);
-    let either = |globs: &[&str]| NameTest::Either(globs.iter().map(|g| glob(g, false)).collect());
+    let either =
+        |globs: &[String]| NameTest::Either(globs.iter().map(|g| glob(g, false)).collect());
     let not_hidden = || NameTest::Not(Box::new(NameTest::Hidden));
     let excluded = NameTest::Not(Box::new(either(&negated)));
     let files = if any_selected {
@@ -291,7 +324,16 @@ mod tests {
         assert!(!reaches("rg -tsh -g *.rs x", ".bashrc"));
         // Unknown or redefined types are not followed.
         assert!(filter("rg -tnosuchtype x").is_none());
-        assert!(filter("rg --type-add x:*.rs -tx x").is_none());
+        assert!(filter("rg --type-add x:include:rust -tx x").is_none());
+        assert!(filter("rg --type-add x:*.rs,*.c -tx x").is_none());
+        assert!(filter("rg --type-add x:src/*.rs -tx x").is_none());
+        assert!(filter("rg --type-clear rust -trust x").is_none());
+        // A literal definition adds to the type, wherever it is given.
+        assert!(reaches("rg -tx --type-add x:*.foo x", "a.foo"));
+        assert!(!reaches("rg -tx --type-add x:*.foo x", "a.rs"));
+        assert!(reaches("rg --type-add x:.env -tx x", ".env"));
+        assert!(reaches("rg --type-add rust:*.foo -trust x", "a.foo"));
+        assert!(reaches("rg --type-add rust:*.foo -trust x", "a.rs"));
         assert!(filter("rg -tall x").is_none());
     }
 
