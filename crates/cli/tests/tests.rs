@@ -19,6 +19,7 @@ mod mcp;
 mod mcp_claude;
 mod mcp_strict;
 mod policy_review;
+mod read_fields_e2e;
 mod review;
 mod review_e2e;
 mod sandbox;

@@ -360,6 +360,59 @@ fn looser_or_unknown_claude_modes_never_loosen_it() {
     }
 }
 
+/// Older and third-party senders omit `permission_mode`: the call is
+/// decided as in `default` (not refused as bad input), answered in
+/// Claude Code's shape and recorded with the rule that decided it.
+#[test]
+fn a_claude_payload_without_permission_mode_is_decided_as_default() {
+    let p = Project::new(POLICY);
+    let cases = [
+        (bash("git status"), "allow", "allow[1]"),
+        (bash("git push origin main"), "ask", "ask[0]"),
+        (bash("rm -rf build"), "deny", "deny[1]"),
+        (
+            json!({"file_path": "src/a.rs", "content": ""}),
+            "ask",
+            "edits",
+        ),
+    ];
+    for (i, (input, answer, rule)) in cases.iter().enumerate() {
+        let tool = if input.get("command").is_some() {
+            "Bash"
+        } else {
+            "Write"
+        };
+        let with_mode = claude_answer(&p.claude("default", tool, input.clone()));
+        let mut stdin = claude_input(&p.dir, "s1", "default", tool, input.clone());
+        stdin
+            .as_object_mut()
+            .expect("an object")
+            .remove("permission_mode");
+        let reply = claude_hook(stdin.to_string().as_bytes(), &p.opts());
+        let (decision, reason) = claude_answer(&reply);
+        assert_eq!(
+            (decision.as_str(), reason.as_str()),
+            (*answer, with_mode.1.as_str()),
+            "{input}"
+        );
+        let rows = p.rows();
+        let row = &rows[2 * i + 1].record;
+        assert_eq!(
+            (row.tool.as_str(), row.rule.as_deref()),
+            (tool, Some(*rule)),
+            "{input}"
+        );
+        assert_eq!(
+            row.decision,
+            match *answer {
+                "allow" => Decision::Allow,
+                "ask" => Decision::Ask,
+                _ => Decision::Deny,
+            }
+        );
+    }
+}
+
 // ------------------------------------------------------------- grants
 
 #[test]

@@ -176,6 +176,8 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     let mut given: Vec<&str> = fields
                         .iter()
                         .filter_map(|f| input.get(*f).and_then(Value::as_str))
+                        .flat_map(|p| [Some(p), s.at_prefix.then(|| at_stripped(p)).flatten()])
+                        .flatten()
                         .collect();
                     given.dedup();
                     if given.is_empty() && matches!(s.target, Target::OptionalPath(_)) {
@@ -194,28 +196,44 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     }
                 }
                 Target::Glob { dir, pattern } => {
-                    let base = dir
+                    // The client searches the directory in the first field,
+                    // or the working directory; a field it ignores is
+                    // decided as well, so that where the pattern leads is
+                    // checked from every directory the call may mean.
+                    let mut bases: Vec<&str> = dir
                         .iter()
-                        .find_map(|f| input.get(*f).and_then(Value::as_str))
-                        .unwrap_or(".");
-                    items.push(direct(path_item(base, false, false, false, env.cwd, env)));
-                    if let Some(pattern) = input.get(pattern).and_then(Value::as_str) {
-                        // Where the pattern's literal part leaves the
-                        // directory, what it lists lies there.
-                        let lit = glob_base(pattern).unwrap_or_else(|| pattern.to_string());
-                        let leaves = Path::new(&lit).is_absolute()
-                            || lit.starts_with('~')
-                            || Path::new(&lit)
-                                .components()
-                                .any(|c| c == std::path::Component::ParentDir);
-                        if leaves {
-                            let target = if Path::new(&lit).is_absolute() || lit.starts_with('~') {
-                                lit
-                            } else {
-                                format!("{}/{lit}", base.trim_end_matches('/'))
-                            };
-                            items
-                                .push(direct(path_item(&target, false, true, false, env.cwd, env)));
+                        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+                        .collect();
+                    if dir
+                        .first()
+                        .is_none_or(|f| input.get(*f).and_then(Value::as_str).is_none())
+                    {
+                        bases.insert(0, ".");
+                    }
+                    bases.dedup();
+                    let pattern = input.get(pattern).and_then(Value::as_str);
+                    for base in bases {
+                        items.push(direct(path_item(base, false, false, false, env.cwd, env)));
+                        if let Some(pattern) = pattern {
+                            // Where the pattern's literal part leaves the
+                            // directory, what it lists lies there.
+                            let lit = glob_base(pattern).unwrap_or_else(|| pattern.to_string());
+                            let leaves = Path::new(&lit).is_absolute()
+                                || lit.starts_with('~')
+                                || Path::new(&lit)
+                                    .components()
+                                    .any(|c| c == std::path::Component::ParentDir);
+                            if leaves {
+                                let target =
+                                    if Path::new(&lit).is_absolute() || lit.starts_with('~') {
+                                        lit
+                                    } else {
+                                        format!("{}/{lit}", base.trim_end_matches('/'))
+                                    };
+                                items.push(direct(path_item(
+                                    &target, false, true, false, env.cwd, env,
+                                )));
+                            }
                         }
                     }
                 }
@@ -472,6 +490,14 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
 
 /// The literal directory in front of a glob (`src/**/*.rs` → `src`), or
 /// `None` when the path has no glob characters.
+/// The path Gemini CLI reads for `@name` when no file is named so
+/// (`resolveDefensiveToolPath`): the name without the `@` and the
+/// separators after it. `None` when the path has no such prefix.
+fn at_stripped(p: &str) -> Option<&str> {
+    let rest = p.strip_prefix('@')?.trim_start_matches(['/', '\\']);
+    (!rest.is_empty()).then_some(rest)
+}
+
 fn glob_base(p: &str) -> Option<String> {
     if !p.contains(['*', '?', '[', '{']) {
         return None;

@@ -57,10 +57,11 @@ pub enum Target {
     /// Arrays of paths (which may be glob patterns), in each of these
     /// fields that is present; the first is required.
     Paths(&'static [&'static str]),
-    /// A glob `pattern` matched beneath the directory in the first of `dir`
-    /// that is present (else the working directory): a listing of the
-    /// directory, and a read beneath the pattern's literal part where that
-    /// part leaves the directory (an absolute pattern, or one with `..`).
+    /// A glob `pattern` matched beneath a directory: the first of `dir` is
+    /// the field the client reads, the working directory when it is absent;
+    /// every other field given is decided too. A listing of each directory,
+    /// and a read beneath the pattern's literal part where that part leaves
+    /// it (an absolute pattern, or one with `..`).
     Glob {
         /// The fields naming the directory.
         dir: &'static [&'static str],
@@ -99,6 +100,9 @@ pub struct ToolSpec {
     /// toolgate's own tools: required fields present, no unknown fields.
     /// Client tools are validated leniently (their target field only).
     pub strict: Option<Strict>,
+    /// The client reads a path written `@name` as `name` when no file has
+    /// the name as written (Gemini CLI's file tools): both are targets.
+    pub at_prefix: bool,
 }
 
 /// The exact input shape of one of toolgate's own tools.
@@ -127,6 +131,7 @@ const fn spec(name: &'static str, kind: Kind, target: Target) -> ToolSpec {
         recursive: false,
         cwd_field: None,
         strict: None,
+        at_prefix: false,
     }
 }
 
@@ -137,6 +142,11 @@ const fn recursive(mut s: ToolSpec) -> ToolSpec {
 
 const fn with_cwd(mut s: ToolSpec, fields: &'static [&'static str]) -> ToolSpec {
     s.cwd_field = Some(fields);
+    s
+}
+
+const fn at_prefix(mut s: ToolSpec) -> ToolSpec {
+    s.at_prefix = true;
     s
 }
 
@@ -209,13 +219,15 @@ pub const CLAUDE: &[ToolSpec] = &[
     spec("WebFetch", Fetch, Target::Url("url")),
 ];
 
-/// Gemini CLI's tools.
+/// Gemini CLI's tools. Its `read_file`, `write_file` and `replace` read
+/// `file_path` alone (0.61.0); the other fields are older names, decided
+/// too when given so that no field can carry a path past the decision.
 pub const GEMINI: &[ToolSpec] = &[
-    spec(
+    at_prefix(spec(
         "read_file",
         Read,
         Target::Path(&["absolute_path", "file_path", "path"]),
-    ),
+    )),
     spec(
         "read_many_files",
         Read,
@@ -244,16 +256,16 @@ pub const GEMINI: &[ToolSpec] = &[
         Read,
         Target::OptionalPath(&["dir_path", "path"]),
     )),
-    spec(
+    at_prefix(spec(
         "write_file",
         Write,
         Target::Path(&["file_path", "absolute_path"]),
-    ),
-    spec(
+    )),
+    at_prefix(spec(
         "replace",
         Write,
         Target::Path(&["file_path", "absolute_path"]),
-    ),
+    )),
     with_cwd(
         spec("run_shell_command", Exec, Target::Command("command")),
         &["dir_path", "directory"],

@@ -796,3 +796,79 @@ fn glob_patterns_and_include_lists_meet_the_roots_and_read_rules() {
     let d = gemini(json!({"paths": ["src/a.rs"]}));
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
 }
+
+/// Gemini CLI reads `@name` as `name` when no file is named `@name`
+/// (0.61.0, `resolveDefensiveToolPath`): its file tools are decided on
+/// both, so an `@` does not carry a denied path past the Read and Edit rules.
+#[test]
+fn gemini_at_prefixed_paths_are_decided_without_the_at() {
+    let ws = Ws::new();
+    ws.file("ok.txt", "fine").file("secret.txt", "SECRET=1");
+    let p = ws.policy("allow = [\"Read\", \"Edit\"]\ndeny = [\"Read(secret.txt)\"]\n");
+    for (tool, input) in [
+        ("read_file", json!({"file_path": "@secret.txt"})),
+        ("read_file", json!({"file_path": "@/secret.txt"})),
+        ("read_file", json!({"file_path": "@\\secret.txt"})),
+        (
+            "write_file",
+            json!({"file_path": "@secret.txt", "content": ""}),
+        ),
+        (
+            "replace",
+            json!({"file_path": "@secret.txt", "old_string": "a", "new_string": "b"}),
+        ),
+    ] {
+        let d = p.decide(&client_call(Client::Gemini, tool, input.clone()));
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "{tool} {input}: {}",
+            d.reason
+        );
+    }
+    for input in [
+        json!({"file_path": "@ok.txt"}),
+        json!({"file_path": "@"}),
+        json!({"file_path": "ok.txt"}),
+    ] {
+        let d = p.decide(&client_call(Client::Gemini, "read_file", input.clone()));
+        assert_eq!(d.decision, Effect::Allow, "{input}: {}", d.reason);
+    }
+    // Claude Code reads the path as written.
+    let d = p.decide(&client_call(
+        Client::Claude,
+        "Read",
+        json!({"file_path": "@secret.txt"}),
+    ));
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+}
+
+/// Gemini CLI's `glob` searches `dir_path`, or the working directory when
+/// it is absent, whatever `path` says: a pattern that leaves the working
+/// directory is checked from there as well as from `path`.
+#[test]
+fn a_glob_pattern_is_checked_from_every_directory_the_call_may_mean() {
+    let ws = Ws::new();
+    ws.file("src/a.rs", "fn a() {}").file("b.rs", "fn b() {}");
+    let p = ws.policy("allow = [\"Read\"]\n");
+    let gemini = |input: Value| p.decide(&client_call(Client::Gemini, "glob", input));
+    for input in [
+        json!({"pattern": "../*", "path": "src"}),
+        json!({"pattern": "../*", "dir_path": ".", "path": "src"}),
+    ] {
+        let d = gemini(input.clone());
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("hard:outside-roots")),
+            "{input}: {}",
+            d.reason
+        );
+    }
+    for input in [
+        json!({"pattern": "../*", "dir_path": "src"}),
+        json!({"pattern": "*.rs", "path": "src"}),
+    ] {
+        let d = gemini(input.clone());
+        assert_eq!(d.decision, Effect::Allow, "{input}: {}", d.reason);
+    }
+}
