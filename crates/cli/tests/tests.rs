@@ -11,6 +11,7 @@ mod architecture;
 mod browser;
 mod cli;
 mod codex_e2e;
+mod corpus_fixture;
 mod explain_shell;
 mod hook_commands;
 mod hooks_e2e;
