@@ -24,6 +24,7 @@ mod review;
 mod review_e2e;
 mod sandbox;
 mod sandbox_corpus;
+mod sandbox_corpus_e2e;
 mod sandbox_hooks_e2e;
 mod sandbox_proxy;
 mod serve;
