@@ -29,7 +29,7 @@ fn project() -> (Sandbox, String) {
     (sandbox, secret)
 }
 
-fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
+pub(crate) fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .args(["hook", "install", client])
         .args(args)

@@ -32,7 +32,31 @@ pub struct FakeAnthropic {
 impl FakeAnthropic {
     /// Serves `script` on 127.0.0.1.
     pub fn start(script: Vec<Turn>) -> FakeAnthropic {
-        let server = Server::start(Limits::default(), move |request| respond(&script, request));
+        FakeAnthropic::start_observed(script, Limits::default(), |_, _| {})
+    }
+
+    /// Like [`FakeAnthropic::start`], within `limits`, calling `observe`
+    /// with how many tool results a turn carries, and those results, before
+    /// it answers the turn: the client waits for the answer, so `observe`
+    /// sees the effects of the calls so far and nothing after them. A turn
+    /// may be sent more than once (retries): `observe` can be called again
+    /// with the same count.
+    pub fn start_observed(
+        script: Vec<Turn>,
+        limits: Limits,
+        observe: impl Fn(usize, &[ToolResult]) + Send + Sync + 'static,
+    ) -> FakeAnthropic {
+        let server = Server::start(limits, move |request| {
+            if request.method == "POST" && request.route() == "/v1/messages" {
+                if let Some(body) = request.json() {
+                    if body["tools"].as_array().is_some_and(|t| !t.is_empty()) {
+                        let results = tool_results(&body);
+                        observe(results.len(), &results);
+                    }
+                }
+            }
+            respond(&script, request)
+        });
         FakeAnthropic { server }
     }
 

@@ -388,9 +388,16 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Sandbox {
+        Sandbox::new_in(&std::env::temp_dir())
+    }
+
+    /// A sandbox in a new folder beneath `dir` (for a test whose commands
+    /// get a private `/tmp`, where the system's temporary folder would
+    /// be out of their sight).
+    pub fn new_in(dir: &Path) -> Sandbox {
         let root = tempfile::Builder::new()
             .prefix("toolgate-hook-")
-            .tempdir()
+            .tempdir_in(dir)
             .expect("temp dir");
         // Canonical, so paths compare equal to what the clients report.
         let base = root.path().canonicalize().expect("canonical temp dir");
@@ -577,23 +584,37 @@ pub fn run_claude(
     prompt: &str,
     args: &[&str],
 ) -> Run {
+    run_claude_with(sandbox, api, prompt, args, &[], RUN_TIMEOUT)
+}
+
+/// Like [`run_claude`], with `envs` added to the client's environment and
+/// killed (failing the test) after `timeout` rather than [`RUN_TIMEOUT`].
+pub fn run_claude_with(
+    sandbox: &Sandbox,
+    api: &anthropic::FakeAnthropic,
+    prompt: &str,
+    args: &[&str],
+    envs: &[(&str, &str)],
+    timeout: Duration,
+) -> Run {
     let mut command = Command::new(claude_bin());
     command
         .args(["-p", prompt, "--output-format", "json"])
         .args(args)
+        .envs(envs.iter().copied())
         .env("CLAUDE_CONFIG_DIR", &sandbox.claude_config)
         .env("ANTHROPIC_BASE_URL", api.base_url())
         .env("ANTHROPIC_API_KEY", "sk-ant-offline-test")
         .env("DISABLE_TELEMETRY", "1")
         .env("DISABLE_ERROR_REPORTING", "1")
         .env("DISABLE_AUTOUPDATER", "1");
-    finish(run(command, sandbox, RUN_TIMEOUT))
+    finish(run(command, sandbox, timeout))
 }
 
 /// The run, or a test failure showing what a killed run printed.
 fn finish(outcome: Result<Run, (String, String)>) -> Run {
     outcome.unwrap_or_else(|(stdout, stderr)| {
-        panic!("the client did not finish within {RUN_TIMEOUT:?} and was killed\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
+        panic!("the client did not finish in time and was killed\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
     })
 }
 
