@@ -170,7 +170,9 @@ impl Eval<'_, '_> {
             ad.sticky = true;
             ad.reason = format!(
                 "{what}: no file is named `{written}`, and the client then edits the one file \
-                 in its workspace whose path ends with it, which may be another; so it needs approval"
+                 in its workspace whose path ends with it, which may be another; so it needs \
+                 approval (`{}`)",
+                rule_ids::CLIENT_PATH_CORRECTION
             );
         }
         match &item.what {
