@@ -492,6 +492,9 @@ fn read_fields_gemini_replace_is_decided_on_the_file_the_cli_corrects_to() {
         "the refused replace created draft.md"
     );
     let notes = std::fs::read_to_string(p.sandbox.path("docs/notes.md")).expect("notes");
-    assert!(notes.contains("hi notes"), "the allowed replace did not run: {notes}");
+    assert!(
+        notes.contains("hi notes"),
+        "the allowed replace did not run: {notes}"
+    );
     assert_ledger(&ledger(&p.sandbox), &script);
 }

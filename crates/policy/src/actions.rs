@@ -628,11 +628,7 @@ fn corrections(p: &str, cwd: &Path) -> Option<Vec<PathBuf>> {
                 queue.push_back(e.path());
             } else if ft.is_file() && e.file_name().to_string_lossy() == name {
                 let full = e.path();
-                if full
-                    .to_string_lossy()
-                    .replace('\\', "/")
-                    .ends_with(&target)
-                {
+                if full.to_string_lossy().replace('\\', "/").ends_with(&target) {
                     found.push(full);
                 }
             }

@@ -958,9 +958,7 @@ fn gemini_read_many_files_include_meets_read_rules_without_regard_to_case() {
     ws.file("secret.txt", "SECRET=1")
         .file("docs/secret-plan.md", "SECRET=2")
         .file("src/a.rs", "fn a() {}");
-    let p = ws.policy(
-        "allow = [\"Read\", \"read_many_files\"]\ndeny = [\"Read(**/secret*)\"]\n",
-    );
+    let p = ws.policy("allow = [\"Read\", \"read_many_files\"]\ndeny = [\"Read(**/secret*)\"]\n");
     let gemini = |input: Value| p.decide(&client_call(Client::Gemini, "read_many_files", input));
     for input in [
         json!({"include": ["SECRET.TXT"]}),
