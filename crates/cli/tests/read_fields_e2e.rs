@@ -2,8 +2,9 @@
 //! on the same ones: Claude Code's `Glob` pattern (absolute, with `..`, or
 //! under a `path` outside the project) and `Grep`'s `path` and `glob`,
 //! Gemini CLI's `read_file` when the model gives several path fields or an
-//! `@`-prefixed path, and its `read_many_files`, which 0.61.0 does not offer
-//! the model.
+//! `@`-prefixed path, its `read_many_files`, which 0.61.0 does not offer
+//! the model, and its `replace` of a relative path that names no file,
+//! which the CLI corrects to a file elsewhere in the project.
 //!
 //! Each test installs `toolgate hook` in a throw-away project, plays a
 //! scripted conversation against the fake model API, and checks the ledger
@@ -403,5 +404,97 @@ fn read_fields_gemini_read_file_is_decided_on_what_the_cli_reads() {
         .collect();
     never_sent(&bodies, &p.secret, "the secret");
     never_sent(&bodies, &p.outside_name, "a name outside the roots");
+    assert_ledger(&ledger(&p.sandbox), &script);
+}
+
+const GEMINI_EDIT_POLICY: &str = r#"
+allow = ["Read", "Edit"]
+deny  = ["Edit(secret/**)"]
+"#;
+
+/// Gemini CLI 0.61.0's `replace` edits, in place of a relative `file_path`
+/// that names no file, the one file in its workspace whose path ends with
+/// it (`correctPath`): `config.json`, absent from the project's top, means
+/// `secret/config.json`, which `Edit(secret/**)` denies. toolgate decides
+/// the file the CLI would edit as well, so the call is refused by the deny
+/// rule; a relative path that names no file and matches none here asks
+/// (`client:path-correction`), which Gemini CLI's hook answers as a
+/// refusal. An allowed `replace` in between runs, so the refusals are the
+/// hook's.
+#[test]
+fn read_fields_gemini_replace_is_decided_on_the_file_the_cli_corrects_to() {
+    if !crate::support::have_clients() {
+        return;
+    }
+    let p = project(GEMINI_EDIT_POLICY);
+    let original = format!("tg-original-{}", nanos());
+    std::fs::create_dir_all(p.sandbox.path("secret")).expect("create secret");
+    std::fs::write(
+        p.sandbox.path("secret/config.json"),
+        format!("{{\"key\": \"{original}\"}}\n"),
+    )
+    .expect("write config");
+    install(&p.sandbox, "gemini");
+    let script = vec![
+        step(
+            "replace",
+            json!({"file_path": "config.json", "instruction": "change the key",
+                   "old_string": original.clone(), "new_string": "tg-changed"}),
+            Some((Decision::Deny, "deny[0]")),
+        ),
+        step(
+            "replace",
+            json!({"file_path": "draft.md", "instruction": "create the draft",
+                   "old_string": "", "new_string": "tg-draft"}),
+            Some((Decision::Ask, "client:path-correction")),
+        ),
+        step(
+            "replace",
+            json!({"file_path": "docs/notes.md", "instruction": "greet",
+                   "old_string": "hello notes", "new_string": "hi notes"}),
+            Some((Decision::Allow, "allow[1]")),
+        ),
+    ];
+    let api = FakeGemini::start(
+        script
+            .iter()
+            .map(|s| Turn::tool(s.tool, s.input.clone()))
+            .collect(),
+    );
+    let run = run_gemini(&p.sandbox, &api, "Do the scripted steps.", &[]);
+    assert!(run.status.success(), "gemini failed: {}", run.stderr);
+    assert_eq!(api.unanswered(), Vec::<String>::new());
+
+    let responses = api.function_responses();
+    assert_eq!(responses.len(), script.len(), "{responses:?}");
+    for (s, r) in script.iter().zip(&responses) {
+        match s.want {
+            Some((Decision::Allow, _)) => assert_eq!(r.error(), None, "{}: {r:?}", s.input),
+            Some((_, rule)) => {
+                let error = r.error().unwrap_or_default();
+                assert!(
+                    error.starts_with("Tool execution blocked: toolgate: ")
+                        && error.contains(&format!("`{rule}`")),
+                    "{}: {error}",
+                    s.input
+                );
+            }
+            None => unreachable!(),
+        }
+    }
+    let config = std::fs::read_to_string(p.sandbox.path("secret/config.json")).expect("config");
+    assert!(
+        config.contains(&original) && !config.contains("tg-changed"),
+        "the denied file was edited: {config}"
+    );
+    assert!(
+        !p.sandbox.path("draft.md").exists(),
+        "the refused replace created draft.md"
+    );
+    let notes = std::fs::read_to_string(p.sandbox.path("docs/notes.md")).expect("notes");
+    assert!(
+        notes.contains("hi notes"),
+        "the allowed replace did not run: {notes}"
+    );
     assert_ledger(&ledger(&p.sandbox), &script);
 }

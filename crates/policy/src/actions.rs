@@ -49,6 +49,10 @@ pub enum What {
         /// For a recursive read: the entries beneath it reaches, by name
         /// (`grep -r --include='*.rs'`); `None` for all of them.
         filter: Option<shell::Filter>,
+        /// The client may act on another file than this one: it corrects
+        /// a relative path that names no file to a file found in its
+        /// workspace (Gemini CLI's `replace`). Asks unless denied.
+        corrected: bool,
     },
     /// One simple command.
     Exec {
@@ -135,6 +139,7 @@ fn path_item(
         recursive,
         delete,
         filter: None,
+        corrected: false,
     }
 }
 
@@ -184,9 +189,22 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         given.push(".");
                     }
                     let write = s.kind == Kind::Write;
+                    // The path the client may correct, and the files found
+                    // that it may mean instead.
+                    let correction = s
+                        .corrects_path
+                        .and_then(|f| input.get(f).and_then(Value::as_str))
+                        .and_then(|p| corrections(p, env.cwd).map(|found| (p, found)));
                     for p in given {
+                        let mut what = path_item(p, write, s.recursive, false, env.cwd, env);
+                        if let What::Path { corrected, .. } = &mut what {
+                            *corrected = correction.as_ref().is_some_and(|(c, _)| *c == p);
+                        }
+                        items.push(direct(what));
+                    }
+                    for found in correction.into_iter().flat_map(|(_, found)| found) {
                         items.push(direct(path_item(
-                            p,
+                            &found.to_string_lossy(),
                             write,
                             s.recursive,
                             false,
@@ -245,12 +263,31 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     {
                         if let Some(p) = p.as_str() {
                             // A glob names whatever lies beneath its literal part.
-                            match glob_base(p) {
-                                Some(base) => items.push(direct(path_item(
-                                    &base, false, true, false, env.cwd, env,
-                                ))),
-                                None => items
-                                    .push(direct(path_item(p, false, true, false, env.cwd, env))),
+                            let base = glob_base(p).unwrap_or_else(|| p.to_string());
+                            items.push(direct(path_item(&base, false, true, false, env.cwd, env)));
+                            // A client that ignores case reads every path
+                            // that differs from it in case alone.
+                            if s.nocase {
+                                match case_variants(&base, env.cwd) {
+                                    Some(found) => {
+                                        for v in found {
+                                            items.push(direct(path_item(
+                                                &v.to_string_lossy(),
+                                                false,
+                                                true,
+                                                false,
+                                                env.cwd,
+                                                env,
+                                            )));
+                                        }
+                                    }
+                                    None => items.push(direct(What::Unknown {
+                                        reason: format!(
+                                            "`{base}` is matched without regard to case, and too \
+                                             many paths differ from it in case alone to decide"
+                                        ),
+                                    })),
+                                }
                             }
                         }
                     }
@@ -443,6 +480,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
                         resolved,
                         recursive,
                         delete,
+                        corrected,
                         ..
                     } => What::Path {
                         write,
@@ -451,6 +489,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
                         recursive,
                         delete,
                         filter: e.filter,
+                        corrected,
                     },
                     other => other,
                 }
@@ -488,8 +527,161 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
     }
 }
 
-/// The literal directory in front of a glob (`src/**/*.rs` → `src`), or
-/// `None` when the path has no glob characters.
+/// How many directories [`corrections`] searches, and how many entries it
+/// looks at, before it stops (Gemini CLI searches 50 directories, not
+/// counting those it ignores). A call it applies to asks in any case.
+const CORRECTION_DIRS: usize = 1_000;
+const CORRECTION_ENTRIES: usize = 50_000;
+
+/// How many paths [`case_variants`] may find for one path.
+const CASE_VARIANTS: usize = 64;
+
+/// Node's `path.join(cwd, p)`: `p` beneath `cwd` even when it begins with
+/// `/`, `.` and `..` removed by text.
+fn node_join(cwd: &Path, p: &str) -> PathBuf {
+    paths::normalize_lexically(&cwd.join(p.trim_start_matches('/')))
+}
+
+/// Node's `path.resolve(cwd, p)`.
+fn node_resolve(cwd: &Path, p: &str) -> PathBuf {
+    paths::normalize_lexically(&cwd.join(p))
+}
+
+/// The path Gemini CLI 0.61.0 takes `p` for (`resolveDefensiveToolPath`):
+/// NUL bytes dropped; `@name` read as `name` unless a file is named
+/// `@name`, or the first segment `@dir` exists.
+fn defensive_path(p: &str, cwd: &Path) -> String {
+    let clean = p.replace('\0', "");
+    if node_resolve(cwd, &clean).exists() {
+        return clean;
+    }
+    if clean.len() > 1
+        && let Some(rest) = clean.strip_prefix('@')
+    {
+        let stripped = rest.trim_start_matches(['/', '\\']);
+        if rest.starts_with(['/', '\\']) {
+            return if stripped.is_empty() {
+                clean.clone()
+            } else {
+                stripped.to_string()
+            };
+        }
+        let first = stripped.split(['/', '\\']).next().unwrap_or("");
+        if !first.is_empty() {
+            if node_resolve(cwd, &format!("@{first}")).exists() {
+                return clean;
+            }
+            return stripped.to_string();
+        }
+    }
+    clean
+}
+
+/// The files Gemini CLI 0.61.0's `replace` may edit in place of a
+/// `file_path` (`correctPath`), or `None` when it edits the path as
+/// written. It corrects a relative path (one not beginning with `/`) when
+/// no file exists there (after [`defensive_path`]): it searches each
+/// workspace directory breadth-first (50 directories, not following
+/// links, leaving out what `.gitignore` and `.geminiignore` ignore) for
+/// regular files with the path's last name whose path, as text, ends with
+/// the path written, and edits the one found; with none or several, it
+/// edits the path as written. Searched here: the working directory, with
+/// nothing left out (so that what the client finds there is found), as far
+/// as [`CORRECTION_DIRS`] allow. Its other workspace directories
+/// (`--include-directories`) cannot be known here.
+fn corrections(p: &str, cwd: &Path) -> Option<Vec<PathBuf>> {
+    if p.starts_with('/') {
+        return None;
+    }
+    let sanitized = defensive_path(p, cwd);
+    if node_join(cwd, &sanitized).exists() {
+        return None;
+    }
+    let target = sanitized.replace('\\', "/");
+    let name = sanitized
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let mut found = Vec::new();
+    if name.is_empty() {
+        return Some(found);
+    }
+    let mut queue = std::collections::VecDeque::from([cwd.to_path_buf()]);
+    let (mut dirs, mut entries) = (0usize, 0usize);
+    while let Some(dir) = queue.pop_front() {
+        dirs += 1;
+        if dirs > CORRECTION_DIRS {
+            break;
+        }
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            entries += 1;
+            if entries > CORRECTION_ENTRIES {
+                return Some(found);
+            }
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                queue.push_back(e.path());
+            } else if ft.is_file() && e.file_name().to_string_lossy() == name {
+                let full = e.path();
+                if full.to_string_lossy().replace('\\', "/").ends_with(&target) {
+                    found.push(full);
+                }
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The existing paths that differ from `written` in the case of letters
+/// alone, the way a glob matched with `nocase` finds them (Gemini CLI's
+/// `read_many_files`), `written` itself left out; `None` when there are
+/// more than [`CASE_VARIANTS`].
+fn case_variants(written: &str, cwd: &Path) -> Option<Vec<PathBuf>> {
+    use std::path::Component;
+    let start = if written.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        cwd.to_path_buf()
+    };
+    let mut current = vec![start];
+    for c in Path::new(written).components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                for p in &mut current {
+                    p.push("..");
+                }
+            }
+            Component::Normal(n) => {
+                let want = n.to_string_lossy().to_lowercase();
+                let mut next = Vec::new();
+                for dir in &current {
+                    let Ok(rd) = std::fs::read_dir(dir) else {
+                        continue;
+                    };
+                    for e in rd.flatten() {
+                        if e.file_name().to_string_lossy().to_lowercase() == want {
+                            next.push(dir.join(e.file_name()));
+                        }
+                    }
+                }
+                if next.len() > CASE_VARIANTS {
+                    return None;
+                }
+                current = next;
+            }
+        }
+    }
+    let as_written = paths::normalize_lexically(&cwd.join(written));
+    current.retain(|p| paths::normalize_lexically(p) != as_written);
+    Some(current)
+}
+
 /// The path Gemini CLI reads for `@name` when no file is named so
 /// (`resolveDefensiveToolPath`): the name without the `@` and the
 /// separators after it. `None` when the path has no such prefix.
@@ -498,6 +690,8 @@ fn at_stripped(p: &str) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
+/// The literal directory in front of a glob (`src/**/*.rs` → `src`), or
+/// `None` when the path has no glob characters.
 fn glob_base(p: &str) -> Option<String> {
     if !p.contains(['*', '?', '[', '{']) {
         return None;

@@ -55,7 +55,7 @@ pub enum Target {
     /// A path that may be absent (then the working directory is meant).
     OptionalPath(&'static [&'static str]),
     /// Arrays of paths (which may be glob patterns), in each of these
-    /// fields that is present; the first is required.
+    /// fields that is present; at least one is required.
     Paths(&'static [&'static str]),
     /// A glob `pattern` matched beneath a directory: the first of `dir` is
     /// the field the client reads, the working directory when it is absent;
@@ -103,6 +103,16 @@ pub struct ToolSpec {
     /// The client reads a path written `@name` as `name` when no file has
     /// the name as written (Gemini CLI's file tools): both are targets.
     pub at_prefix: bool,
+    /// The field whose path the client corrects: in place of a relative
+    /// path that names no file, it edits the one file in its workspace
+    /// whose path ends with it (Gemini CLI's `replace`, `correctPath`).
+    /// Such a call is decided on every file found that it may mean, and
+    /// asks at least, since the client's workspace may hold more.
+    pub corrects_path: Option<&'static str>,
+    /// The client matches the paths and globs without regard to case
+    /// (Gemini CLI's `read_many_files`, `nocase`): every existing path that
+    /// differs from one written only in case is a target as well.
+    pub nocase: bool,
 }
 
 /// The exact input shape of one of toolgate's own tools.
@@ -132,6 +142,8 @@ const fn spec(name: &'static str, kind: Kind, target: Target) -> ToolSpec {
         cwd_field: None,
         strict: None,
         at_prefix: false,
+        corrects_path: None,
+        nocase: false,
     }
 }
 
@@ -147,6 +159,16 @@ const fn with_cwd(mut s: ToolSpec, fields: &'static [&'static str]) -> ToolSpec 
 
 const fn at_prefix(mut s: ToolSpec) -> ToolSpec {
     s.at_prefix = true;
+    s
+}
+
+const fn corrects_path(mut s: ToolSpec, field: &'static str) -> ToolSpec {
+    s.corrects_path = Some(field);
+    s
+}
+
+const fn nocase(mut s: ToolSpec) -> ToolSpec {
+    s.nocase = true;
     s
 }
 
@@ -222,17 +244,18 @@ pub const CLAUDE: &[ToolSpec] = &[
 /// Gemini CLI's tools. Its `read_file`, `write_file` and `replace` read
 /// `file_path` alone (0.61.0); the other fields are older names, decided
 /// too when given so that no field can carry a path past the decision.
+/// Its `read_many_files` reads `include` alone; `paths` is decided too.
 pub const GEMINI: &[ToolSpec] = &[
     at_prefix(spec(
         "read_file",
         Read,
         Target::Path(&["absolute_path", "file_path", "path"]),
     )),
-    spec(
+    nocase(spec(
         "read_many_files",
         Read,
-        Target::Paths(&["paths", "include"]),
-    ),
+        Target::Paths(&["include", "paths"]),
+    )),
     spec(
         "list_directory",
         Read,
@@ -261,11 +284,14 @@ pub const GEMINI: &[ToolSpec] = &[
         Write,
         Target::Path(&["file_path", "absolute_path"]),
     )),
-    at_prefix(spec(
-        "replace",
-        Write,
-        Target::Path(&["file_path", "absolute_path"]),
-    )),
+    corrects_path(
+        at_prefix(spec(
+            "replace",
+            Write,
+            Target::Path(&["file_path", "absolute_path"]),
+        )),
+        "file_path",
+    ),
     with_cwd(
         spec("run_shell_command", Exec, Target::Command("command")),
         &["dir_path", "directory"],

@@ -70,6 +70,12 @@ pub const SANDBOX_PROXY_LOCAL_ADDRESS: &str = "sandbox:proxy-local-address";
 /// program: asks whatever allowed the interpreter or the path.
 pub const GATE_SELF_WRITTEN: &str = "gate:self-written";
 
+/// A relative path the client corrects to another file when none is
+/// named so (Gemini CLI's `replace` edits the one file in its workspace
+/// whose path ends with it): asks, unless a rule denies it or a file found
+/// that it may mean.
+pub const CLIENT_PATH_CORRECTION: &str = "client:path-correction";
+
 /// Every id above.
 pub const ALL: &[&str] = &[
     HARD_OUTSIDE_ROOTS,
@@ -95,6 +101,7 @@ pub const ALL: &[&str] = &[
     SANDBOX_HOLDS,
     SANDBOX_PROXY_LOCAL_ADDRESS,
     GATE_SELF_WRITTEN,
+    CLIENT_PATH_CORRECTION,
 ];
 
 /// Prefixes kept for ids toolgate may add: a user rule's id may not start
@@ -110,6 +117,7 @@ pub const RESERVED_PREFIXES: &[&str] = &[
     "toolgate:",
     "gate:",
     "hook:",
+    "client:",
 ];
 
 /// Whether a user rule may not take this id: one of [`ALL`], or any id

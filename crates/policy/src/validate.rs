@@ -160,9 +160,16 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
             Ok(())
         }
         Target::Paths(fields) => {
-            let first = fields.first().copied().unwrap_or("paths");
-            if input.get(first).is_none() {
-                return Err(format!("missing the required field `{first}`"));
+            // A client reads one of the fields (Gemini CLI `include`, Qwen
+            // Code `paths`); every one given is decided.
+            if !fields
+                .iter()
+                .any(|f| input.get(*f).is_some_and(|v| !v.is_null()))
+            {
+                return Err(format!(
+                    "missing the required field `{}`",
+                    fields.join("` or `")
+                ));
             }
             for f in fields {
                 if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {

@@ -872,3 +872,121 @@ fn a_glob_pattern_is_checked_from_every_directory_the_call_may_mean() {
         assert_eq!(d.decision, Effect::Allow, "{input}: {}", d.reason);
     }
 }
+
+/// Gemini CLI's `replace` edits, in place of a relative `file_path` that
+/// names no file, the one file in its workspace whose path ends with it
+/// (0.61.0, `correctPath`): such a call is decided on the files it may
+/// mean, and asks at least, since its other workspace directories cannot
+/// be seen. A path that exists, or an absolute one, is edited as written.
+#[test]
+fn gemini_replace_of_a_path_the_cli_corrects_is_decided_on_what_it_edits() {
+    let ws = Ws::new();
+    ws.file("secret/config.json", "{}")
+        .file("app/readme.md", "hi")
+        .file("other/app/readme.md", "hi")
+        .file("notes/todo.md", "hi")
+        .file("readme.md", "hi");
+    let p = ws.policy("allow = [\"Read\", \"Edit\"]\ndeny = [\"Edit(secret/**)\"]\n");
+    let replace = |file_path: &str| {
+        p.decide(&client_call(
+            Client::Gemini,
+            "replace",
+            json!({"file_path": file_path, "old_string": "a", "new_string": "b"}),
+        ))
+    };
+    // Corrected to secret/config.json: the path's end, as text.
+    for path in ["config.json", "@config.json", "cret/config.json"] {
+        let d = replace(path);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "{path}: {}",
+            d.reason
+        );
+    }
+    // Nothing found here, one allowed file, or several: the client's other
+    // workspace directories may hold the one it edits.
+    for path in ["new.txt", "fig.json", "todo.md", "pp/readme.md"] {
+        let d = replace(path);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("client:path-correction")),
+            "{path}: {}",
+            d.reason
+        );
+        let d = in_mode(
+            &p,
+            &client_call(
+                Client::Gemini,
+                "replace",
+                json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+            ),
+            Mode::AcceptEdits,
+        );
+        assert_eq!(d.decision, Effect::Ask, "{path}: {}", d.reason);
+    }
+    // Edited as written: an existing path, an absolute one; write_file
+    // does not correct.
+    let absent = ws.root.join("config.json").display().to_string();
+    for path in ["readme.md", "app/readme.md", absent.as_str()] {
+        let d = replace(path);
+        assert_eq!(d.decision, Effect::Allow, "{path}: {}", d.reason);
+    }
+    let d = p.decide(&client_call(
+        Client::Gemini,
+        "write_file",
+        json!({"file_path": "config.json", "content": "{}"}),
+    ));
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+    // An ask on the file it may mean asks.
+    let p = ws.policy("allow = [\"Read\", \"Edit\"]\nask = [\"Edit(secret/**)\"]\n");
+    let d = p.decide(&client_call(
+        Client::Gemini,
+        "replace",
+        json!({"file_path": "config.json", "old_string": "a", "new_string": "b"}),
+    ));
+    assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
+}
+
+/// Gemini CLI's `read_many_files` reads its `include` globs alone, matched
+/// without regard to case (0.61.0, `nocase`): a call with `include` and
+/// no `paths` is decided, and a path that differs from a denied one in
+/// case alone is refused.
+#[test]
+fn gemini_read_many_files_include_meets_read_rules_without_regard_to_case() {
+    let ws = Ws::new();
+    ws.file("secret.txt", "SECRET=1")
+        .file("docs/secret-plan.md", "SECRET=2")
+        .file("src/a.rs", "fn a() {}");
+    let p = ws.policy("allow = [\"Read\", \"read_many_files\"]\ndeny = [\"Read(**/secret*)\"]\n");
+    let gemini = |input: Value| p.decide(&client_call(Client::Gemini, "read_many_files", input));
+    for input in [
+        json!({"include": ["SECRET.TXT"]}),
+        json!({"include": ["Secret.txt", "src/*.rs"]}),
+        json!({"include": ["DOCS/*.md"]}),
+        json!({"include": ["./Docs/Secret-Plan.md"]}),
+    ] {
+        let d = gemini(input.clone());
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "{input}: {}",
+            d.reason
+        );
+    }
+    for input in [
+        json!({"include": ["src/*.rs"]}),
+        json!({"include": ["SRC/A.RS"]}),
+        json!({"paths": ["src"]}),
+    ] {
+        let d = gemini(input.clone());
+        assert_eq!(d.decision, Effect::Allow, "{input}: {}", d.reason);
+    }
+    let d = gemini(json!({"exclude": ["x"]}));
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Deny, Some("invalid-input")),
+        "{}",
+        d.reason
+    );
+}

@@ -155,6 +155,26 @@ impl Eval<'_, '_> {
         }
 
         // 3. Floors that nothing but a deny overrides.
+        // A path the client may correct to another file: which file it
+        // edits cannot be known here (the files found that it may mean are
+        // actions of their own).
+        if let What::Path {
+            corrected: true,
+            written,
+            ..
+        } = &item.what
+            && ad.decision != Effect::Deny
+        {
+            ad.decision = Effect::Ask;
+            ad.rule = Some(rule_ids::CLIENT_PATH_CORRECTION.into());
+            ad.sticky = true;
+            ad.reason = format!(
+                "{what}: no file is named `{written}`, and the client then edits the one file \
+                 in its workspace whose path ends with it, which may be another; so it needs \
+                 approval (`{}`)",
+                rule_ids::CLIENT_PATH_CORRECTION
+            );
+        }
         match &item.what {
             What::Path {
                 write: true,

@@ -114,7 +114,7 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
         return None;
     }
     let positive_glob = globs.iter().any(|(g, _)| !g.starts_with('!'));
-    if !positive_glob && !(sel_names.is_empty() && neg_names.is_empty()) {
+    if !(positive_glob || (sel_names.is_empty() && neg_names.is_empty())) {
         if !types {
             return None;
         }
