@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use toolgate_policy::layers::{self, Layering};
+use toolgate_policy::layers::{self, Layering, TrustError};
 use toolgate_policy::{LoadOptions, Policy, PolicyError};
 use toolgate_store::Store;
 
@@ -32,6 +32,10 @@ pub enum HostError {
     /// The store did not open.
     #[error("cannot open the store: {0}")]
     Store(#[from] toolgate_store::Error),
+    /// The state directory is needed (to look up a project's trust) and
+    /// none could be found.
+    #[error("no state directory is known")]
+    NoStateDir,
 }
 
 /// The settings an entry point was given; `None` takes the environment's
@@ -109,10 +113,9 @@ impl Setup {
         let trust = |db: Option<&str>, file: &Path, digest: &str| {
             let db = explicit_db.as_deref().or(db);
             match &state_dir {
-                Some(dir) => {
-                    toolgate_store::is_trusted_in(dir, db, file, digest).map_err(|e| e.to_string())
-                }
-                None => Err("no state directory is known".to_owned()),
+                Some(dir) => toolgate_store::is_trusted_in(dir, db, file, digest)
+                    .map_err(|e| -> TrustError { Box::new(e) }),
+                None => Err(Box::new(HostError::NoStateDir) as TrustError),
             }
         };
         let anchor = self.anchor.clone().or_else(|| self.workspace.clone());

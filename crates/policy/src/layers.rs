@@ -78,15 +78,17 @@ pub const LOCKABLE: &[&str] = &[
     "allow",
 ];
 
+/// A `lock` entry that names no lockable setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` cannot be locked; lockable: {list}", list = LOCKABLE.join(", "))]
+pub struct LockError(pub String);
+
 /// Checks one `lock` entry.
-pub(crate) fn check_lock(name: &str) -> Result<(), String> {
+pub(crate) fn check_lock(name: &str) -> Result<(), LockError> {
     if LOCKABLE.contains(&name) {
         Ok(())
     } else {
-        Err(format!(
-            "`{name}` cannot be locked; lockable: {}",
-            LOCKABLE.join(", ")
-        ))
+        Err(LockError(name.to_string()))
     }
 }
 
@@ -239,7 +241,26 @@ pub fn origins(policy: &Policy) -> Vec<RuleOrigin> {
 /// digest)`, where `database` is the managed or user layer's `[state]
 /// database` (the store to look in) and `file` the canonical path. An error
 /// counts as untrusted.
-pub type TrustCheck<'a> = dyn Fn(Option<&str>, &Path, &str) -> Result<bool, String> + 'a;
+pub type TrustCheck<'a> = dyn Fn(Option<&str>, &Path, &str) -> Result<bool, TrustError> + 'a;
+
+/// Why a trust check could not answer. The policy crate does not know the
+/// store a host looks in, so the host's own error is carried as it is.
+pub type TrustError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a managed policy file is not honoured: anyone who can write it could
+/// loosen every user's policy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManagedError {
+    /// Not owned by root.
+    #[error("it is owned by uid {0}, not root")]
+    NotRoot(u32),
+    /// Writable by others than its owner.
+    #[error("it is group or world writable (mode {0:o})")]
+    Writable(u32),
+    /// Ownership cannot be checked off Unix.
+    #[error("managed policies are honoured on Unix only")]
+    Unsupported,
+}
 
 /// Where the managed and user layers are and how trust is checked.
 pub struct Layering<'a> {
@@ -323,24 +344,21 @@ pub fn digest(bytes: &[u8]) -> String {
 /// Whether a managed policy file may be honoured: owned by root, and
 /// neither group nor world writable. `Err` says why not.
 #[cfg(unix)]
-pub fn check_managed(meta: &std::fs::Metadata) -> Result<(), String> {
+pub fn check_managed(meta: &std::fs::Metadata) -> Result<(), ManagedError> {
     use std::os::unix::fs::MetadataExt;
     if meta.uid() != 0 {
-        return Err(format!("it is owned by uid {}, not root", meta.uid()));
+        return Err(ManagedError::NotRoot(meta.uid()));
     }
     if meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "it is group or world writable (mode {:o})",
-            meta.mode() & 0o777
-        ));
+        return Err(ManagedError::Writable(meta.mode() & 0o777));
     }
     Ok(())
 }
 
 /// Whether a managed policy file may be honoured (never off Unix).
 #[cfg(not(unix))]
-pub fn check_managed(_meta: &std::fs::Metadata) -> Result<(), String> {
-    Err("managed policies are honoured on Unix only".into())
+pub fn check_managed(_meta: &std::fs::Metadata) -> Result<(), ManagedError> {
+    Err(ManagedError::Unsupported)
 }
 
 /// One layer as read.
