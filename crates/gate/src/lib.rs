@@ -60,8 +60,8 @@ pub mod review;
 pub mod texts;
 
 pub use approver::{
-    Answer, ApprovalRequest, Approver, FixedApprover, HostApprover, NeverApprover, Patience,
-    QueueApprover, TerminalApprover, UnavailableApprover, WaitingApprover,
+    Answer, ApprovalRequest, Approver, AskError, FixedApprover, HostApprover, NeverApprover,
+    Patience, QueueApprover, TerminalApprover, TerminalError, UnavailableApprover, WaitingApprover,
 };
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
