@@ -15,7 +15,7 @@
 use std::sync::{Arc, Mutex};
 
 use sha2::Digest;
-use toolgate_gate::{Approver, Gate, GateOptions, Passage, Setup};
+use toolgate_gate::{Approver, Gate, GateOptions, HostError, Passage, Setup};
 use toolgate_policy::{Call, Mode, Policy};
 use toolgate_store::Store;
 
@@ -154,14 +154,11 @@ impl Gateway {
 
     /// A store connection: one from the pool, else a new one to the
     /// configured store.
-    pub fn open_store(&self) -> Result<Store, String> {
+    pub fn open_store(&self) -> Result<Store, HostError> {
         let pooled = self.stores.lock().ok().and_then(|mut p| p.pop());
         match pooled {
             Some(s) => Ok(s),
-            None => self
-                .setup
-                .open_store_spooled(Some(&self.policy))
-                .map_err(|e| e.to_string()),
+            None => self.setup.open_store_spooled(Some(&self.policy)),
         }
     }
 

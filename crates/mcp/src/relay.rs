@@ -47,7 +47,7 @@ pub struct Shared {
     /// The client, once it has introduced itself.
     pub downstream: OnceLock<Peer<RoleServer>>,
     /// The server's client-side peer, once connected.
-    pub upstream: tokio::sync::OnceCell<Result<Peer<RoleClient>, String>>,
+    pub upstream: tokio::sync::OnceCell<Result<Peer<RoleClient>, upstream::ConnectError>>,
     /// How to end the connected server: its service and its process.
     pub running: Mutex<
         Option<(
@@ -185,7 +185,7 @@ impl Relay {
             .await;
         match r {
             Ok(p) => Ok(p.clone()),
-            Err(e) => Err(ErrorData::internal_error(e.clone(), None)),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
         }
     }
 
