@@ -166,7 +166,7 @@ impl Service<RoleClient> for ToClient {
             Plan::Decide { call, known, .. } => {
                 decide(cfg, call, Ask::Never, &ctx.ct)
                     .await
-                    .map_err(|text| refused_request(known, text))?;
+                    .map_err(|r| refused_request(known, r.to_string()))?;
             }
         }
         let Some(client) = shared.downstream.get() else {
