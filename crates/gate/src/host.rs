@@ -55,10 +55,22 @@ pub struct Setup {
     pub state_dir: Option<PathBuf>,
     /// `--db`: a SQLite file or a `postgres://` URL.
     pub database: Option<String>,
-    /// The project's policy file is not the one the session began with: it
-    /// is merged as an untrusted layer (only its deny and ask rules apply)
-    /// until trusted.
-    pub project_changed: bool,
+    /// The session's record of the project policy it began with (see
+    /// [`toolgate_policy::layers::ProjectSeen`]): a file that is not that
+    /// one is merged as an untrusted layer (only its deny and ask rules
+    /// apply) until trusted.
+    pub project_seen: Option<ProjectSeenFn>,
+}
+
+/// A host's [`toolgate_policy::layers::ProjectSeen`] check, kept in a
+/// [`Setup`].
+#[derive(Clone)]
+pub struct ProjectSeenFn(pub Arc<dyn Fn(Option<&Path>, Option<&[u8]>) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ProjectSeenFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProjectSeenFn(..)")
+    }
 }
 
 impl Setup {
@@ -119,10 +131,15 @@ impl Setup {
             }
         };
         let anchor = self.anchor.clone().or_else(|| self.workspace.clone());
+        let seen = |file: Option<&Path>, bytes: Option<&[u8]>| {
+            self.project_seen
+                .as_ref()
+                .is_some_and(|s| (s.0)(file, bytes))
+        };
         let layering = Layering::from_env()
             .with_trust(&trust)
             .with_anchor(anchor)
-            .with_project_changed(self.project_changed);
+            .with_project_seen(&seen);
         Ok(layers::discover(
             self.policy.as_deref(),
             cwd,

@@ -69,7 +69,7 @@ pub use gate::{
     Gate, GateOptions, INVALID_ARGUMENTS_RULE, Requests, Sandboxed, Stats, new_session_id,
     sandbox_holds,
 };
-pub use host::{HostError, Setup};
+pub use host::{HostError, ProjectSeenFn, Setup};
 pub use result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
 pub use texts::refusal_text;
 pub use toolgate_policy::{Call, Decision, Effect};

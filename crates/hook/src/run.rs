@@ -10,11 +10,12 @@
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 use toolgate_gate::{
-    Gate, GateOptions, HostApprover, Patience, Requests, Setup, UnavailableApprover,
+    Gate, GateOptions, HostApprover, Patience, ProjectSeenFn, Requests, Setup, UnavailableApprover,
     Verdict as GateVerdict, WaitingApprover, texts,
 };
 use toolgate_policy::{Call, Client, Mode, Policy};
@@ -459,14 +460,20 @@ impl Job {
             &self.session,
             cwd,
         ));
-        if let Some(anchor) = &setup.anchor {
-            setup.project_changed = crate::anchor::project_policy_changed(
-                setup.state_dir.as_deref(),
-                self.host.client().as_str(),
-                &self.session,
-                anchor,
-            );
-        }
+        let (state_dir, client, session) = (
+            setup.state_dir.clone(),
+            self.host.client().as_str().to_owned(),
+            self.session.clone(),
+        );
+        setup.project_seen = Some(ProjectSeenFn(Arc::new(move |file, bytes| {
+            crate::anchor::project_policy_changed(
+                state_dir.as_deref(),
+                &client,
+                &session,
+                file,
+                bytes,
+            )
+        })));
         let policy = setup.load_policy(cwd).map_err(Failure::Policy)?;
         let session_start = crate::anchor::session_start(
             setup.state_dir.as_deref(),
