@@ -36,6 +36,9 @@ pub enum HostError {
     /// none could be found.
     #[error("no state directory is known")]
     NoStateDir,
+    /// The store refused a row.
+    #[error("cannot record in the ledger: {0}")]
+    Record(#[source] toolgate_store::Error),
 }
 
 /// The settings an entry point was given; `None` takes the environment's
@@ -82,24 +85,18 @@ impl Setup {
     pub fn lazy_ledger(
         &self,
         policy: Arc<Policy>,
-    ) -> impl Fn(&toolgate_store::Record) -> Result<(), String> + Send + Sync + 'static {
+    ) -> impl Fn(&toolgate_store::Record) -> Result<(), HostError> + Send + Sync + 'static {
         let setup = self.clone();
         let store: Mutex<Option<Store>> = Mutex::new(None);
         move |record| {
             let mut store = store
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if store.is_none() {
-                *store = Some(
-                    setup
-                        .open_store(Some(&policy))
-                        .map_err(|e| format!("cannot open the ledger: {e}"))?,
-                );
-            }
-            match store.as_ref() {
-                Some(s) => s.append(record).map(|_| ()).map_err(|e| e.to_string()),
-                None => Err("the ledger is not open".into()),
-            }
+            let store = match &mut *store {
+                Some(s) => s,
+                empty => empty.insert(setup.open_store(Some(&policy))?),
+            };
+            store.append(record).map(|_| ()).map_err(HostError::Record)
         }
     }
 

@@ -96,7 +96,9 @@ pub use review::{
     ReviewConfig,
 };
 pub use rule::{Remember, Rule};
-pub use sandbox_table::{HOME_KEPT, WritableDir, WritableEntry};
+pub use sandbox_table::{
+    HOME_KEPT, WritableDir, WritableEntry, WritableNowError, WritableNowProblem,
+};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;

@@ -252,28 +252,75 @@ pub fn check(dir: &Path, policy: &Policy) -> Result<(), WritableError> {
     Ok(())
 }
 
+/// Why a granted directory could not be used when a command started: the
+/// entry's file, line and column, what it says, and the problem.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{}:{}: `[sandbox] writable` `{written}`: {problem}", .file.display(), .place.0, .place.1)]
+pub struct WritableNowError {
+    /// The policy file that grants it.
+    pub file: PathBuf,
+    /// Line and column of the entry.
+    pub place: (usize, usize),
+    /// The entry as written.
+    pub written: String,
+    /// What went wrong.
+    pub problem: WritableNowProblem,
+}
+
+/// What went wrong with a granted directory when a command started.
+#[derive(Debug, thiserror::Error)]
+pub enum WritableNowProblem {
+    /// It did not exist and could not be made.
+    #[error("cannot make `{}`: {source}", .path.display())]
+    Make {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Its real path could not be found.
+    #[error("cannot resolve `{}`: {source}", .path.display())]
+    Resolve {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It resolves to something that is not a directory.
+    #[error("`{}` is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// It now resolves to a directory that may not be granted.
+    #[error("{0}")]
+    Refused(#[from] WritableError),
+}
+
 impl WritableDir {
     /// The directory as it resolves now, made when it does not exist yet,
     /// checked again (a symlink may have changed since the policy was
     /// loaded): the error names the entry's place.
-    pub fn resolve_now(&self, policy: &Policy) -> Result<PathBuf, String> {
-        let place = |m: String| {
-            format!(
-                "{}:{}:{}: `[sandbox] writable` `{}`: {m}",
-                self.entry.file.display(),
-                self.entry.place.0,
-                self.entry.place.1,
-                self.entry.written
-            )
+    pub fn resolve_now(&self, policy: &Policy) -> Result<PathBuf, WritableNowError> {
+        let place = |problem: WritableNowProblem| WritableNowError {
+            file: self.entry.file.clone(),
+            place: (self.entry.place.0, self.entry.place.1),
+            written: self.entry.written.clone(),
+            problem,
         };
-        std::fs::create_dir_all(&self.path)
-            .map_err(|e| place(format!("cannot make `{}`: {e}", self.path.display())))?;
-        let real = std::fs::canonicalize(&self.path)
-            .map_err(|e| place(format!("cannot resolve `{}`: {e}", self.path.display())))?;
+        std::fs::create_dir_all(&self.path).map_err(|source| {
+            place(WritableNowProblem::Make {
+                path: self.path.clone(),
+                source,
+            })
+        })?;
+        let real = std::fs::canonicalize(&self.path).map_err(|source| {
+            place(WritableNowProblem::Resolve {
+                path: self.path.clone(),
+                source,
+            })
+        })?;
         if !real.is_dir() {
-            return Err(place(format!("`{}` is not a directory", real.display())));
+            return Err(place(WritableNowProblem::NotADirectory(real)));
         }
-        check(&real, policy).map_err(|e| place(e.to_string()))?;
+        check(&real, policy).map_err(|e| place(e.into()))?;
         Ok(real)
     }
 }

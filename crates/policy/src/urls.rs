@@ -163,14 +163,6 @@ pub enum UrlError {
     NoHost,
 }
 
-/// For callers that still carry errors as text (the sandbox's proxy
-/// passes the reason into its refusal).
-impl From<UrlError> for String {
-    fn from(e: UrlError) -> String {
-        e.to_string()
-    }
-}
-
 /// Why an `ip:` block of a `WebFetch` rule cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CidrError {
