@@ -334,6 +334,7 @@ impl Agent {
         let input = match call.arguments.parse() {
             Ok(input) => input,
             Err(error) => {
+                let error = error.to_string();
                 let raw = call.arguments.to_json_string();
                 let result = self
                     .gate

@@ -273,8 +273,14 @@ text = "end"
     #[test]
     fn raw_arguments_that_are_not_objects_are_refused() {
         let e = Arguments::Raw("[1]".into()).parse().unwrap_err();
-        assert_eq!(e, "arguments are not a JSON object (got an array)");
+        assert_eq!(
+            e.to_string(),
+            "arguments are not a JSON object (got an array)"
+        );
         let e = Arguments::Raw("{\"a\":".into()).parse().unwrap_err();
-        assert!(e.starts_with("arguments are not valid JSON: "), "{e}");
+        assert!(
+            e.to_string().starts_with("arguments are not valid JSON: "),
+            "{e}"
+        );
     }
 }

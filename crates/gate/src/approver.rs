@@ -142,10 +142,15 @@ pub enum Answer {
     },
 }
 
+/// Why an approver could not answer. Each approver fails in its own way
+/// (a terminal, an MCP client, a web page), so the error is its own,
+/// boxed; the gate only shows it, and the ask is not approved.
+pub type AskError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Answers `ask`s.
 pub trait Approver: Send {
     /// Answers one request. An `Err` is not an approval.
-    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String>;
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, AskError>;
 
     /// After an [`Answer::Unanswered`], how long the gate waits for a
     /// person to answer the queued call, and how often it looks. Zero: the
@@ -179,7 +184,7 @@ impl Default for Patience {
 pub struct HostApprover;
 
 impl Approver for HostApprover {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         Ok(Answer::Host)
     }
 }
@@ -193,7 +198,7 @@ pub struct UnavailableApprover {
 }
 
 impl Approver for UnavailableApprover {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         Ok(Answer::Unavailable {
             why: self.why.clone(),
         })
@@ -205,7 +210,7 @@ impl Approver for UnavailableApprover {
 pub struct NeverApprover;
 
 impl Approver for NeverApprover {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         Ok(Answer::Decline {
             note: Some(
                 "no one can approve here (non-interactive): the approver declines every ask".into(),
@@ -230,7 +235,7 @@ impl FixedApprover {
 }
 
 impl Approver for FixedApprover {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         Ok(self.answer.take().unwrap_or(Answer::Decline {
             note: Some("the one fixed answer was already used".into()),
         }))
@@ -244,7 +249,7 @@ impl Approver for FixedApprover {
 pub struct QueueApprover;
 
 impl Approver for QueueApprover {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         Ok(Answer::Unanswered)
     }
 }
@@ -256,13 +261,24 @@ impl Approver for QueueApprover {
 pub struct WaitingApprover(pub Patience);
 
 impl Approver for WaitingApprover {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         Ok(Answer::Unanswered)
     }
 
     fn patience(&self) -> Patience {
         self.0
     }
+}
+
+/// Why the terminal could not be asked (it went away mid-question).
+#[derive(Debug, thiserror::Error)]
+pub enum TerminalError {
+    /// The question could not be written.
+    #[error("cannot write to the terminal: {0}")]
+    Write(#[source] std::io::Error),
+    /// The answer could not be read.
+    #[error("cannot read from the terminal: {0}")]
+    Read(#[source] std::io::Error),
 }
 
 /// Asks the person at the terminal, through `/dev/tty` (not standard input,
@@ -319,7 +335,7 @@ impl TerminalApprover {
         input: &mut dyn BufRead,
         output: &mut dyn Write,
         req: &ApprovalRequest,
-    ) -> Result<Answer, String> {
+    ) -> Result<Answer, TerminalError> {
         let choices = if req.remember {
             "[y] yes once  [a] yes for this session  [n] no (n <note> to say why)"
         } else {
@@ -332,22 +348,26 @@ impl TerminalApprover {
         output
             .write_all(text.as_bytes())
             .and_then(|_| output.flush())
-            .map_err(|e| format!("cannot write to the terminal: {e}"))?;
+            .map_err(TerminalError::Write)?;
         let mut line = String::new();
         match input.read_line(&mut line) {
             Ok(0) => Ok(Answer::Decline {
                 note: Some("no answer (end of input)".into()),
             }),
             Ok(_) => Ok(TerminalApprover::parse(&line, req.remember)),
-            Err(e) => Err(format!("cannot read from the terminal: {e}")),
+            Err(e) => Err(TerminalError::Read(e)),
         }
     }
 }
 
 impl Approver for TerminalApprover {
-    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         if let Some((input, output)) = &mut self.io {
-            return TerminalApprover::converse(input.as_mut(), output.as_mut(), req);
+            return Ok(TerminalApprover::converse(
+                input.as_mut(),
+                output.as_mut(),
+                req,
+            )?);
         }
         let tty = OpenOptions::new().read(true).write(true).open("/dev/tty");
         let Ok(tty) = tty else {
@@ -362,7 +382,7 @@ impl Approver for TerminalApprover {
         };
         let mut input = BufReader::new(tty);
         let mut output = out;
-        TerminalApprover::converse(&mut input, &mut output, req)
+        Ok(TerminalApprover::converse(&mut input, &mut output, req)?)
     }
 }
 

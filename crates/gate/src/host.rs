@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use toolgate_policy::layers::{self, Layering};
+use toolgate_policy::layers::{self, Layering, TrustError};
 use toolgate_policy::{LoadOptions, Policy, PolicyError};
 use toolgate_store::Store;
 
@@ -32,6 +32,13 @@ pub enum HostError {
     /// The store did not open.
     #[error("cannot open the store: {0}")]
     Store(#[from] toolgate_store::Error),
+    /// The state directory is needed (to look up a project's trust) and
+    /// none could be found.
+    #[error("no state directory is known")]
+    NoStateDir,
+    /// The store refused a row.
+    #[error("cannot record in the ledger: {0}")]
+    Record(#[source] toolgate_store::Error),
 }
 
 /// The settings an entry point was given; `None` takes the environment's
@@ -51,10 +58,22 @@ pub struct Setup {
     pub state_dir: Option<PathBuf>,
     /// `--db`: a SQLite file or a `postgres://` URL.
     pub database: Option<String>,
-    /// The project's policy file is not the one the session began with: it
-    /// is merged as an untrusted layer (only its deny and ask rules apply)
-    /// until trusted.
-    pub project_changed: bool,
+    /// The session's record of the project policy it began with (see
+    /// [`toolgate_policy::layers::ProjectSeen`]): a file that is not that
+    /// one is merged as an untrusted layer (only its deny and ask rules
+    /// apply) until trusted.
+    pub project_seen: Option<ProjectSeenFn>,
+}
+
+/// A host's [`toolgate_policy::layers::ProjectSeen`] check, kept in a
+/// [`Setup`].
+#[derive(Clone)]
+pub struct ProjectSeenFn(pub Arc<dyn Fn(Option<&Path>, Option<&[u8]>) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ProjectSeenFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProjectSeenFn(..)")
+    }
 }
 
 impl Setup {
@@ -66,24 +85,18 @@ impl Setup {
     pub fn lazy_ledger(
         &self,
         policy: Arc<Policy>,
-    ) -> impl Fn(&toolgate_store::Record) -> Result<(), String> + Send + Sync + 'static {
+    ) -> impl Fn(&toolgate_store::Record) -> Result<(), HostError> + Send + Sync + 'static {
         let setup = self.clone();
         let store: Mutex<Option<Store>> = Mutex::new(None);
         move |record| {
             let mut store = store
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if store.is_none() {
-                *store = Some(
-                    setup
-                        .open_store(Some(&policy))
-                        .map_err(|e| format!("cannot open the ledger: {e}"))?,
-                );
-            }
-            match store.as_ref() {
-                Some(s) => s.append(record).map(|_| ()).map_err(|e| e.to_string()),
-                None => Err("the ledger is not open".into()),
-            }
+            let store = match &mut *store {
+                Some(s) => s,
+                empty => empty.insert(setup.open_store(Some(&policy))?),
+            };
+            store.append(record).map(|_| ()).map_err(HostError::Record)
         }
     }
 
@@ -109,17 +122,21 @@ impl Setup {
         let trust = |db: Option<&str>, file: &Path, digest: &str| {
             let db = explicit_db.as_deref().or(db);
             match &state_dir {
-                Some(dir) => {
-                    toolgate_store::is_trusted_in(dir, db, file, digest).map_err(|e| e.to_string())
-                }
-                None => Err("no state directory is known".to_owned()),
+                Some(dir) => toolgate_store::is_trusted_in(dir, db, file, digest)
+                    .map_err(|e| -> TrustError { Box::new(e) }),
+                None => Err(Box::new(HostError::NoStateDir) as TrustError),
             }
         };
         let anchor = self.anchor.clone().or_else(|| self.workspace.clone());
+        let seen = |file: Option<&Path>, bytes: Option<&[u8]>| {
+            self.project_seen
+                .as_ref()
+                .is_some_and(|s| (s.0)(file, bytes))
+        };
         let layering = Layering::from_env()
             .with_trust(&trust)
             .with_anchor(anchor)
-            .with_project_changed(self.project_changed);
+            .with_project_seen(&seen);
         Ok(layers::discover(
             self.policy.as_deref(),
             cwd,

@@ -60,8 +60,8 @@ pub mod review;
 pub mod texts;
 
 pub use approver::{
-    Answer, ApprovalRequest, Approver, FixedApprover, HostApprover, NeverApprover, Patience,
-    QueueApprover, TerminalApprover, UnavailableApprover, WaitingApprover,
+    Answer, ApprovalRequest, Approver, AskError, FixedApprover, HostApprover, NeverApprover,
+    Patience, QueueApprover, TerminalApprover, TerminalError, UnavailableApprover, WaitingApprover,
 };
 pub use error::GateError;
 pub use executor::{Executor, ToolOutput};
@@ -69,7 +69,7 @@ pub use gate::{
     Gate, GateOptions, INVALID_ARGUMENTS_RULE, Requests, Sandboxed, Stats, new_session_id,
     sandbox_holds,
 };
-pub use host::{HostError, Setup};
+pub use host::{HostError, ProjectSeenFn, Setup};
 pub use result::{ApprovalLog, Outcome, Passage, ToolResult, Verdict};
 pub use texts::refusal_text;
 pub use toolgate_policy::{Call, Decision, Effect};

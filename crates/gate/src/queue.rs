@@ -29,7 +29,7 @@ pub(crate) enum Queued {
     /// The approval is no longer in the queue.
     Gone,
     /// The queue could not be read.
-    Failed(String),
+    Failed(toolgate_store::Error),
 }
 
 /// Queues the call with its `waiting` request row (one transaction) and
@@ -39,7 +39,7 @@ pub(crate) fn enqueue(
     snapshot: &Call,
     decision: &Decision,
     start: Instant,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, toolgate_store::Error> {
     let Some(store) = gate.store.as_ref() else {
         return Ok(None);
     };
@@ -57,10 +57,7 @@ pub(crate) fn enqueue(
         rule: decision.rule.clone(),
         remember_allowed: decision.remember,
     };
-    store
-        .append_waiting(&request, &pending)
-        .map(|q| Some(q.id))
-        .map_err(|e| e.to_string())
+    store.append_waiting(&request, &pending).map(|q| Some(q.id))
 }
 
 /// Waits up to `patience.wait` for a person to answer approval `id`.
@@ -76,7 +73,7 @@ pub(crate) fn await_answer(gate: &Gate, id: &str, patience: Patience) -> Queued 
         let approval = match store.approval(id) {
             Ok(Some(approval)) => approval,
             Ok(None) => return Queued::Gone,
-            Err(e) => return Queued::Failed(e.to_string()),
+            Err(e) => return Queued::Failed(e),
         };
         match approval.status {
             ApprovalStatus::Pending => {}
@@ -100,9 +97,9 @@ pub(crate) fn await_answer(gate: &Gate, id: &str, patience: Patience) -> Queued 
 }
 
 /// Takes an approved call for running: exactly one process succeeds.
-pub(crate) fn claim(gate: &Gate, id: &str) -> Result<Option<Pending>, String> {
+pub(crate) fn claim(gate: &Gate, id: &str) -> Result<Option<Pending>, toolgate_store::Error> {
     match gate.store.as_ref() {
-        Some(store) => store.claim_for_execution(id).map_err(|e| e.to_string()),
+        Some(store) => store.claim_for_execution(id),
         None => Ok(None),
     }
 }
@@ -111,14 +108,16 @@ pub(crate) fn claim(gate: &Gate, id: &str) -> Result<Option<Pending>, String> {
 /// session, client, tool, input and directory; only the call id differs,
 /// as it does on every retry) after the earlier call stopped waiting. Its
 /// stored snapshot must still match its digest.
-pub(crate) fn approved_earlier(gate: &Gate, call: &Call) -> Result<Option<Pending>, String> {
+pub(crate) fn approved_earlier(
+    gate: &Gate,
+    call: &Call,
+) -> Result<Option<Pending>, toolgate_store::Error> {
     let Some(store) = gate.store.as_ref() else {
         return Ok(None);
     };
     let client = record::client_tag(call);
     let found = store
-        .list_approvals(Some(ApprovalStatus::Approved))
-        .map_err(|e| e.to_string())?
+        .list_approvals(Some(ApprovalStatus::Approved))?
         .into_iter()
         .find(|p| {
             p.session == gate.session

@@ -101,12 +101,11 @@ pub(crate) fn append(
     snapshot: &Call,
     decision: &Decision,
     row: Row,
-) -> Result<(), String> {
+) -> Result<(), toolgate_store::Error> {
     let Some(store) = gate.store.as_ref() else {
         return Ok(());
     };
     store
         .append(&record_of(gate, snapshot, decision, &row))
         .map(|_| ())
-        .map_err(|e| e.to_string())
 }

@@ -267,34 +267,61 @@ fn recent_requests(requests: &[String]) -> Vec<String> {
     kept
 }
 
+/// Why a reviewer's reply is not a decision; the call then goes to the
+/// person.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// Nothing but spaces (or an empty fence).
+    #[error("it is empty")]
+    Empty,
+    /// Not strict JSON.
+    #[error(transparent)]
+    Json(#[from] toolgate_policy::json::StrictJsonError),
+    /// JSON, but not an object.
+    #[error("it is not a JSON object")]
+    NotObject,
+    /// A key besides `decision` and `reason` (its first 40 characters).
+    #[error("unexpected key `{0}`")]
+    UnexpectedKey(String),
+    /// A `decision` that is not one of the three.
+    #[error("`decision` is not allow, deny or escalate")]
+    UnknownDecision,
+    /// No `decision`, or not a string.
+    #[error("no `decision` string")]
+    NoDecision,
+    /// A `reason` that is not a string.
+    #[error("`reason` is not a string")]
+    ReasonNotString,
+    /// No `reason`.
+    #[error("no `reason`")]
+    NoReason,
+}
+
 /// Reads the reviewer's reply: exactly one JSON object with a `decision`
 /// and a `reason` (a single Markdown code fence around it is tolerated).
-pub fn parse_answer(text: &str) -> Result<(ReviewVerdict, String), String> {
+pub fn parse_answer(text: &str) -> Result<(ReviewVerdict, String), AnswerError> {
     let body = unfence(text.trim());
     if body.is_empty() {
-        return Err("it is empty".into());
+        return Err(AnswerError::Empty);
     }
-    let value = toolgate_policy::json::parse(body).map_err(|e| e.to_string())?;
+    let value = toolgate_policy::json::parse(body)?;
     let Value::Object(obj) = value else {
-        return Err("it is not a JSON object".into());
+        return Err(AnswerError::NotObject);
     };
     if let Some(k) = obj.keys().find(|k| *k != "decision" && *k != "reason") {
-        return Err(format!(
-            "unexpected key `{}`",
-            k.chars().take(40).collect::<String>()
-        ));
+        return Err(AnswerError::UnexpectedKey(k.chars().take(40).collect()));
     }
     let verdict = match obj.get("decision").and_then(Value::as_str) {
         Some("allow") => ReviewVerdict::Allow,
         Some("deny") => ReviewVerdict::Deny,
         Some("escalate") => ReviewVerdict::Escalate,
-        Some(_) => return Err("`decision` is not allow, deny or escalate".into()),
-        None => return Err("no `decision` string".into()),
+        Some(_) => return Err(AnswerError::UnknownDecision),
+        None => return Err(AnswerError::NoDecision),
     };
     let reason = match obj.get("reason") {
         Some(Value::String(r)) => r.trim(),
-        Some(_) => return Err("`reason` is not a string".into()),
-        None => return Err("no `reason`".into()),
+        Some(_) => return Err(AnswerError::ReasonNotString),
+        None => return Err(AnswerError::NoReason),
     };
     let mut reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
     if reason.is_empty() {

@@ -191,7 +191,7 @@ impl Person {
 }
 
 impl Approver for Person {
-    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         self.asked.lock().unwrap().push(req.call.tool.clone());
         Ok(self.answer.clone())
     }

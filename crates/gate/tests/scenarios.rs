@@ -119,7 +119,7 @@ struct Watching {
 }
 
 impl Approver for Watching {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         self.asked.fetch_add(1, Ordering::SeqCst);
         let seen = std::fs::read_to_string(&self.notes).unwrap_or_default();
         self.notes_when_asked.lock().unwrap().push(seen);
@@ -313,7 +313,7 @@ fn s3_a_declined_ask_is_blocked_and_the_note_reaches_the_result() {
 struct MustNotAsk(Arc<AtomicUsize>);
 
 impl Approver for MustNotAsk {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(Answer::Decline { note: None })
     }
@@ -334,7 +334,7 @@ fn s4_an_allowed_call_runs_without_consulting_a_declining_approver() {
 struct Yes(Arc<AtomicUsize>);
 
 impl Approver for Yes {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(Answer::Approve)
     }
@@ -361,7 +361,7 @@ fn s5_a_denied_call_is_blocked_without_consulting_an_approving_approver() {
 struct Tamper;
 
 impl Approver for Tamper {
-    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         req.call.tool = "marker".into();
         req.call.input.insert("path".into(), json!("evil.txt"));
         req.call.input.insert("content".into(), json!("pwned"));
@@ -391,7 +391,7 @@ fn s6_the_approver_mutating_its_copy_changes_nothing() {
 struct Panics;
 
 impl Approver for Panics {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         panic!("approver bug");
     }
 }
@@ -399,7 +399,7 @@ impl Approver for Panics {
 struct Errs;
 
 impl Approver for Errs {
-    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, _req: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
         Err("the approval page is down".into())
     }
 }
@@ -510,7 +510,7 @@ fn session_grants_apply_only_where_the_rule_allows() {
     let asked = Arc::new(AtomicUsize::new(0));
     struct SessionOnce(Arc<AtomicUsize>);
     impl Approver for SessionOnce {
-        fn ask(&mut self, _r: &mut ApprovalRequest) -> Result<Answer, String> {
+        fn ask(&mut self, _r: &mut ApprovalRequest) -> Result<Answer, toolgate_gate::AskError> {
             if self.0.fetch_add(1, Ordering::SeqCst) == 0 {
                 Ok(Answer::Session)
             } else {

@@ -82,32 +82,33 @@ pub fn session_start(
     std::fs::metadata(&file).and_then(|m| m.modified()).ok()
 }
 
-/// Whether the project's policy file (the `toolgate.toml` found from
-/// `anchor`) differs from the one the session's first call saw, recording
-/// it when this is the first call. An agent's command can bring a policy
-/// file the parser never saw written (`git checkout`, `tar x`): a file
-/// that appeared, changed or went away during the session must not be
-/// honoured as the person's. `false` without a state directory or a
-/// session; `true` when the record cannot be read back.
+/// Whether the project's policy file, as discovery found and read it
+/// (`file`, and `bytes` when they could be read), differs from the one the
+/// session's first call saw, recording it when this is the first call. An
+/// agent's command can bring a policy file the parser never saw written
+/// (`git checkout`, `tar x`): a file that appeared, changed or went away
+/// during the session must not be honoured as the person's. Discovery hands
+/// over the bytes it compiles, so the file checked is the file honoured.
+/// `false` without a state directory or a session; `true` when the record
+/// cannot be read back.
 pub fn project_policy_changed(
     state_dir: Option<&Path>,
     client: &str,
     session: &str,
-    anchor: &Path,
+    file: Option<&Path>,
+    bytes: Option<&[u8]>,
 ) -> bool {
     let (Some(state_dir), false) = (state_dir, session.is_empty()) else {
         return false;
     };
-    let now = match toolgate_policy::locate(None, None, anchor) {
-        Some(file) => match std::fs::read(&file) {
-            Ok(bytes) => format!(
-                "{}\n{}\n",
-                file.display(),
-                toolgate_policy::layers::digest(&bytes)
-            ),
-            Err(_) => format!("{}\nunreadable\n", file.display()),
-        },
-        None => "none\n".to_owned(),
+    let now = match (file, bytes) {
+        (Some(file), Some(bytes)) => format!(
+            "{}\n{}\n",
+            file.display(),
+            toolgate_policy::layers::digest(bytes)
+        ),
+        (Some(file), None) => format!("{}\nunreadable\n", file.display()),
+        (None, _) => "none\n".to_owned(),
     };
     let dir = state_dir.join(SESSIONS_DIR);
     let key = toolgate_policy::layers::digest(format!("{client}\0{session}").as_bytes());

@@ -202,7 +202,13 @@ pub fn claude(sources: &[Source], policy_file: &Path) -> Result<Imported, Import
 }
 
 /// Claude Code's rule as a toolgate selector, or why it has none.
-fn translate(rule: &str) -> Result<String, String> {
+/// A Claude Code rule toolgate has no selector for: the import skips it
+/// and says why.
+#[derive(Debug, thiserror::Error)]
+#[error("toolgate matches `{0}` by its name only, and cannot carry over the part in parentheses")]
+struct NameOnly(String);
+
+fn translate(rule: &str) -> Result<String, NameOnly> {
     let rule = rule.trim();
     let (name, spec) = match rule.find('(') {
         Some(open) => (&rule[..open], Some(&rule[open..])),
@@ -218,10 +224,7 @@ fn translate(rule: &str) -> Result<String, String> {
             }
             _ => Ok(rule.to_owned()),
         },
-        (name, Some(_)) => Err(format!(
-            "toolgate matches `{name}` by its name only, and cannot carry over the part in \
-             parentheses"
-        )),
+        (name, Some(_)) => Err(NameOnly(name.to_string())),
     }
 }
 

@@ -63,7 +63,7 @@ pub fn route_mcp(
     let strings = |items: &[String]| Json::Array(items.iter().cloned().map(Json::String).collect());
     let entry = servers.get(server).cloned();
     let current = entry.as_ref().map(|e| own_command(e, server)).transpose();
-    let current = current.map_err(malformed)?;
+    let current = current.map_err(|e| malformed(e.to_string()))?;
     let new_entry = if undo {
         let Some(Current::Routed(original)) = current else {
             return Ok(McpRouted::Unchanged);
@@ -117,23 +117,34 @@ enum Current {
     Routed(Vec<String>),
 }
 
-fn own_command(entry: &Json, server: &str) -> Result<Current, String> {
+/// Why a server's entry cannot be routed through toolgate; the file is
+/// reported as malformed and left as it is.
+#[derive(Debug, thiserror::Error)]
+enum EntryError {
+    /// No command: a server reached over HTTP.
+    #[error("the server `{0}` has no `command` (an HTTP server cannot be routed yet)")]
+    NoCommand(String),
+    /// `args` is not a list.
+    #[error("`mcpServers.{0}.args` is not an array")]
+    ArgsNotArray(String),
+    /// `args` holds something besides strings.
+    #[error("`mcpServers.{0}.args` holds a value that is not a string")]
+    ArgNotString(String),
+}
+
+fn own_command(entry: &Json, server: &str) -> Result<Current, EntryError> {
     let Some(command) = entry.get("command").and_then(Json::as_str) else {
-        return Err(format!(
-            "the server `{server}` has no `command` (an HTTP server cannot be routed yet)"
-        ));
+        return Err(EntryError::NoCommand(server.to_string()));
     };
     let args: Vec<String> = match entry.get("args") {
         None => Vec::new(),
         Some(a) => a
             .as_array()
-            .ok_or_else(|| format!("`mcpServers.{server}.args` is not an array"))?
+            .ok_or_else(|| EntryError::ArgsNotArray(server.to_string()))?
             .iter()
             .map(|v| v.as_str().map(str::to_string))
             .collect::<Option<Vec<String>>>()
-            .ok_or_else(|| {
-                format!("`mcpServers.{server}.args` holds a value that is not a string")
-            })?,
+            .ok_or_else(|| EntryError::ArgNotString(server.to_string()))?,
     };
     if args.first().map(String::as_str) == Some("mcp")
         && let Some(sep) = args.iter().position(|a| a == "--")

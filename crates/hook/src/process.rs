@@ -77,7 +77,7 @@ fn answer(
     // message would only repeat it on standard error.
     std::panic::set_hook(Box::new(|_| {}));
     let reply = match options(args, toolgate) {
-        Err(message) => failure(&message),
+        Err(message) => failure(&message.to_string()),
         Ok(opts) => {
             // Room for a usual input in one read, instead of a read per
             // doubling of the buffer.
@@ -150,27 +150,33 @@ fn closed(fd: std::os::fd::BorrowedFd<'_>) -> bool {
     }
 }
 
+/// Flags that cannot work together or here; the hook blocks the call
+/// rather than guess.
+#[derive(Debug, thiserror::Error)]
+enum OptionsError {
+    /// `--wait` with the client answering.
+    #[error("toolgate: `--wait` needs `--approver queue`; the call was blocked")]
+    WaitNeedsQueue,
+    /// `--sandbox` without a toolgate executable to wrap commands in.
+    #[error(
+        "toolgate: cannot find the toolgate executable for --sandbox ({0}); the call was blocked"
+    )]
+    NoExecutable(#[source] std::io::Error),
+}
+
 fn options(
     args: &RunArgs,
     toolgate: fn() -> std::io::Result<PathBuf>,
-) -> Result<HookOptions, String> {
+) -> Result<HookOptions, OptionsError> {
     let approver = match (args.approver, args.wait) {
-        (ApproverArg::Client, Some(_)) => {
-            return Err(
-                "toolgate: `--wait` needs `--approver queue`; the call was blocked".to_owned(),
-            );
-        }
+        (ApproverArg::Client, Some(_)) => return Err(OptionsError::WaitNeedsQueue),
         (ApproverArg::Client, None) => AnswerBy::Client,
         (ApproverArg::Queue, wait) => AnswerBy::Queue {
             wait: wait.map(Duration::from_secs).unwrap_or(DEFAULT_WAIT),
         },
     };
     let sandbox = if args.sandbox {
-        let exe = toolgate().map_err(|e| {
-            format!(
-                "toolgate: cannot find the toolgate executable for --sandbox ({e}); the call was blocked"
-            )
-        })?;
+        let exe = toolgate().map_err(OptionsError::NoExecutable)?;
         Some(exe)
     } else {
         None

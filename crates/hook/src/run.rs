@@ -10,11 +10,12 @@
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 use toolgate_gate::{
-    Gate, GateOptions, HostApprover, Patience, Requests, Setup, UnavailableApprover,
+    Gate, GateOptions, HostApprover, Patience, ProjectSeenFn, Requests, Setup, UnavailableApprover,
     Verdict as GateVerdict, WaitingApprover, texts,
 };
 use toolgate_policy::{Call, Client, Mode, Policy};
@@ -103,7 +104,7 @@ pub fn claude_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
     guard(claude::failure, || {
         let input = match text(stdin).and_then(|t| ClaudeInput::parse(t).map_err(blocked)) {
             Ok(input) => input,
-            Err(message) => return claude::failure(&message),
+            Err(message) => return claude::failure(&message.to_string()),
         };
         let client_mode = match input.permission_mode {
             ClaudePermissionMode::Plan => Some(Mode::Plan),
@@ -137,7 +138,7 @@ pub fn claude_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
                 reply.stderr = verdict.warnings;
                 reply
             }
-            Err(message) => claude::failure(&message),
+            Err(message) => claude::failure(&message.to_string()),
         }
     })
 }
@@ -153,7 +154,7 @@ pub fn gemini_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
     guard(gemini::failure, || {
         let input = match text(stdin).and_then(|t| GeminiInput::parse(t).map_err(blocked)) {
             Ok(input) => input,
-            Err(message) => return gemini::failure(&message),
+            Err(message) => return gemini::failure(&message.to_string()),
         };
         // An MCP tool arrives as `mcp_SERVER_TOOL`, which cannot be split
         // back when a name holds `_`; its context names both, and the call
@@ -183,7 +184,7 @@ pub fn gemini_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
                 reply.stderr = verdict.warnings;
                 reply
             }
-            Err(message) => gemini::failure(&message),
+            Err(message) => gemini::failure(&message.to_string()),
         }
     })
 }
@@ -199,7 +200,7 @@ pub fn codex_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
     guard(codex::failure, || {
         let input = match text(stdin).and_then(|t| CodexInput::parse(t).map_err(blocked)) {
             Ok(input) => input,
-            Err(message) => return codex::failure(&message),
+            Err(message) => return codex::failure(&message.to_string()),
         };
         let client_mode = match input.permission_mode.as_deref() {
             Some("plan") => Some(Mode::Plan),
@@ -225,7 +226,7 @@ pub fn codex_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
                 reply.stderr = verdict.warnings;
                 reply
             }
-            Err(message) => codex::failure(&message),
+            Err(message) => codex::failure(&message.to_string()),
         }
     })
 }
@@ -248,13 +249,36 @@ fn guard(failure: fn(&str) -> HookReply, body: impl FnOnce() -> HookReply) -> Ho
     }
 }
 
-fn text(stdin: &[u8]) -> Result<&str, String> {
-    std::str::from_utf8(stdin)
-        .map_err(|e| format!("toolgate: hook input is not UTF-8 ({e}); the call was blocked"))
+/// Why a hook call got no decision: the client's failure reply says this,
+/// and the call is blocked.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Failure {
+    /// The payload is not text.
+    #[error("toolgate: hook input is not UTF-8 ({0}); the call was blocked")]
+    NotUtf8(#[source] std::str::Utf8Error),
+    /// The payload is not the client's hook input.
+    #[error("toolgate: {0}; the call was blocked")]
+    Input(#[source] crate::InputError),
+    /// The policy did not load.
+    #[error("toolgate: {0}; the call was blocked")]
+    Policy(#[source] toolgate_gate::HostError),
+    /// `--sandbox` for a client whose shell commands cannot be rewritten.
+    #[error(
+        "toolgate: `--sandbox` cannot rewrite {0}'s commands, so it would run them \
+         unsandboxed; the call was blocked (register the hook without `--sandbox`)"
+    )]
+    SandboxUnsupported(String),
+    /// The command cannot be wrapped in the sandbox (the sandbox's words).
+    #[error("toolgate: the command cannot run in the sandbox ({0}); the call was blocked")]
+    SandboxCommand(String),
 }
 
-fn blocked(e: crate::InputError) -> String {
-    format!("toolgate: {e}; the call was blocked")
+fn text(stdin: &[u8]) -> Result<&str, Failure> {
+    std::str::from_utf8(stdin).map_err(Failure::NotUtf8)
+}
+
+fn blocked(e: crate::InputError) -> Failure {
+    Failure::Input(e)
 }
 
 /// The host a hook call came from, with what changes how it is answered.
@@ -345,7 +369,7 @@ pub(crate) fn serve<I>(
     guard(failure, || {
         let input = match text(stdin).and_then(|t| parse(t).map_err(blocked)) {
             Ok(input) => input,
-            Err(message) => return failure(&message),
+            Err(message) => return failure(&message.to_string()),
         };
         match job(&input).run(opts) {
             Ok(verdict) => {
@@ -353,7 +377,7 @@ pub(crate) fn serve<I>(
                 answer.stderr = verdict.warnings;
                 answer
             }
-            Err(message) => failure(&message),
+            Err(message) => failure(&message.to_string()),
         }
     })
 }
@@ -419,7 +443,7 @@ impl Job {
     /// Hands the call to the gate (decide, ask where the policy says so,
     /// record) and turns its verdict into the client's vocabulary.
     /// `Err` is a message for the client's failure reply: no decision.
-    pub(crate) fn run(&self, opts: &HookOptions) -> Result<Verdict, String> {
+    pub(crate) fn run(&self, opts: &HookOptions) -> Result<Verdict, Failure> {
         let cwd = self.call.cwd.as_deref().unwrap_or(Path::new("/"));
         let mut setup = Setup {
             policy: opts.policy.clone(),
@@ -436,17 +460,21 @@ impl Job {
             &self.session,
             cwd,
         ));
-        if let Some(anchor) = &setup.anchor {
-            setup.project_changed = crate::anchor::project_policy_changed(
-                setup.state_dir.as_deref(),
-                self.host.client().as_str(),
-                &self.session,
-                anchor,
-            );
-        }
-        let policy = setup
-            .load_policy(cwd)
-            .map_err(|e| format!("toolgate: {e}; the call was blocked"))?;
+        let (state_dir, client, session) = (
+            setup.state_dir.clone(),
+            self.host.client().as_str().to_owned(),
+            self.session.clone(),
+        );
+        setup.project_seen = Some(ProjectSeenFn(Arc::new(move |file, bytes| {
+            crate::anchor::project_policy_changed(
+                state_dir.as_deref(),
+                &client,
+                &session,
+                file,
+                bytes,
+            )
+        })));
+        let policy = setup.load_policy(cwd).map_err(Failure::Policy)?;
         let session_start = crate::anchor::session_start(
             setup.state_dir.as_deref(),
             self.host.client().as_str(),
@@ -528,17 +556,13 @@ impl Job {
         exe: &Path,
         policy: &Policy,
         cwd: &Path,
-    ) -> Result<Option<Rewrite>, String> {
+    ) -> Result<Option<Rewrite>, Failure> {
         if let Host::Codex(_) = self.host {
             // Codex runs its shell in its own sandbox; nothing to rewrite.
             return Ok(None);
         }
         let Some(shell_tool) = self.host.shell_tool() else {
-            return Err(format!(
-                "toolgate: `--sandbox` cannot rewrite {}'s commands, so it would run them \
-                 unsandboxed; the call was blocked (register the hook without `--sandbox`)",
-                self.host.client()
-            ));
+            return Err(Failure::SandboxUnsupported(self.host.client().to_string()));
         };
         if self.call.tool != shell_tool {
             return Ok(None);
@@ -558,9 +582,7 @@ impl Job {
             workspace.as_deref(),
             command,
         )
-        .map_err(|e| {
-            format!("toolgate: the command cannot run in the sandbox ({e}); the call was blocked")
-        })?;
+        .map_err(|e| Failure::SandboxCommand(e.to_string()))?;
         let mut input = self.call.input.clone();
         input.insert("command".into(), Value::String(line.clone()));
         Ok(Some((line, input)))

@@ -13,7 +13,21 @@ use rmcp::model::{ClientResult, ElicitRequestParams, ElicitationAction, ServerRe
 use serde_json::json;
 use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
-use toolgate_gate::{Answer, ApprovalRequest, Approver};
+use toolgate_gate::{Answer, ApprovalRequest, Approver, AskError};
+
+/// Why the client could not be asked; the call is then not approved.
+#[derive(Debug, thiserror::Error)]
+pub enum ElicitError {
+    /// The form did not serialise into an elicitation request.
+    #[error("cannot build the approval form: {0}")]
+    Form(#[source] serde_json::Error),
+    /// The request could not be sent.
+    #[error("cannot ask the client: {0}")]
+    Send(#[source] rmcp::ServiceError),
+    /// The client failed or went away before answering.
+    #[error("the client did not answer: {0}")]
+    NoAnswer(#[source] rmcp::ServiceError),
+}
 
 /// The form field offering "this session" (optional; absent means once).
 pub const SCOPE_FIELD: &str = "scope";
@@ -33,7 +47,7 @@ pub struct ElicitApprover {
 impl ElicitApprover {
     /// The form: a message with everything a person needs, and no required
     /// field, so a plain accept is a yes for this call.
-    pub fn params(&self, req: &ApprovalRequest) -> Result<ElicitRequestParams, String> {
+    pub fn params(&self, req: &ApprovalRequest) -> Result<ElicitRequestParams, ElicitError> {
         let args = serde_json::Value::Object(req.call.input.clone());
         let message = format!(
             "toolgate: approve this call of the MCP server `{}`?\n{}arguments: {}\ndigest:  {}",
@@ -60,12 +74,12 @@ impl ElicitApprover {
             "message": message,
             "requestedSchema": {"type": "object", "properties": properties}
         }))
-        .map_err(|e| format!("cannot build the approval form: {e}"))
+        .map_err(ElicitError::Form)
     }
 }
 
 impl Approver for ElicitApprover {
-    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, String> {
+    fn ask(&mut self, req: &mut ApprovalRequest) -> Result<Answer, AskError> {
         let params = self.params(req)?;
         let request = ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params));
         let peer = self.peer.clone();
@@ -74,10 +88,10 @@ impl Approver for ElicitApprover {
             let handle = peer
                 .send_request_with_option(request, Default::default())
                 .await
-                .map_err(|e| format!("cannot ask the client: {e}"))?;
+                .map_err(ElicitError::Send)?;
             let id = handle.id.clone();
             tokio::select! {
-                r = handle.await_response() => r.map(Some).map_err(|e| format!("the client did not answer: {e}")),
+                r = handle.await_response() => r.map(Some).map_err(ElicitError::NoAnswer),
                 _ = cancelled.cancelled() => {
                     let _ = crate::relay::cancel_request::<RoleServer>(&peer, id, "the call was cancelled").await;
                     Ok(None)

@@ -404,8 +404,8 @@ async fn call(
     if cancelled.is_cancelled() {
         return None;
     }
-    if let Err(text) = admitted {
-        return Some(refusal_line(client_id, text));
+    if let Err(r) = admitted {
+        return Some(refusal_line(client_id, r.to_string()));
     }
     let id = format!(
         "{ID_PREFIX}{}",

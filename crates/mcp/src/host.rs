@@ -15,7 +15,7 @@
 use std::sync::{Arc, Mutex};
 
 use sha2::Digest;
-use toolgate_gate::{Approver, Gate, GateOptions, Passage, Setup};
+use toolgate_gate::{Approver, Gate, GateOptions, HostError, Passage, Setup};
 use toolgate_policy::{Call, Mode, Policy};
 use toolgate_store::Store;
 
@@ -40,6 +40,15 @@ pub struct Gateway {
     pub started: std::time::SystemTime,
 }
 
+/// The gate panicked on a call: it is refused, and its sender reads the
+/// refusal text this displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}",
+    toolgate_gate::refusal_text("the gate failed unexpectedly", None)
+)]
+pub struct GateFailed;
+
 /// Connections kept for reuse; more calls at once open more, and those
 /// are closed after their call.
 const POOL: usize = 8;
@@ -49,15 +58,15 @@ impl Gateway {
     /// refuses whatever the policy says (a tool whose definition is not
     /// trusted); `may_wait` says the approver may wait for a person.
     ///
-    /// `Err` holds the gate's refusal text for a call the gate could not
-    /// even take (it panicked): not executed.
+    /// `Err` is a call the gate could not even take (it panicked): not
+    /// executed.
     pub async fn pass(
         &self,
         call: Call,
         approver: Box<dyn Approver>,
         blocked: Vec<String>,
         may_wait: bool,
-    ) -> Result<Passage, String> {
+    ) -> Result<Passage, GateFailed> {
         // Runs in place (borrowing the host), on this worker or as
         // blocking code; the store comes from the pool and goes back to it.
         let gate = || {
@@ -96,7 +105,7 @@ impl Gateway {
         } else {
             gate()
         };
-        run.map_err(|_| toolgate_gate::refusal_text("the gate failed unexpectedly", None))
+        run.map_err(|_| GateFailed)
     }
 
     /// Records a message that was refused before any decision could be
@@ -154,14 +163,11 @@ impl Gateway {
 
     /// A store connection: one from the pool, else a new one to the
     /// configured store.
-    pub fn open_store(&self) -> Result<Store, String> {
+    pub fn open_store(&self) -> Result<Store, HostError> {
         let pooled = self.stores.lock().ok().and_then(|mut p| p.pop());
         match pooled {
             Some(s) => Ok(s),
-            None => self
-                .setup
-                .open_store_spooled(Some(&self.policy))
-                .map_err(|e| e.to_string()),
+            None => self.setup.open_store_spooled(Some(&self.policy)),
         }
     }
 

@@ -109,7 +109,7 @@ pub fn absent(tool: &str) -> (String, String) {
 /// its definition waits to be accepted like a changed one.
 /// Blocking: call it off the async threads.
 pub fn check_all(
-    store: Result<Store, String>,
+    store: Result<Store, toolgate_gate::HostError>,
     server: &str,
     session: &str,
     tools: &[Tool],
@@ -120,7 +120,7 @@ pub fn check_all(
         Err(why) => {
             return tools
                 .iter()
-                .map(|t| (t.name.to_string(), Trust::Unknown(why.clone())))
+                .map(|t| (t.name.to_string(), Trust::Unknown(why.to_string())))
                 .collect();
         }
     };

@@ -47,7 +47,7 @@ pub struct Shared {
     /// The client, once it has introduced itself.
     pub downstream: OnceLock<Peer<RoleServer>>,
     /// The server's client-side peer, once connected.
-    pub upstream: tokio::sync::OnceCell<Result<Peer<RoleClient>, String>>,
+    pub upstream: tokio::sync::OnceCell<Result<Peer<RoleClient>, upstream::ConnectError>>,
     /// How to end the connected server: its service and its process.
     pub running: Mutex<
         Option<(
@@ -185,7 +185,7 @@ impl Relay {
             .await;
         match r {
             Ok(p) => Ok(p.clone()),
-            Err(e) => Err(ErrorData::internal_error(e.clone(), None)),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
         }
     }
 
@@ -384,11 +384,11 @@ impl Relay {
         let peer = self.server_for(&ctx.meta).await?;
         let tool = req.params.name.to_string();
         let input = req.params.arguments.clone().unwrap_or_default();
-        if let Err(text) = self
+        if let Err(r) = self
             .admit(&peer, &tool, input, Some(&ctx.peer), &ctx.ct)
             .await
         {
-            return Ok(refused(text));
+            return Ok(refused(r.to_string()));
         }
         match forward(
             &peer,
@@ -407,8 +407,8 @@ impl Relay {
 
     /// Passes one `tools/call` of `tool` with `input` through the gate
     /// (pins, decision, approval on ask, ledger row): `Ok` when it is to
-    /// run, else the text the client is told. An approval is asked of
-    /// `client` when it can show a form; `cancelled` withdraws it.
+    /// run, else why not, in the words the client is told. An approval is
+    /// asked of `client` when it can show a form; `cancelled` withdraws it.
     pub(crate) async fn admit(
         &self,
         server: &Peer<RoleClient>,
@@ -416,7 +416,7 @@ impl Relay {
         input: serde_json::Map<String, serde_json::Value>,
         client: Option<&Peer<RoleServer>>,
         cancelled: &CancellationToken,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refused> {
         let cfg = &self.shared.config;
         let qualified = names::qualified(&cfg.server, tool);
         let trust = self.trust_of(server, tool).await;
@@ -455,7 +455,7 @@ impl Relay {
                 };
                 decide(cfg, call, ask, &ctx.ct)
                     .await
-                    .map_err(|text| refused_request(known, text))
+                    .map_err(|r| refused_request(known, r.to_string()))
             }
         }
     }
@@ -481,14 +481,27 @@ pub(crate) enum Ask<'a> {
     Blocked(String),
 }
 
+/// Why a call or request did not go through; its text is what the sender
+/// is told.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The gate refused it, holds it for a person, or the host blocked it:
+    /// the gate's message (with the host's reason after it).
+    #[error("{0}")]
+    Gate(String),
+    /// The gate failed on it.
+    #[error(transparent)]
+    Failed(#[from] crate::host::GateFailed),
+}
+
 /// Passes `call` through the gate (decision, approval as `ask` says,
-/// ledger row): `Ok` when it is to run, else the text the sender is told.
+/// ledger row): `Ok` when it is to run, else why not.
 pub(crate) async fn decide(
     cfg: &Arc<Config>,
     call: Call,
     ask: Ask<'_>,
     cancelled: &CancellationToken,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
     let (approver, blocked, may_wait, why): (Box<dyn Approver>, Vec<String>, bool, _) = match ask {
         Ask::Blocked(why) => (
             Box::new(NeverApprover),
@@ -521,7 +534,7 @@ pub(crate) async fn decide(
         text.push('\n');
         text.push_str(&why);
     }
-    Err(text)
+    Err(Refused::Gate(text))
 }
 
 /// Whether the client can show an approval form (`elicitation/create`).

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Weak};
 
 use rmcp::model::{ClientConfig, ClientResult, ErrorData, ServerNotification, ServerRequest};
-use rmcp::service::{NotificationContext, RequestContext, RunningService};
+use rmcp::service::{ClientInitializeError, NotificationContext, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, Service, ServiceExt};
 use tokio::process::{Child, Command};
@@ -40,13 +40,46 @@ pub struct Upstream {
     pub child: Option<Child>,
 }
 
+/// Why the server could not be reached; every request that needs it is
+/// answered with this.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The command could not be started.
+    #[error("cannot start the MCP server `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why the system refused.
+        source: std::io::Error,
+    },
+    /// The process came without the pipes it was given.
+    #[error("the MCP server `{0}` has no standard streams")]
+    NoStreams(String),
+    /// The server on stdio did not complete the initialize handshake.
+    #[error("the MCP server `{program}` did not initialize: {source}")]
+    StdioInit {
+        /// The program.
+        program: String,
+        /// What went wrong.
+        source: ClientInitializeError,
+    },
+    /// The server over HTTP did not complete the initialize handshake.
+    #[error("the MCP server at `{url}` did not initialize: {source}")]
+    HttpInit {
+        /// The server's endpoint.
+        url: String,
+        /// What went wrong.
+        source: ClientInitializeError,
+    },
+}
+
 /// Connects to the server, introducing the gateway with `info` (the
 /// downstream client's own capabilities and identity).
 pub async fn connect(
     spec: &UpstreamSpec,
     shared: Arc<Shared>,
     info: ClientConfig,
-) -> Result<Upstream, String> {
+) -> Result<Upstream, ConnectError> {
     let handler = ToClient {
         shared: Arc::downgrade(&shared),
         info,
@@ -60,20 +93,25 @@ pub async fn connect(
                 .stderr(std::process::Stdio::inherit())
                 .kill_on_drop(true)
                 .spawn()
-                .map_err(|e| format!("cannot start the MCP server `{program}`: {e}"))?;
+                .map_err(|source| ConnectError::Spawn {
+                    program: program.clone(),
+                    source,
+                })?;
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-                return Err(format!(
-                    "the MCP server `{program}` has no standard streams"
-                ));
+                return Err(ConnectError::NoStreams(program.clone()));
             };
             let (read, write) = framing::checked(stdout, stdin);
             shared.fast.set_server(&write.lines());
             let tap = Arc::new(ServerTap::new(Arc::downgrade(&shared)));
             let transport = (read.with_tap(tap), write);
-            let service = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("the MCP server `{program}` did not initialize: {e}"))?;
+            let service =
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|source| ConnectError::StdioInit {
+                        program: program.clone(),
+                        source,
+                    })?;
             Ok(Upstream {
                 service,
                 child: Some(child),
@@ -81,10 +119,14 @@ pub async fn connect(
         }
         UpstreamSpec::Http { url } => {
             let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-            let service = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("the MCP server at `{url}` did not initialize: {e}"))?;
+            let service =
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|source| ConnectError::HttpInit {
+                        url: url.clone(),
+                        source,
+                    })?;
             Ok(Upstream {
                 service,
                 child: None,
@@ -124,7 +166,7 @@ impl Service<RoleClient> for ToClient {
             Plan::Decide { call, known, .. } => {
                 decide(cfg, call, Ask::Never, &ctx.ct)
                     .await
-                    .map_err(|text| refused_request(known, text))?;
+                    .map_err(|r| refused_request(known, r.to_string()))?;
             }
         }
         let Some(client) = shared.downstream.get() else {

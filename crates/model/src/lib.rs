@@ -26,6 +26,7 @@ pub use anthropic::{ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION, AnthropicMode
 pub use http::HttpOptions;
 pub use live::ApiConfig;
 pub use model::{
-    Arguments, Conversation, Message, Model, ModelError, ToolCall, ToolDef, ToolReply, Turn,
+    Arguments, ArgumentsError, Conversation, Message, Model, ModelError, ToolCall, ToolDef,
+    ToolReply, Turn,
 };
 pub use openai::{OPENAI_DEFAULT_BASE_URL, OpenAiModel};

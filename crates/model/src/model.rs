@@ -95,20 +95,29 @@ pub enum Arguments {
     Raw(String),
 }
 
+/// Why a model's tool-call arguments are not a JSON object; the call is
+/// refused with this and the model is told.
+#[derive(Debug, thiserror::Error)]
+pub enum ArgumentsError {
+    /// JSON, but not an object.
+    #[error("arguments are not a JSON object (got {0})")]
+    NotObject(&'static str),
+    /// Not JSON.
+    #[error("arguments are not valid JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+}
+
 impl Arguments {
     /// The arguments as a JSON object, or why they are not one. An empty
     /// string counts as no arguments, as the OpenAI wire format allows.
-    pub fn parse(&self) -> Result<Map<String, Value>, String> {
+    pub fn parse(&self) -> Result<Map<String, Value>, ArgumentsError> {
         match self {
             Arguments::Object(m) => Ok(m.clone()),
             Arguments::Raw(s) if s.trim().is_empty() => Ok(Map::new()),
             Arguments::Raw(s) => match serde_json::from_str::<Value>(s) {
                 Ok(Value::Object(m)) => Ok(m),
-                Ok(other) => Err(format!(
-                    "arguments are not a JSON object (got {})",
-                    type_name(&other)
-                )),
-                Err(e) => Err(format!("arguments are not valid JSON: {e}")),
+                Ok(other) => Err(ArgumentsError::NotObject(type_name(&other))),
+                Err(e) => Err(ArgumentsError::NotJson(e)),
             },
         }
     }

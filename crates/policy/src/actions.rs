@@ -77,7 +77,7 @@ pub enum What {
         /// The URL as written.
         url: String,
         /// It normalised, or why it cannot be read.
-        target: Result<FetchTarget, String>,
+        target: Result<FetchTarget, urls::UrlError>,
     },
     /// The tool itself, by name.
     Tool {

@@ -87,9 +87,16 @@ impl fmt::Display for Client {
     }
 }
 
+/// A word that names no client.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown client `{0}`: expected `claude`, `gemini`, `codex`, `qwen`, `copilot`, `pi`, `opencode`, `grok`, `cursor` or `mcp`"
+)]
+pub struct UnknownClient(pub String);
+
 impl FromStr for Client {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownClient;
+    fn from_str(s: &str) -> Result<Self, UnknownClient> {
         match s {
             "toolgate" => Ok(Client::Toolgate),
             "claude" => Ok(Client::Claude),
@@ -102,10 +109,7 @@ impl FromStr for Client {
             "grok" => Ok(Client::Grok),
             "cursor" => Ok(Client::Cursor),
             "mcp" => Ok(Client::Mcp),
-            other => Err(format!(
-                "unknown client `{other}`: expected `claude`, `gemini`, `codex`, `qwen`, \
-                 `copilot`, `pi`, `opencode`, `grok`, `cursor` or `mcp`"
-            )),
+            other => Err(UnknownClient(other.to_string())),
         }
     }
 }
@@ -146,8 +150,8 @@ pub enum CallError {
     #[error("call arguments are not valid JSON: {0}")]
     BadArguments(String),
     /// `client` names no known client.
-    #[error("{0}")]
-    BadClient(String),
+    #[error(transparent)]
+    BadClient(#[from] UnknownClient),
     /// An object repeats a key, or the call names its tool or its input in
     /// two fields at once (`tool` and `name`, `input` and `arguments`):
     /// the program that acts might read the other one.

@@ -40,16 +40,19 @@ impl fmt::Display for Effect {
     }
 }
 
+/// A word that names no effect.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown effect `{0}`: expected `allow`, `ask` or `deny`")]
+pub struct UnknownEffect(pub String);
+
 impl FromStr for Effect {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownEffect;
+    fn from_str(s: &str) -> Result<Self, UnknownEffect> {
         match s {
             "allow" => Ok(Effect::Allow),
             "ask" => Ok(Effect::Ask),
             "deny" => Ok(Effect::Deny),
-            other => Err(format!(
-                "unknown effect `{other}`: expected `allow`, `ask` or `deny`"
-            )),
+            other => Err(UnknownEffect(other.to_string())),
         }
     }
 }
@@ -101,18 +104,21 @@ impl fmt::Display for Mode {
     }
 }
 
+/// A word that names no mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode `{0}`: expected `default`, `accept-edits`, `plan`, `dont-ask` or `bypass`")]
+pub struct UnknownMode(pub String);
+
 impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Self, UnknownMode> {
         match s {
             "default" => Ok(Mode::Default),
             "accept-edits" | "acceptEdits" => Ok(Mode::AcceptEdits),
             "plan" => Ok(Mode::Plan),
             "dont-ask" | "dontAsk" => Ok(Mode::DontAsk),
             "bypass" | "bypassPermissions" => Ok(Mode::Bypass),
-            other => Err(format!(
-                "unknown mode `{other}`: expected `default`, `accept-edits`, `plan`, `dont-ask` or `bypass`"
-            )),
+            other => Err(UnknownMode(other.to_string())),
         }
     }
 }

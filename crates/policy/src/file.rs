@@ -272,10 +272,12 @@ impl Doc {
         e: &Errs<'_>,
     ) -> Result<(), PolicyError> {
         if let Some(d) = p.default {
-            let effect: Effect = d
-                .get_ref()
-                .parse()
-                .map_err(|m: String| e.at(Some(d.span().start), format!("`default`: {m}")))?;
+            let effect: Effect =
+                d.get_ref()
+                    .parse()
+                    .map_err(|m: crate::effect::UnknownEffect| {
+                        e.at(Some(d.span().start), format!("`default`: {m}"))
+                    })?;
             if effect == Effect::Allow {
                 return Err(e.at(
                     Some(d.span().start),
@@ -289,7 +291,9 @@ impl Doc {
             self.mode = Some(
                 m.get_ref()
                     .parse()
-                    .map_err(|msg: String| e.at(Some(m.span().start), msg))?,
+                    .map_err(|msg: crate::effect::UnknownMode| {
+                        e.at(Some(m.span().start), msg.to_string())
+                    })?,
             );
         }
         if let Some(l) = p.ledger {
@@ -352,7 +356,8 @@ impl Doc {
         for (effect, entries) in lists {
             for (i, entry) in entries.into_iter().enumerate() {
                 let offset = entry.span().start;
-                let sel = Selector::parse(entry.get_ref()).map_err(|m| e.at(Some(offset), m))?;
+                let sel = Selector::parse(entry.get_ref())
+                    .map_err(|m| e.at(Some(offset), m.to_string()))?;
                 self.rules.push((
                     Rule {
                         id: format!("{}[{i}]", effect.as_str()),
@@ -390,11 +395,13 @@ fn table_rule(
     origin: Origin,
     e: &Errs<'_>,
 ) -> Result<(Rule, Vec<Placed<Selector>>), PolicyError> {
-    let effect: Effect = r
-        .effect
-        .get_ref()
-        .parse()
-        .map_err(|m: String| e.at(Some(r.effect.span().start), format!("`effect`: {m}")))?;
+    let effect: Effect =
+        r.effect
+            .get_ref()
+            .parse()
+            .map_err(|m: crate::effect::UnknownEffect| {
+                e.at(Some(r.effect.span().start), format!("`effect`: {m}"))
+            })?;
     let id = match &r.id {
         Some(id) if id.get_ref().trim().is_empty() => {
             return Err(e.at(Some(id.span().start), "rule `id` is empty".into()));
@@ -445,7 +452,7 @@ fn table_rule(
     }
     let mut sels = Vec::new();
     for s in &sources {
-        let sel = Selector::parse(s).map_err(|m| e.at(Some(m_off), m))?;
+        let sel = Selector::parse(s).map_err(|m| e.at(Some(m_off), m.to_string()))?;
         sels.push(Placed {
             value: sel,
             offset: m_off,
@@ -520,17 +527,21 @@ fn tool_decl(name: String, t: Spanned<RawTool>, e: &Errs<'_>) -> Result<ToolDecl
 fn test_case(i: usize, t: Spanned<RawTest>, e: &Errs<'_>) -> Result<TestCase, PolicyError> {
     let offset = t.span().start;
     let t = t.into_inner();
-    let expect: Effect = t
-        .expect
-        .get_ref()
-        .parse()
-        .map_err(|m: String| e.at(Some(t.expect.span().start), format!("`expect`: {m}")))?;
+    let expect: Effect =
+        t.expect
+            .get_ref()
+            .parse()
+            .map_err(|m: crate::effect::UnknownEffect| {
+                e.at(Some(t.expect.span().start), format!("`expect`: {m}"))
+            })?;
     let mode = match t.mode {
         None => None,
         Some(m) => Some(
             m.get_ref()
                 .parse()
-                .map_err(|msg: String| e.at(Some(m.span().start), msg))?,
+                .map_err(|msg: crate::effect::UnknownMode| {
+                    e.at(Some(m.span().start), msg.to_string())
+                })?,
         ),
     };
     let call = serde_json::to_value(&t.call)

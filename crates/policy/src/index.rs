@@ -426,7 +426,8 @@ impl Index {
                         let glob = match p {
                             None => None,
                             Some(p) => {
-                                let g = pattern::path_glob(p, anchors).map_err(|m| (at, m))?;
+                                let g = pattern::path_glob(p, anchors)
+                                    .map_err(|m| (at, m.to_string()))?;
                                 Some(
                                     pattern::path_glob_builder(&g)
                                         .map_err(|m| (at, format!("bad glob `{p}`: {m}")))?,
@@ -477,7 +478,9 @@ impl Index {
                     Selector::Tool { name, pattern: p } => {
                         let pattern = match p {
                             None => None,
-                            Some(p) => Some(tool_pattern(p, anchors).map_err(|m| (at, m))?),
+                            Some(p) => {
+                                Some(tool_pattern(p, anchors).map_err(|m| (at, m.to_string()))?)
+                            }
                         };
                         let tr = ToolRule {
                             rule: ri,
@@ -517,7 +520,12 @@ impl Index {
     }
 }
 
-fn tool_pattern(p: &str, anchors: &Anchors) -> Result<ToolPattern, String> {
+/// A tool specifier that reads as none of a path, a command or a URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed tool pattern `{0}`")]
+struct MalformedToolPattern(String);
+
+fn tool_pattern(p: &str, anchors: &Anchors) -> Result<ToolPattern, MalformedToolPattern> {
     let path = pattern::path_glob(p, anchors)
         .ok()
         .and_then(|g| pattern::path_glob_builder(&g).ok())
@@ -525,7 +533,7 @@ fn tool_pattern(p: &str, anchors: &Anchors) -> Result<ToolPattern, String> {
     let command = CommandPattern::compile(p).ok();
     let url = UrlPattern::compile(p).ok();
     if path.is_none() && command.is_none() && url.is_none() {
-        return Err(format!("malformed tool pattern `{p}`"));
+        return Err(MalformedToolPattern(p.to_string()));
     }
     Ok(ToolPattern {
         source: p.to_string(),
@@ -594,8 +602,8 @@ impl Protected {
         let mut globs = Vec::new();
         let mut labels = Vec::new();
         for p in extra {
-            let g = pattern::path_glob(&p.value, anchors).map_err(|m| (p.offset, m))?;
-            globs.push(pattern::path_glob_builder(&g).map_err(|m| (p.offset, m))?);
+            let g = pattern::path_glob(&p.value, anchors).map_err(|m| (p.offset, m.to_string()))?;
+            globs.push(pattern::path_glob_builder(&g).map_err(|m| (p.offset, m.to_string()))?);
             labels.push(p.value.clone());
         }
         Ok(Protected {

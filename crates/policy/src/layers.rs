@@ -78,15 +78,17 @@ pub const LOCKABLE: &[&str] = &[
     "allow",
 ];
 
+/// A `lock` entry that names no lockable setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` cannot be locked; lockable: {list}", list = LOCKABLE.join(", "))]
+pub struct LockError(pub String);
+
 /// Checks one `lock` entry.
-pub(crate) fn check_lock(name: &str) -> Result<(), String> {
+pub(crate) fn check_lock(name: &str) -> Result<(), LockError> {
     if LOCKABLE.contains(&name) {
         Ok(())
     } else {
-        Err(format!(
-            "`{name}` cannot be locked; lockable: {}",
-            LOCKABLE.join(", ")
-        ))
+        Err(LockError(name.to_string()))
     }
 }
 
@@ -239,7 +241,34 @@ pub fn origins(policy: &Policy) -> Vec<RuleOrigin> {
 /// digest)`, where `database` is the managed or user layer's `[state]
 /// database` (the store to look in) and `file` the canonical path. An error
 /// counts as untrusted.
-pub type TrustCheck<'a> = dyn Fn(Option<&str>, &Path, &str) -> Result<bool, String> + 'a;
+pub type TrustCheck<'a> = dyn Fn(Option<&str>, &Path, &str) -> Result<bool, TrustError> + 'a;
+
+/// Why a trust check could not answer. The policy crate does not know the
+/// store a host looks in, so the host's own error is carried as it is.
+pub type TrustError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a managed policy file is not honoured: anyone who can write it could
+/// loosen every user's policy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManagedError {
+    /// Not owned by root.
+    #[error("it is owned by uid {0}, not root")]
+    NotRoot(u32),
+    /// Writable by others than its owner.
+    #[error("it is group or world writable (mode {0:o})")]
+    Writable(u32),
+    /// Ownership cannot be checked off Unix.
+    #[error("managed policies are honoured on Unix only")]
+    Unsupported,
+}
+
+/// A host's record of the project policy its session began with: given
+/// the project's policy file as discovery found it (its path, and its bytes
+/// when they could be read; `None` when there is none), whether it is not
+/// the one the session began with (it appeared, changed or went away since,
+/// e.g. by a `git checkout`). Discovery reads the file once and both checks
+/// and compiles those bytes, so the file checked is the file honoured.
+pub type ProjectSeen<'a> = dyn Fn(Option<&Path>, Option<&[u8]>) -> bool + 'a;
 
 /// Where the managed and user layers are and how trust is checked.
 pub struct Layering<'a> {
@@ -255,14 +284,14 @@ pub struct Layering<'a> {
     /// host that knows better says so here: a `toolgate.toml` the agent
     /// writes further down then only tightens.
     pub anchor: Option<PathBuf>,
-    /// The project's policy file is not the one the session began with (it
-    /// appeared, changed or went away since, e.g. by a `git checkout`):
-    /// even alone it is then merged as an untrusted layer, so only its
-    /// deny and ask rules apply until it is trusted.
-    pub project_changed: bool,
+    /// The session's check of the project's policy file (see
+    /// [`ProjectSeen`]); without one, it never changed. A changed file is
+    /// merged, even alone, as an untrusted layer, so only its deny and ask
+    /// rules apply until it is trusted.
+    pub project_seen: Option<&'a ProjectSeen<'a>>,
 }
 
-impl Layering<'_> {
+impl<'a> Layering<'a> {
     /// The standard paths, with `$TOOLGATE_MANAGED_POLICY` (only while the
     /// standard managed file is absent) and `$TOOLGATE_USER_POLICY`.
     pub fn from_env() -> Layering<'static> {
@@ -285,7 +314,7 @@ impl Layering<'_> {
             user,
             trust: None,
             anchor: None,
-            project_changed: false,
+            project_seen: None,
         }
     }
 
@@ -296,14 +325,14 @@ impl Layering<'_> {
             user: self.user,
             trust: Some(trust),
             anchor: self.anchor,
-            project_changed: self.project_changed,
+            project_seen: None,
         }
     }
 
-    /// The same, saying whether the project's policy file changed since
-    /// the session began (see [`Layering::project_changed`]).
-    pub fn with_project_changed(mut self, changed: bool) -> Self {
-        self.project_changed = changed;
+    /// The same, with the session's check of the project's policy file
+    /// (see [`Layering::project_seen`]).
+    pub fn with_project_seen(mut self, seen: &'a ProjectSeen<'a>) -> Self {
+        self.project_seen = Some(seen);
         self
     }
 
@@ -323,24 +352,21 @@ pub fn digest(bytes: &[u8]) -> String {
 /// Whether a managed policy file may be honoured: owned by root, and
 /// neither group nor world writable. `Err` says why not.
 #[cfg(unix)]
-pub fn check_managed(meta: &std::fs::Metadata) -> Result<(), String> {
+pub fn check_managed(meta: &std::fs::Metadata) -> Result<(), ManagedError> {
     use std::os::unix::fs::MetadataExt;
     if meta.uid() != 0 {
-        return Err(format!("it is owned by uid {}, not root", meta.uid()));
+        return Err(ManagedError::NotRoot(meta.uid()));
     }
     if meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "it is group or world writable (mode {:o})",
-            meta.mode() & 0o777
-        ));
+        return Err(ManagedError::Writable(meta.mode() & 0o777));
     }
     Ok(())
 }
 
 /// Whether a managed policy file may be honoured (never off Unix).
 #[cfg(not(unix))]
-pub fn check_managed(_meta: &std::fs::Metadata) -> Result<(), String> {
-    Err("managed policies are honoured on Unix only".into())
+pub fn check_managed(_meta: &std::fs::Metadata) -> Result<(), ManagedError> {
+    Err(ManagedError::Unsupported)
 }
 
 /// One layer as read.
@@ -371,6 +397,12 @@ pub fn discover(
         _ => None,
     };
     let project_path = locate(None, None, anchor);
+    // Read once: the bytes the session's check sees are the bytes compiled.
+    let project_read = project_path.as_deref().map(std::fs::read);
+    let project_changed = layering.project_seen.is_some_and(|seen| {
+        let bytes = project_read.as_ref().and_then(|r| r.as_deref().ok());
+        seen(project_path.as_deref(), bytes)
+    });
     let top = project_path
         .as_deref()
         .and_then(Path::parent)
@@ -380,14 +412,17 @@ pub fn discover(
         .iter()
         .map(|p| read_layer(Layer::Nested, p))
         .collect::<Result<Vec<_>, _>>()?;
-    if layering.project_changed {
+    if project_changed {
         notes.push(
             "the project's policy file changed during this session: only its deny and ask rules apply until it is trusted (`toolgate trust`) or a new session begins".to_owned(),
         );
     }
-    if managed.is_none() && user.is_none() && nested.is_empty() && !layering.project_changed {
+    if managed.is_none() && user.is_none() && nested.is_empty() && !project_changed {
         // One layer: the project file alone, exactly as before layers.
-        let mut policy = Policy::discover_single(None, anchor, opts)?;
+        let mut policy = match (&project_path, project_read) {
+            (Some(p), Some(read)) => Policy::load_read(p, read, opts)?,
+            _ => Policy::discover_single(None, anchor, opts)?,
+        };
         if !notes.is_empty() {
             policy.layers = Some(Box::new(Layers {
                 notes,
@@ -396,9 +431,9 @@ pub fn discover(
         }
         return Ok(policy);
     }
-    let project = match project_path {
-        Some(p) => Some(read_layer(Layer::Project, &p)?),
-        None => None,
+    let project = match (project_path, project_read) {
+        (Some(p), Some(read)) => Some(read_layer_from(Layer::Project, &p, read)?),
+        _ => None,
     };
     merge(
         Found {
@@ -410,6 +445,7 @@ pub fn discover(
         anchor,
         opts,
         layering,
+        project_changed,
         notes,
     )
 }
@@ -435,8 +471,17 @@ fn nested_files(top: &Path, anchor: &Path, cwd: &Path) -> Vec<PathBuf> {
 }
 
 fn read_layer(layer: Layer, path: &Path) -> Result<Read, PolicyError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| PolicyError::new(path, format!("cannot read the {layer} policy: {e}")))?;
+    read_layer_from(layer, path, std::fs::read(path))
+}
+
+/// A layer from what reading its file gave.
+fn read_layer_from(
+    layer: Layer,
+    path: &Path,
+    read: std::io::Result<Vec<u8>>,
+) -> Result<Read, PolicyError> {
+    let bytes =
+        read.map_err(|e| PolicyError::new(path, format!("cannot read the {layer} policy: {e}")))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| PolicyError::new(path, format!("the {layer} policy is not UTF-8")))?;
     let doc = Doc::parse(&text, path)?;
@@ -500,6 +545,7 @@ fn merge(
     cwd: &Path,
     opts: &LoadOptions,
     layering: &Layering<'_>,
+    project_changed: bool,
     mut notes: Vec<String>,
 ) -> Result<Policy, PolicyError> {
     let Found {
@@ -510,7 +556,7 @@ fn merge(
     } = found;
     // Alone, a project file is the whole policy, as it always was, unless
     // it is not the file its session began with.
-    let alone = managed.is_none() && user.is_none() && !layering.project_changed;
+    let alone = managed.is_none() && user.is_none() && !project_changed;
     let locked: Vec<String> = managed
         .as_ref()
         .map(|m| m.doc.lock.iter().map(|l| l.value.clone()).collect())

@@ -77,10 +77,10 @@ mod testing;
 mod urls;
 mod validate;
 
-pub use call::{Call, CallError, Client, canonical_json, canonical_object, new_id};
+pub use call::{Call, CallError, Client, UnknownClient, canonical_json, canonical_object, new_id};
 pub use catalog::{Kind, ToolSpec, lookup as lookup_tool};
 pub use decision::{Action, ActionDecision, Decision, Matched};
-pub use effect::{Effect, Mode};
+pub use effect::{Effect, Mode, UnknownEffect, UnknownMode};
 pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;
 pub use explain::explain;
@@ -88,16 +88,19 @@ pub use explain::explain;
 pub use file::{Ledger, SandboxSetting, TestCase};
 pub use holds::{Sandboxed, sandbox_holds};
 pub use lint::lint;
-pub use notify::{DEFAULT_APPROVAL_TTL, Notify, parse_duration};
-pub use paths::{Resolved, normalize_lexically, resolve, resolve_within};
+pub use notify::{DEFAULT_APPROVAL_TTL, DurationError, Notify, parse_duration};
+pub use paths::{PathError, Resolved, normalize_lexically, resolve, resolve_within};
 pub use policy::{BUILTIN_POLICY, LoadOptions, POLICY_FILE_NAME, Policy, locate};
 pub use review::{
     DEFAULT_DENIALS_IN_A_ROW, DEFAULT_DENIALS_PER_SESSION, DEFAULT_REVIEW_TIMEOUT, ReviewApi,
     ReviewConfig,
 };
 pub use rule::{Remember, Rule};
-pub use sandbox_table::{HOME_KEPT, WritableDir, WritableEntry};
+pub use sandbox_table::{
+    HOME_KEPT, WritableDir, WritableEntry, WritableNowError, WritableNowProblem,
+};
 pub use schema::json_type_name;
 pub use state_dir::{STATE_DIR_ENV, StateDirError, state_dir};
 pub use testing::TestOutcome;
-pub use urls::{Cidr, FetchTarget, UrlHost, normalize as normalize_url};
+pub use urls::{Cidr, CidrError, FetchTarget, UrlError, UrlHost, normalize as normalize_url};
+pub use validate::InputError;

@@ -98,11 +98,22 @@ impl Notify {
     }
 }
 
+/// Why a duration setting cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not numbers with units.
+    #[error("`{0}` is not a duration such as `90s`, `15m`, `1h` or `1h30m`")]
+    Malformed(String),
+    /// Zero: a call that expires at once could never be approved.
+    #[error("`{0}` is zero: a waiting call would expire at once")]
+    Zero(String),
+}
+
 /// Parses `90s`, `15m`, `1h`, `1h30m`, `2d`: one or more numbers, each with
 /// a unit (`s`, `m`, `h`, `d`). Zero is refused: a call that expires at
 /// once could never be approved.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("`{text}` is not a duration such as `90s`, `15m`, `1h` or `1h30m`");
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
+    let bad = || DurationError::Malformed(text.to_string());
     let mut total: u64 = 0;
     let mut digits = String::new();
     let mut any = false;
@@ -130,9 +141,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         return Err(bad());
     }
     if total == 0 {
-        return Err(format!(
-            "`{text}` is zero: a waiting call would expire at once"
-        ));
+        return Err(DurationError::Zero(text.to_string()));
     }
     Ok(Duration::from_secs(total))
 }

@@ -16,6 +16,71 @@ use std::path::{Component, Path, PathBuf};
 
 const MAX_SYMLINK_HOPS: usize = 40;
 
+/// Why a path could not be resolved safely; a path with one is outside
+/// every root. An I/O failure is kept as its text so that a resolved path
+/// stays comparable and cloneable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// An empty path names nothing.
+    #[error("path is empty")]
+    Empty,
+    /// No system call takes a path with a NUL byte.
+    #[error("path contains a NUL byte")]
+    Nul,
+    /// `~` with no home directory to expand it to.
+    #[error("`~` used but no home directory is known")]
+    NoHome,
+    /// `~user`: other users' homes are not looked up.
+    #[error("`{0}`: `~user` paths are not resolved")]
+    OtherUser(String),
+    /// The path stays relative after joining it to the working directory.
+    #[error("`{0}` does not resolve to an absolute path")]
+    NotAbsolute(String),
+    /// More than 40 symlinks were followed.
+    #[error("`{}`: too many levels of symbolic links", .0.display())]
+    SymlinkLoop(PathBuf),
+    /// A symlink that cannot be read.
+    #[error("`{}`: cannot read link: {detail}", .link.display())]
+    ReadLink {
+        /// The symlink.
+        link: PathBuf,
+        /// The system's error.
+        detail: String,
+    },
+    /// A component that is followed by more is not a directory.
+    #[error("`{}`: `{}` is not a directory", .path.display(), .component.display())]
+    NotADirectory {
+        /// The path being resolved.
+        path: PathBuf,
+        /// The component that is a file.
+        component: PathBuf,
+    },
+    /// A component that cannot be looked at (a permission error).
+    #[error("`{}`: cannot resolve: {detail}", .component.display())]
+    Unresolvable {
+        /// The component.
+        component: PathBuf,
+        /// The system's error.
+        detail: String,
+    },
+}
+
+/// Why a directory that must exist (a root) cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DirError {
+    /// It does not exist or cannot be reached.
+    #[error("`{}`: {source}", .path.display())]
+    Canonicalize {
+        /// The directory as given.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// It exists but is a file.
+    #[error("`{}` is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+}
+
 /// A path as the rules see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
@@ -24,19 +89,19 @@ pub struct Resolved {
     pub lexical: Option<PathBuf>,
     /// Absolute with every symlink followed; an error names why the path
     /// could not be resolved safely.
-    pub real: Result<PathBuf, String>,
+    pub real: Result<PathBuf, PathError>,
 }
 
 /// Expands a leading `~` and makes the path absolute against `cwd`.
-fn absolute(written: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+fn absolute(written: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, PathError> {
     if written.is_empty() {
-        return Err("path is empty".into());
+        return Err(PathError::Empty);
     }
     if written.contains('\0') {
-        return Err("path contains a NUL byte".into());
+        return Err(PathError::Nul);
     }
     let p = if written == "~" || written.starts_with("~/") {
-        let home = home.ok_or_else(|| "`~` used but no home directory is known".to_string())?;
+        let home = home.ok_or(PathError::NoHome)?;
         let rest = written.trim_start_matches('~').trim_start_matches('/');
         if rest.is_empty() {
             home.to_path_buf()
@@ -44,7 +109,7 @@ fn absolute(written: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, S
             home.join(rest)
         }
     } else if written.starts_with('~') {
-        return Err(format!("`{written}`: `~user` paths are not resolved"));
+        return Err(PathError::OtherUser(written.to_string()));
     } else {
         let p = Path::new(written);
         if p.is_absolute() {
@@ -54,7 +119,7 @@ fn absolute(written: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, S
         }
     };
     if !p.is_absolute() {
-        return Err(format!("`{written}` does not resolve to an absolute path"));
+        return Err(PathError::NotAbsolute(written.to_string()));
     }
     Ok(p)
 }
@@ -103,11 +168,11 @@ pub fn resolve_within(
 
 /// Follows symlinks of the longest existing prefix of an absolute path and
 /// joins the rest lexically.
-pub fn resolve_real(abs: &Path) -> Result<PathBuf, String> {
+pub fn resolve_real(abs: &Path) -> Result<PathBuf, PathError> {
     resolve_real_within(abs, &[])
 }
 
-fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, String> {
+fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, PathError> {
     let start = canonical
         .iter()
         .filter(|c| abs.starts_with(c))
@@ -146,13 +211,12 @@ fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, Str
             Ok(meta) if meta.file_type().is_symlink() => {
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
-                    return Err(format!(
-                        "`{}`: too many levels of symbolic links",
-                        abs.display()
-                    ));
+                    return Err(PathError::SymlinkLoop(abs.to_path_buf()));
                 }
-                let target = std::fs::read_link(&candidate)
-                    .map_err(|e| format!("`{}`: cannot read link: {e}", candidate.display()))?;
+                let target = std::fs::read_link(&candidate).map_err(|e| PathError::ReadLink {
+                    link: candidate.clone(),
+                    detail: e.to_string(),
+                })?;
                 let mut front: Vec<OsString> = Vec::new();
                 if target.is_absolute() {
                     cur = PathBuf::from("/");
@@ -171,17 +235,19 @@ fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, Str
             Ok(meta) => {
                 if !meta.is_dir() && !queue.is_empty() {
                     // `file/child`: the system call would fail with ENOTDIR.
-                    return Err(format!(
-                        "`{}`: `{}` is not a directory",
-                        abs.display(),
-                        candidate.display()
-                    ));
+                    return Err(PathError::NotADirectory {
+                        path: abs.to_path_buf(),
+                        component: candidate,
+                    });
                 }
                 cur = candidate;
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => missing.push(name),
             Err(e) => {
-                return Err(format!("`{}`: cannot resolve: {e}", candidate.display()));
+                return Err(PathError::Unresolvable {
+                    component: candidate,
+                    detail: e.to_string(),
+                });
             }
         }
     }
@@ -192,10 +258,13 @@ fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, Str
 }
 
 /// Canonicalises a directory that must exist (a root).
-pub fn canonical_dir(p: &Path) -> Result<PathBuf, String> {
-    let c = std::fs::canonicalize(p).map_err(|e| format!("`{}`: {e}", p.display()))?;
+pub fn canonical_dir(p: &Path) -> Result<PathBuf, DirError> {
+    let c = std::fs::canonicalize(p).map_err(|source| DirError::Canonicalize {
+        path: p.to_path_buf(),
+        source,
+    })?;
     if !c.is_dir() {
-        return Err(format!("`{}` is not a directory", p.display()));
+        return Err(DirError::NotADirectory(p.to_path_buf()));
     }
     Ok(c)
 }

@@ -5,6 +5,47 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder};
 
+/// Why a path or command pattern of a rule cannot be used; the policy
+/// loader places it in the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// A path pattern with no text.
+    #[error("empty path pattern")]
+    EmptyPath,
+    /// `~/p` with no home directory to anchor it to.
+    #[error("`{0}`: `~` used but no home directory is known")]
+    NoHome(String),
+    /// `~user/p`: other users' homes are not looked up.
+    #[error("`{0}`: `~user` patterns are not supported")]
+    OtherUser(String),
+    /// The pattern does not make a glob.
+    #[error("bad glob `{pattern}`: {source}")]
+    BadGlob {
+        /// The pattern as written.
+        pattern: String,
+        /// What globset found.
+        source: GlobSyntaxError,
+    },
+    /// A command pattern with no text.
+    #[error("empty command pattern")]
+    EmptyCommand,
+    /// A command pattern whose words cannot be split (an open quote).
+    #[error("command pattern `{pattern}`: {source}")]
+    CommandWords {
+        /// The pattern as written.
+        pattern: String,
+        /// What the shell-word splitter found.
+        source: shell_words::ParseError,
+    },
+}
+
+/// A glob that globset refuses; the message is the kind of problem only,
+/// without globset's copy of the glob, which the caller names in its own
+/// words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.kind())]
+pub struct GlobSyntaxError(globset::Error);
+
 /// The directories path patterns are anchored to.
 #[derive(Debug, Clone)]
 pub struct Anchors {
@@ -19,9 +60,9 @@ pub struct Anchors {
 /// Turns a path pattern into an absolute glob (docs/policy.md, "Path patterns"):
 /// `//p` absolute, `~/p` home, `/p` the policy file's directory, `p` and
 /// `./p` the first root, and a pattern without `/` a file name at any depth.
-pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
+pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, PatternError> {
     if pattern.is_empty() {
-        return Err("empty path pattern".into());
+        return Err(PatternError::EmptyPath);
     }
     let (base, rest): (Option<&Path>, &str) = if let Some(rest) = pattern.strip_prefix("//") {
         (Some(Path::new("/")), rest)
@@ -29,7 +70,7 @@ pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
         let home = anchors
             .home
             .as_deref()
-            .ok_or_else(|| format!("`{pattern}`: `~` used but no home directory is known"))?;
+            .ok_or_else(|| PatternError::NoHome(pattern.to_string()))?;
         (
             Some(home),
             pattern.trim_start_matches('~').trim_start_matches('/'),
@@ -39,7 +80,7 @@ pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
     } else if let Some(rest) = pattern.strip_prefix('/') {
         (Some(anchors.policy_dir.as_path()), rest)
     } else if pattern.starts_with('~') {
-        return Err(format!("`{pattern}`: `~user` patterns are not supported"));
+        return Err(PatternError::OtherUser(pattern.to_string()));
     } else if pattern.trim_end_matches('/').contains('/') {
         (Some(anchors.root.as_path()), pattern)
     } else {
@@ -67,7 +108,10 @@ pub fn path_glob(pattern: &str, anchors: &Anchors) -> Result<String, String> {
     };
     // Reject malformed globs here, with the pattern as written. Parsing is
     // enough: compiling to a matcher is left to first use (see `index.rs`).
-    path_glob_builder(&glob).map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+    path_glob_builder(&glob).map_err(|source| PatternError::BadGlob {
+        pattern: pattern.to_string(),
+        source,
+    })?;
     Ok(glob)
 }
 
@@ -77,12 +121,12 @@ fn escape_path(p: &Path) -> String {
 
 /// Builds a glob with the semantics of path patterns: `*` stays within a
 /// segment, `**` crosses segments.
-pub fn path_glob_builder(glob: &str) -> Result<Glob, String> {
+pub fn path_glob_builder(glob: &str) -> Result<Glob, GlobSyntaxError> {
     GlobBuilder::new(glob)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map_err(|e| e.kind().to_string())
+        .map_err(GlobSyntaxError)
 }
 
 /// A `Bash(..)` specifier, compiled.
@@ -120,10 +164,10 @@ enum CommandForm {
 
 impl CommandPattern {
     /// Compiles `git status`, `git diff *`, `git diff:*`, `ls*`, `git * main`.
-    pub fn compile(source: &str) -> Result<CommandPattern, String> {
+    pub fn compile(source: &str) -> Result<CommandPattern, PatternError> {
         let s = source.trim();
         if s.is_empty() {
-            return Err("empty command pattern".into());
+            return Err(PatternError::EmptyCommand);
         }
         let (body, prefix) = if let Some(b) = s.strip_suffix(":*") {
             (b.trim_end(), true)
@@ -137,8 +181,10 @@ impl CommandPattern {
         let form = if body.contains('*') {
             CommandForm::Wild(body.to_string(), format!("{body} *"))
         } else {
-            let words =
-                shell_words::split(body).map_err(|e| format!("command pattern `{source}`: {e}"))?;
+            let words = shell_words::split(body).map_err(|e| PatternError::CommandWords {
+                pattern: source.to_string(),
+                source: e,
+            })?;
             CommandForm::Words(words)
         };
         Ok(CommandPattern {

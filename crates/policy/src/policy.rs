@@ -133,7 +133,25 @@ fn env_home() -> Option<PathBuf> {
 impl Policy {
     /// Reads and compiles a policy file.
     pub fn load(path: &Path, opts: &LoadOptions) -> Result<Policy, PolicyError> {
-        let text = std::fs::read_to_string(path)
+        Policy::load_read(path, std::fs::read(path), opts)
+    }
+
+    /// Compiles a policy file from what reading it gave (discovery reads
+    /// the project's file once, for the session's check and for this).
+    pub(crate) fn load_read(
+        path: &Path,
+        read: std::io::Result<Vec<u8>>,
+        opts: &LoadOptions,
+    ) -> Result<Policy, PolicyError> {
+        let text = read
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "stream did not contain valid UTF-8",
+                    )
+                })
+            })
             .map_err(|e| PolicyError::new(path, format!("cannot read the policy: {e}")))?;
         Policy::from_toml(&text, path, opts)
     }

@@ -249,9 +249,9 @@ impl ReviewTable {
 }
 
 /// An `http://` or `https://` URL with a host.
-fn check_base_url(text: &str) -> Result<(), String> {
+fn check_base_url(text: &str) -> Result<(), ReviewSettingError> {
     let url = text.trim();
-    let bad = || format!("`{url}` is not an http:// or https:// URL");
+    let bad = || ReviewSettingError::BaseUrl(url.to_string());
     let parsed = url::Url::parse(url).map_err(|_| bad())?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
         return Err(bad());
@@ -270,21 +270,38 @@ fn is_env_name(s: &str) -> bool {
 
 /// `timeout`: a number of seconds greater than zero (`30`, `2.5`), or a
 /// duration string as `[notify] approval_ttl` takes (`"90s"`, `"2m"`).
-fn parse_timeout(v: &toml::Value) -> Result<Duration, String> {
+fn parse_timeout(v: &toml::Value) -> Result<Duration, ReviewSettingError> {
     let secs = match v {
         toml::Value::Integer(n) => *n as f64,
         toml::Value::Float(f) => *f,
-        toml::Value::String(s) => return crate::notify::parse_duration(s),
-        other => {
-            return Err(format!(
-                "`{other}` is not a number of seconds (`30`, `2.5`) or a duration (`\"90s\"`)"
-            ));
-        }
+        toml::Value::String(s) => return Ok(crate::notify::parse_duration(s)?),
+        other => return Err(ReviewSettingError::TimeoutType(other.to_string())),
     };
     if !(secs.is_finite() && secs > 0.0) {
-        return Err(format!("`{secs}` is not a number of seconds above zero"));
+        return Err(ReviewSettingError::TimeoutNotPositive(secs));
     }
-    Duration::try_from_secs_f64(secs).map_err(|_| format!("`{secs}` seconds is too long"))
+    Duration::try_from_secs_f64(secs).map_err(|_| ReviewSettingError::TimeoutTooLong(secs))
+}
+
+/// Why a `[review]` setting cannot be used; the loader names the key and
+/// its place.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum ReviewSettingError {
+    /// `base_url` that is not an http(s) URL with a host.
+    #[error("`{0}` is not an http:// or https:// URL")]
+    BaseUrl(String),
+    /// `timeout` of a TOML type that is no duration.
+    #[error("`{0}` is not a number of seconds (`30`, `2.5`) or a duration (`\"90s\"`)")]
+    TimeoutType(String),
+    /// `timeout` of zero, a negative or no number.
+    #[error("`{0}` is not a number of seconds above zero")]
+    TimeoutNotPositive(f64),
+    /// `timeout` past what a duration holds.
+    #[error("`{0}` seconds is too long")]
+    TimeoutTooLong(f64),
+    /// `timeout` as a duration string that does not parse.
+    #[error(transparent)]
+    Duration(#[from] crate::notify::DurationError),
 }
 
 #[cfg(test)]

@@ -1,8 +1,57 @@
 //! Rules and their selectors, as written in the policy file.
 
 use crate::effect::Effect;
-use crate::pattern::CommandPattern;
-use crate::urls::UrlPattern;
+use crate::pattern::{CommandPattern, PatternError};
+use crate::urls::{UrlPattern, UrlPatternError};
+
+/// Why a rule entry is not a selector; the loader places it in the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    /// An entry with no text.
+    #[error("empty rule selector")]
+    Empty,
+    /// `)` with no `(`.
+    #[error("malformed selector `{0}`: `)` without `(`")]
+    Unopened(String),
+    /// `(` with no `)` at the end.
+    #[error("malformed selector `{0}`: missing the closing `)`")]
+    Unclosed(String),
+    /// `Tool()`: probably meant as every call of the tool, which the bare
+    /// name says.
+    #[error("malformed selector `{text}`: empty `()`; write `{name}` to match every call")]
+    EmptyParens {
+        /// The entry as written.
+        text: String,
+        /// The tool name before the `(`.
+        name: String,
+    },
+    /// The part before `(` is not a tool name or name glob.
+    #[error(
+        "malformed selector `{text}`: `{name}` is not a tool name (letters, digits, `_`, `-`, `.`, and `*`/`?` globs)"
+    )]
+    NotAToolName {
+        /// The entry as written.
+        text: String,
+        /// The name part.
+        name: String,
+    },
+    /// A `Bash(..)` pattern that does not compile.
+    #[error("`{text}`: {source}")]
+    Command {
+        /// The entry as written.
+        text: String,
+        /// What is wrong with the pattern.
+        source: PatternError,
+    },
+    /// A `WebFetch(..)` pattern that does not compile.
+    #[error("`{text}`: {source}")]
+    Url {
+        /// The entry as written.
+        text: String,
+        /// What is wrong with the pattern.
+        source: UrlPatternError,
+    },
+}
 
 /// Which actions a rule entry matches (docs/policy.md, "Selectors").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,10 +78,10 @@ pub enum Selector {
 
 impl Selector {
     /// Parses `Tool` or `Tool(specifier)`.
-    pub fn parse(text: &str) -> Result<Selector, String> {
+    pub fn parse(text: &str) -> Result<Selector, SelectorError> {
         let s = text.trim();
         if s.is_empty() {
-            return Err("empty rule selector".into());
+            return Err(SelectorError::Empty);
         }
         if s == "*" {
             return Ok(Selector::Any);
@@ -40,22 +89,20 @@ impl Selector {
         let (name, spec) = match s.find('(') {
             None => {
                 if s.contains(')') {
-                    return Err(format!("malformed selector `{text}`: `)` without `(`"));
+                    return Err(SelectorError::Unopened(text.to_string()));
                 }
                 (s, None)
             }
             Some(open) => {
                 if !s.ends_with(')') {
-                    return Err(format!(
-                        "malformed selector `{text}`: missing the closing `)`"
-                    ));
+                    return Err(SelectorError::Unclosed(text.to_string()));
                 }
                 let inner = &s[open + 1..s.len() - 1];
                 if inner.trim().is_empty() {
-                    return Err(format!(
-                        "malformed selector `{text}`: empty `()`; write `{}` to match every call",
-                        &s[..open]
-                    ));
+                    return Err(SelectorError::EmptyParens {
+                        text: text.to_string(),
+                        name: s[..open].to_string(),
+                    });
                 }
                 (&s[..open], Some(inner.trim()))
             }
@@ -65,21 +112,32 @@ impl Selector {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '*' | '?'))
         {
-            return Err(format!(
-                "malformed selector `{text}`: `{name}` is not a tool name (letters, digits, `_`, `-`, `.`, and `*`/`?` globs)"
-            ));
+            return Err(SelectorError::NotAToolName {
+                text: text.to_string(),
+                name: name.to_string(),
+            });
         }
         let spec_owned = spec.map(str::to_string);
         Ok(match name {
             "Read" => Selector::Read(spec_owned),
             "Edit" | "Write" => Selector::Write(spec_owned),
-            "Bash" => Selector::Exec(match spec {
-                None => None,
-                Some(p) => Some(CommandPattern::compile(p).map_err(|e| format!("`{text}`: {e}"))?),
-            }),
+            "Bash" => {
+                Selector::Exec(match spec {
+                    None => None,
+                    Some(p) => Some(CommandPattern::compile(p).map_err(|source| {
+                        SelectorError::Command {
+                            text: text.to_string(),
+                            source,
+                        }
+                    })?),
+                })
+            }
             "WebFetch" => Selector::Fetch(match spec {
                 None => None,
-                Some(p) => Some(UrlPattern::compile(p).map_err(|e| format!("`{text}`: {e}"))?),
+                Some(p) => Some(UrlPattern::compile(p).map_err(|source| SelectorError::Url {
+                    text: text.to_string(),
+                    source,
+                })?),
             }),
             _ => Selector::Tool {
                 name: name.to_string(),

@@ -132,8 +132,9 @@ pub(crate) fn compile(
 ) -> Result<Vec<WritableDir>, PolicyError> {
     let mut out = Vec::new();
     for entry in entries {
-        let path = resolve(&entry.written, policy.home.as_deref()).map_err(|m| entry.error(m))?;
-        check(&path, policy).map_err(|m| entry.error(m))?;
+        let path = resolve(&entry.written, policy.home.as_deref())
+            .map_err(|m| entry.error(m.to_string()))?;
+        check(&path, policy).map_err(|m| entry.error(m.to_string()))?;
         out.push(WritableDir { entry, path });
     }
     Ok(out)
@@ -141,9 +142,9 @@ pub(crate) fn compile(
 
 /// `~` expanded, `..` removed lexically, then symlinks resolved as far as
 /// the path exists.
-fn resolve(written: &str, home: Option<&Path>) -> Result<PathBuf, String> {
+fn resolve(written: &str, home: Option<&Path>) -> Result<PathBuf, WritableError> {
     let abs = if written == "~" || written.starts_with("~/") {
-        let h = home.ok_or("no home directory is known")?;
+        let h = home.ok_or(WritableError::NoHome)?;
         h.join(written.trim_start_matches('~').trim_start_matches('/'))
     } else {
         PathBuf::from(written)
@@ -152,23 +153,59 @@ fn resolve(written: &str, home: Option<&Path>) -> Result<PathBuf, String> {
     Ok(paths::resolve_real(&lexical).unwrap_or(lexical))
 }
 
+/// Why a `[sandbox] writable` directory may not be granted: writes there
+/// would let a sandboxed command undo what the policy protects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WritableError {
+    /// `~/..` with no home directory to expand it to.
+    #[error("no home directory is known")]
+    NoHome,
+    /// `/` itself.
+    #[error("the file system's root holds everything the sandbox keeps")]
+    FileSystemRoot,
+    /// The home directory lies within it.
+    #[error("it holds the home directory `{}`, its shell start-up files and keys", .0.display())]
+    HoldsHome(PathBuf),
+    /// A start-up file or a credential store lies within it (or it within
+    /// one).
+    #[error("`{}` lies there: it runs programs or holds credentials", .0.display())]
+    HoldsKept(PathBuf),
+    /// A root lies within it.
+    #[error(
+        "it holds the root `{}`, which could then be moved away and replaced",
+        .0.display()
+    )]
+    HoldsRoot(PathBuf),
+    /// The policy file or the state directory lies within it.
+    #[error("{what} `{}` lies there", .path.display())]
+    Holds {
+        /// "the policy file" or "the state directory".
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+    },
+    /// It is a protected path.
+    #[error("it is a protected path (`{0}`)")]
+    Protected(String),
+    /// A deny rule keeps it from writes.
+    #[error("deny rule `{0}` keeps it from writes")]
+    Denied(String),
+}
+
 /// Whether one of `a` and `b` lies within the other (or they are equal).
 fn overlaps(a: &Path, b: &Path) -> bool {
     a.starts_with(b) || b.starts_with(a)
 }
 
 /// Why `dir` (absolute, resolved) may not be granted, if it may not.
-pub fn check(dir: &Path, policy: &Policy) -> Result<(), String> {
+pub fn check(dir: &Path, policy: &Policy) -> Result<(), WritableError> {
     if dir.parent().is_none() {
-        return Err("the file system's root holds everything the sandbox keeps".into());
+        return Err(WritableError::FileSystemRoot);
     }
     if let Some(home) = &policy.home {
         let home = paths::resolve_real(home).unwrap_or_else(|_| home.clone());
         if home.starts_with(dir) {
-            return Err(format!(
-                "it holds the home directory `{}`, its shell start-up files and keys",
-                home.display()
-            ));
+            return Err(WritableError::HoldsHome(home));
         }
         let builtin = crate::index::BUILTIN_PROTECTED.iter().map(|p| {
             p.trim_start_matches("**/")
@@ -178,19 +215,13 @@ pub fn check(dir: &Path, policy: &Policy) -> Result<(), String> {
         for name in HOME_KEPT.iter().copied().chain(builtin) {
             let kept = home.join(name);
             if overlaps(dir, &kept) {
-                return Err(format!(
-                    "`{}` lies there: it runs programs or holds credentials",
-                    kept.display()
-                ));
+                return Err(WritableError::HoldsKept(kept));
             }
         }
     }
     for root in &policy.roots {
         if root.starts_with(dir) && root != dir {
-            return Err(format!(
-                "it holds the root `{}`, which could then be moved away and replaced",
-                root.display()
-            ));
+            return Err(WritableError::HoldsRoot(root.clone()));
         }
     }
     let named = [
@@ -201,45 +232,95 @@ pub fn check(dir: &Path, policy: &Policy) -> Result<(), String> {
         if let Some(p) = p
             && overlaps(dir, p)
         {
-            return Err(format!("{what} `{}` lies there", p.display()));
+            return Err(WritableError::Holds {
+                what,
+                path: p.to_path_buf(),
+            });
         }
     }
     let probe = dir.join(PROBE);
     for p in [dir, probe.as_path(), probe.join(PROBE).as_path()] {
         if let Some(label) = policy.protected_path(p) {
-            return Err(format!("it is a protected path (`{label}`)"));
+            return Err(WritableError::Protected(label.to_string()));
         }
     }
     for p in [dir, probe.as_path()] {
         if let Some(rule) = policy.write_denied(p) {
-            return Err(format!("deny rule `{rule}` keeps it from writes"));
+            return Err(WritableError::Denied(rule.to_string()));
         }
     }
     Ok(())
+}
+
+/// Why a granted directory could not be used when a command started: the
+/// entry's file, line and column, what it says, and the problem.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{}:{}: `[sandbox] writable` `{written}`: {problem}", .file.display(), .place.0, .place.1)]
+pub struct WritableNowError {
+    /// The policy file that grants it.
+    pub file: PathBuf,
+    /// Line and column of the entry.
+    pub place: (usize, usize),
+    /// The entry as written.
+    pub written: String,
+    /// What went wrong.
+    pub problem: WritableNowProblem,
+}
+
+/// What went wrong with a granted directory when a command started.
+#[derive(Debug, thiserror::Error)]
+pub enum WritableNowProblem {
+    /// It did not exist and could not be made.
+    #[error("cannot make `{}`: {source}", .path.display())]
+    Make {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Its real path could not be found.
+    #[error("cannot resolve `{}`: {source}", .path.display())]
+    Resolve {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It resolves to something that is not a directory.
+    #[error("`{}` is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// It now resolves to a directory that may not be granted.
+    #[error("{0}")]
+    Refused(#[from] WritableError),
 }
 
 impl WritableDir {
     /// The directory as it resolves now, made when it does not exist yet,
     /// checked again (a symlink may have changed since the policy was
     /// loaded): the error names the entry's place.
-    pub fn resolve_now(&self, policy: &Policy) -> Result<PathBuf, String> {
-        let place = |m: String| {
-            format!(
-                "{}:{}:{}: `[sandbox] writable` `{}`: {m}",
-                self.entry.file.display(),
-                self.entry.place.0,
-                self.entry.place.1,
-                self.entry.written
-            )
+    pub fn resolve_now(&self, policy: &Policy) -> Result<PathBuf, WritableNowError> {
+        let place = |problem: WritableNowProblem| WritableNowError {
+            file: self.entry.file.clone(),
+            place: (self.entry.place.0, self.entry.place.1),
+            written: self.entry.written.clone(),
+            problem,
         };
-        std::fs::create_dir_all(&self.path)
-            .map_err(|e| place(format!("cannot make `{}`: {e}", self.path.display())))?;
-        let real = std::fs::canonicalize(&self.path)
-            .map_err(|e| place(format!("cannot resolve `{}`: {e}", self.path.display())))?;
+        std::fs::create_dir_all(&self.path).map_err(|source| {
+            place(WritableNowProblem::Make {
+                path: self.path.clone(),
+                source,
+            })
+        })?;
+        let real = std::fs::canonicalize(&self.path).map_err(|source| {
+            place(WritableNowProblem::Resolve {
+                path: self.path.clone(),
+                source,
+            })
+        })?;
         if !real.is_dir() {
-            return Err(place(format!("`{}` is not a directory", real.display())));
+            return Err(place(WritableNowProblem::NotADirectory(real)));
         }
-        check(&real, policy).map_err(place)?;
+        check(&real, policy).map_err(|e| place(e.into()))?;
         Ok(real)
     }
 }

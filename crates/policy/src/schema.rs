@@ -11,6 +11,55 @@
 
 use serde_json::{Map, Value};
 
+use crate::validate::InputError;
+
+/// Why a declared tool's schema cannot be compiled; each names the JSON
+/// path of the keyword (`schema.properties.x.type`), which the loader
+/// places in the policy file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    /// A schema that is neither an object nor `true`.
+    #[error("`{0}` must be a schema object")]
+    NotASchema(String),
+    /// A `type` entry that is not a string.
+    #[error("`{0}` must name a JSON type")]
+    TypeNotNamed(String),
+    /// A `type` that JSON does not have.
+    #[error("`{at}`: unknown JSON type `{name}`")]
+    UnknownType {
+        /// The JSON path of the keyword.
+        at: String,
+        /// The name given.
+        name: String,
+    },
+    /// `properties` that is not an object.
+    #[error("`{0}` must be an object")]
+    NotAnObject(String),
+    /// `required` that is not a list of names.
+    #[error("`{0}` must be an array of field names")]
+    NotFieldNames(String),
+    /// `enum` that is not an array.
+    #[error("`{0}` must be an array")]
+    NotAnArray(String),
+    /// A length or count bound that is not a non-negative integer.
+    #[error("`{0}` must be a non-negative integer")]
+    NotUnsigned(String),
+    /// A `minimum` or `maximum` that is not a number.
+    #[error("`{0}` must be a number")]
+    NotANumber(String),
+    /// A keyword outside the subset: a constraint toolgate would not
+    /// enforce is refused rather than ignored.
+    #[error(
+        "`{at}`: schema keyword `{keyword}` is not supported (supported: type, properties, required, additionalProperties, items, enum, const, minLength, maxLength, minimum, maximum, minItems, maxItems)"
+    )]
+    Unsupported {
+        /// The JSON path of the object holding it.
+        at: String,
+        /// The keyword.
+        keyword: String,
+    },
+}
+
 /// A compiled schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schema {
@@ -98,48 +147,46 @@ const ANNOTATIONS: &[&str] = &[
 impl Schema {
     /// Compiles a schema, naming the JSON path of the first unsupported or
     /// malformed keyword.
-    pub fn compile(value: &Value) -> Result<Schema, String> {
+    pub fn compile(value: &Value) -> Result<Schema, SchemaError> {
         compile_at(value, "schema")
     }
 
     /// Checks a value, naming the first field that does not conform.
-    pub fn validate(&self, value: &Value) -> Result<(), String> {
+    pub fn validate(&self, value: &Value) -> Result<(), InputError> {
         self.check(value, "input")
     }
 
-    fn check(&self, v: &Value, at: &str) -> Result<(), String> {
+    fn check(&self, v: &Value, at: &str) -> Result<(), InputError> {
         if let Some(types) = &self.types
             && !types.iter().any(|t| t.holds(v))
         {
             let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
-            return Err(format!(
-                "`{at}` must be {}, not {}",
-                names.join(" or "),
-                json_type_name(v)
-            ));
+            return Err(InputError::WrongType {
+                field: at.to_string(),
+                expected: names.join(" or "),
+                found: json_type_name(v),
+            });
         }
         if let Some(options) = &self.enumeration
             && !options.contains(v)
         {
-            return Err(format!("`{at}` is not one of the allowed values"));
+            return Err(InputError::NotAllowed(at.to_string()));
         }
         if let Value::String(s) = v {
             let n = s.chars().count() as u64;
             if self.min_length.is_some_and(|m| n < m) || self.max_length.is_some_and(|m| n > m) {
-                return Err(format!("`{at}` has a length outside the allowed range"));
+                return Err(InputError::Length(at.to_string()));
             }
         }
         if let Some(x) = v.as_f64()
             && (self.minimum.is_some_and(|m| x < m) || self.maximum.is_some_and(|m| x > m))
         {
-            return Err(format!("`{at}` is outside the allowed range"));
+            return Err(InputError::Range(at.to_string()));
         }
         if let Value::Array(items) = v {
             let n = items.len() as u64;
             if self.min_items.is_some_and(|m| n < m) || self.max_items.is_some_and(|m| n > m) {
-                return Err(format!(
-                    "`{at}` has a number of items outside the allowed range"
-                ));
+                return Err(InputError::Items(at.to_string()));
             }
             if let Some(item) = &self.items {
                 for (i, x) in items.iter().enumerate() {
@@ -150,7 +197,10 @@ impl Schema {
         if let Value::Object(map) = v {
             for r in &self.required {
                 if !map.contains_key(r) {
-                    return Err(format!("`{at}` is missing the required field `{r}`"));
+                    return Err(InputError::MissingIn {
+                        at: at.to_string(),
+                        field: r.clone(),
+                    });
                 }
             }
             for (k, x) in map {
@@ -160,7 +210,10 @@ impl Schema {
                     None => match &self.additional {
                         Additional::Any => {}
                         Additional::None => {
-                            return Err(format!("`{at}` has an unknown field `{k}`"));
+                            return Err(InputError::UnknownIn {
+                                at: at.to_string(),
+                                field: k.clone(),
+                            });
                         }
                         Additional::Schema(s) => s.check(x, &path)?,
                     },
@@ -184,13 +237,13 @@ pub fn json_type_name(v: &Value) -> &'static str {
     }
 }
 
-fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
+fn compile_at(value: &Value, at: &str) -> Result<Schema, SchemaError> {
     let obj: &Map<String, Value> = match value {
         Value::Object(o) => o,
         Value::Bool(true) => {
             return Ok(Schema::any());
         }
-        _ => return Err(format!("`{at}` must be a schema object")),
+        _ => return Err(SchemaError::NotASchema(at.to_string())),
     };
     let mut s = Schema::any();
     for (k, v) in obj {
@@ -205,10 +258,12 @@ fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
                 for t in list {
                     let name = t
                         .as_str()
-                        .ok_or_else(|| format!("`{here}` must name a JSON type"))?;
+                        .ok_or_else(|| SchemaError::TypeNotNamed(here.clone()))?;
                     types.push(
-                        JsonType::parse(name)
-                            .ok_or_else(|| format!("`{here}`: unknown JSON type `{name}`"))?,
+                        JsonType::parse(name).ok_or_else(|| SchemaError::UnknownType {
+                            at: here.clone(),
+                            name: name.to_string(),
+                        })?,
                     );
                 }
                 s.types = Some(types);
@@ -216,7 +271,7 @@ fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
             "properties" => {
                 let props = v
                     .as_object()
-                    .ok_or_else(|| format!("`{here}` must be an object"))?;
+                    .ok_or_else(|| SchemaError::NotAnObject(here.clone()))?;
                 for (name, sub) in props {
                     s.properties
                         .push((name.clone(), compile_at(sub, &format!("{here}.{name}"))?));
@@ -225,11 +280,11 @@ fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
             "required" => {
                 let list = v
                     .as_array()
-                    .ok_or_else(|| format!("`{here}` must be an array of field names"))?;
+                    .ok_or_else(|| SchemaError::NotFieldNames(here.clone()))?;
                 for r in list {
                     s.required.push(
                         r.as_str()
-                            .ok_or_else(|| format!("`{here}` must be an array of field names"))?
+                            .ok_or_else(|| SchemaError::NotFieldNames(here.clone()))?
                             .to_string(),
                     );
                 }
@@ -245,7 +300,7 @@ fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
             "enum" => {
                 s.enumeration = Some(
                     v.as_array()
-                        .ok_or_else(|| format!("`{here}` must be an array"))?
+                        .ok_or_else(|| SchemaError::NotAnArray(here.clone()))?
                         .clone(),
                 )
             }
@@ -258,22 +313,24 @@ fn compile_at(value: &Value, at: &str) -> Result<Schema, String> {
             "maximum" => s.maximum = Some(number(v, &here)?),
             a if ANNOTATIONS.contains(&a) => {}
             other => {
-                return Err(format!(
-                    "`{at}`: schema keyword `{other}` is not supported (supported: type, properties, required, additionalProperties, items, enum, const, minLength, maxLength, minimum, maximum, minItems, maxItems)"
-                ));
+                return Err(SchemaError::Unsupported {
+                    at: at.to_string(),
+                    keyword: other.to_string(),
+                });
             }
         }
     }
     Ok(s)
 }
 
-fn unsigned(v: &Value, at: &str) -> Result<u64, String> {
+fn unsigned(v: &Value, at: &str) -> Result<u64, SchemaError> {
     v.as_u64()
-        .ok_or_else(|| format!("`{at}` must be a non-negative integer"))
+        .ok_or_else(|| SchemaError::NotUnsigned(at.to_string()))
 }
 
-fn number(v: &Value, at: &str) -> Result<f64, String> {
-    v.as_f64().ok_or_else(|| format!("`{at}` must be a number"))
+fn number(v: &Value, at: &str) -> Result<f64, SchemaError> {
+    v.as_f64()
+        .ok_or_else(|| SchemaError::NotANumber(at.to_string()))
 }
 
 impl Schema {
@@ -312,6 +369,6 @@ mod tests {
     #[test]
     fn unsupported_keyword_is_a_load_error() {
         let e = Schema::compile(&json!({"type":"string","pattern":"^a"})).unwrap_err();
-        assert!(e.contains("pattern"), "{e}");
+        assert!(e.to_string().contains("pattern"), "{e}");
     }
 }

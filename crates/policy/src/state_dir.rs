@@ -48,17 +48,21 @@ fn resolve(explicit: Option<OsString>, home: Option<OsString>) -> Result<PathBuf
 /// Checks a `[state] database` value: a PostgreSQL URL (`postgres://` or
 /// `postgresql://`) or an absolute path to a SQLite file. A relative path
 /// would depend on the directory a host happens to run in.
-pub(crate) fn check_database(value: &str) -> Result<String, String> {
+pub(crate) fn check_database(value: &str) -> Result<String, DatabaseError> {
     let v = value.trim();
     if v.starts_with("postgres://") || v.starts_with("postgresql://") || Path::new(v).is_absolute()
     {
         Ok(v.to_owned())
     } else {
-        Err(format!(
-            "`{v}` is neither a `postgres://` URL nor an absolute path to a SQLite file"
-        ))
+        Err(DatabaseError(v.to_owned()))
     }
 }
+
+/// A `[state] database` value that names no database a host could open
+/// wherever it runs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is neither a `postgres://` URL nor an absolute path to a SQLite file")]
+pub struct DatabaseError(pub String);
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
 //! Running a policy's `[[test]]` cases.
 
-use crate::call::Call;
+use crate::call::{Call, CallError};
 use crate::decision::Decision;
 use crate::engine::Context;
 use crate::file::TestCase;
@@ -12,7 +12,7 @@ pub struct TestOutcome {
     /// The case.
     pub case: TestCase,
     /// The decision, or why the call could not be read.
-    pub got: Result<Decision, String>,
+    pub got: Result<Decision, CallError>,
     /// What differed from the expectation; empty when the case passed.
     pub failures: Vec<String>,
 }
@@ -35,7 +35,7 @@ impl Policy {
                     Err(e) => {
                         return TestOutcome {
                             case: case.clone(),
-                            got: Err(e.to_string()),
+                            got: Err(e.clone()),
                             failures: vec![format!("the test's call cannot be read: {e}")],
                         };
                     }

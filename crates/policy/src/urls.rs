@@ -143,13 +143,93 @@ pub struct FetchTarget {
     pub ambiguous: bool,
 }
 
+/// Why a URL cannot be read for matching; a fetch of it is denied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// Nothing but spaces and controls.
+    #[error("the URL is empty")]
+    Empty,
+    /// The URL parser refused every reading of the text.
+    #[error("it is not a valid URL ({0})")]
+    Syntax(#[source] url::ParseError),
+    /// No reading of the text was a URL (none was tried).
+    #[error("it is not a valid URL")]
+    Unreadable,
+    /// The host part is not a host name or address.
+    #[error("`{0}` is not a host name")]
+    NotAHost(String),
+    /// A URL of a scheme that connects, without a host.
+    #[error("it names no host")]
+    NoHost,
+}
+
+/// Why an `ip:` block of a `WebFetch` rule cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CidrError {
+    /// The address part is not an address.
+    #[error("`{0}` is not an IPv4 or IPv6 address")]
+    NotAnAddress(String),
+    /// The prefix length is not a number within the address's width.
+    #[error("`/{written}` is not a prefix length from 0 to {max}")]
+    PrefixLength {
+        /// The length as written.
+        written: String,
+        /// 32 or 128.
+        max: u8,
+    },
+    /// The address has bits set past its prefix, so the block it means is
+    /// unclear.
+    #[error("`{block}` has bits set past its /{len} prefix; write the block's first address")]
+    BitsPastPrefix {
+        /// The block as written.
+        block: String,
+        /// The prefix length.
+        len: u8,
+    },
+    /// As `BitsPastPrefix`, for an IPv4-mapped IPv6 block, named as IPv4.
+    #[error("`{addr}/{len}` has bits set past its prefix")]
+    MappedBitsPastPrefix {
+        /// The IPv4 address.
+        addr: Ipv4Addr,
+        /// The IPv4 prefix length.
+        len: u8,
+    },
+}
+
+/// Why a `WebFetch(..)` specifier cannot be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlPatternError {
+    /// A specifier with no text.
+    #[error("empty URL pattern")]
+    Empty,
+    /// A `domain:` pattern with a wildcard or a path where none may be.
+    #[error("bad domain pattern `{0}`")]
+    Domain(String),
+    /// A `domain:` pattern whose host is not a host.
+    #[error("bad domain pattern `{pattern}`: `{host}` is not a host")]
+    DomainHost {
+        /// The pattern as written.
+        pattern: String,
+        /// The host part.
+        host: String,
+    },
+    /// An `ip:` pattern whose block cannot be used.
+    #[error("bad address pattern `{pattern}`: {source}")]
+    Addr {
+        /// The pattern as written.
+        pattern: String,
+        /// What is wrong with the block.
+        source: CidrError,
+    },
+}
+
 /// Schemes the WHATWG standard parses with a host of its own (and default
 /// ports).
 const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
 
 /// Parses and normalises a URL, or a URL as curl takes it without a scheme.
 /// An error says why it cannot be read.
-pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
+pub fn normalize(raw: &str) -> Result<FetchTarget, UrlError> {
     // WHATWG: leading and trailing C0 controls and spaces are stripped,
     // tabs and newlines anywhere removed (`ht\ttp://` is `http://`), before
     // the scheme is read.
@@ -163,7 +243,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
         text = &stripped;
     }
     if text.is_empty() {
-        return Err("the URL is empty".into());
+        return Err(UrlError::Empty);
     }
     let mut readings = Vec::new();
     for r in readings_of(text) {
@@ -203,7 +283,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, String> {
             hosts,
             ambiguous,
         }),
-        None => Err(error.unwrap_or_else(|| "it is not a valid URL".into())),
+        None => Err(error.unwrap_or(UrlError::Unreadable)),
     }
 }
 
@@ -268,30 +348,30 @@ fn curl_reading(full: &str) -> Option<String> {
 }
 
 /// Parses a URL with a scheme into its match text and host.
-fn parse_full(full: &str) -> Result<(String, Vec<UrlHost>), String> {
+fn parse_full(full: &str) -> Result<(String, Vec<UrlHost>), UrlError> {
     let lower = full.get(..6).map(str::to_ascii_lowercase);
     if let Some(scheme @ ("tcp://" | "udp://")) = lower.as_deref() {
         return socket_target(&scheme[..3], &full[6..]);
     }
-    let u = url::Url::parse(full).map_err(|e| format!("it is not a valid URL ({e})"))?;
+    let u = url::Url::parse(full).map_err(UrlError::Syntax)?;
     let scheme = u.scheme().to_string();
     let host = match u.host() {
         None => None,
         Some(url::Host::Ipv4(a)) => Some(UrlHost::Ip(IpAddr::V4(a))),
         Some(url::Host::Ipv6(a)) => Some(UrlHost::from_ip(IpAddr::V6(a))),
         Some(url::Host::Domain(d)) if SPECIAL.contains(&scheme.as_str()) => {
-            Some(UrlHost::domain(d).ok_or_else(|| format!("`{d}` is not a host name"))?)
+            Some(UrlHost::domain(d).ok_or_else(|| UrlError::NotAHost(d.to_string()))?)
         }
         // A non-special scheme keeps its host opaque (case and
         // percent-encoding as written); the connection resolves it as a
         // host name, so it is read as one.
         Some(url::Host::Domain(d)) => {
             let decoded = percent_decode(d);
-            Some(UrlHost::parse(&decoded).ok_or_else(|| format!("`{d}` is not a host name"))?)
+            Some(UrlHost::parse(&decoded).ok_or_else(|| UrlError::NotAHost(d.to_string()))?)
         }
     };
     if host.is_none() && scheme != "file" {
-        return Err("it names no host".into());
+        return Err(UrlError::NoHost);
     }
     let mut text = format!("{scheme}://");
     if let Some(h) = &host {
@@ -310,14 +390,14 @@ fn parse_full(full: &str) -> Result<(String, Vec<UrlHost>), String> {
 
 /// `tcp://HOST:PORT` from a `/dev/tcp/HOST/PORT` redirect: bash hands HOST
 /// to the resolver, which takes an IPv6 address without brackets too.
-fn socket_target(scheme: &str, rest: &str) -> Result<(String, Vec<UrlHost>), String> {
+fn socket_target(scheme: &str, rest: &str) -> Result<(String, Vec<UrlHost>), UrlError> {
     let (host, port) = match rest.rsplit_once(':') {
         Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (h, Some(p)),
         _ => (rest, None),
     };
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let h = UrlHost::parse(&percent_decode(host))
-        .ok_or_else(|| format!("`{host}` is not a host name"))?;
+        .ok_or_else(|| UrlError::NotAHost(host.to_string()))?;
     let port = port
         .map(|p| p.trim_start_matches('0'))
         .map(|p| if p.is_empty() { "0" } else { p });
@@ -403,7 +483,7 @@ impl Cidr {
     /// Parses `ADDR` or `ADDR/LEN`; IPv6 with or without brackets
     /// (`[fd00::]/8`). Bits set past the prefix are an error, so that
     /// `10.1.2.3/8` is not silently read as `10.0.0.0/8`.
-    pub fn parse(s: &str) -> Result<Cidr, String> {
+    pub fn parse(s: &str) -> Result<Cidr, CidrError> {
         let (a, len) = match s.split_once('/') {
             Some((a, l)) => (a, Some(l)),
             None => (s, None),
@@ -415,7 +495,7 @@ impl Cidr {
             .unwrap_or(a);
         let addr: IpAddr = a
             .parse()
-            .map_err(|_| format!("`{a}` is not an IPv4 or IPv6 address"))?;
+            .map_err(|_| CidrError::NotAnAddress(a.to_string()))?;
         let max = if addr.is_ipv4() { 32 } else { 128 };
         let len = match len {
             None => max,
@@ -424,7 +504,10 @@ impl Cidr {
                 .parse::<u8>()
                 .ok()
                 .filter(|l| *l <= max)
-                .ok_or_else(|| format!("`/{l}` is not a prefix length from 0 to {max}"))?,
+                .ok_or_else(|| CidrError::PrefixLength {
+                    written: l.to_string(),
+                    max,
+                })?,
         };
         let addr = match addr {
             IpAddr::V6(v6) if len >= 96 => match v6.to_ipv4_mapped() {
@@ -435,20 +518,21 @@ impl Cidr {
         };
         let c = Cidr { addr, len };
         if c.masked() != bits(addr) {
-            return Err(format!(
-                "`{s}` has bits set past its /{len} prefix; write the block's first address"
-            ));
+            return Err(CidrError::BitsPastPrefix {
+                block: s.to_string(),
+                len,
+            });
         }
         Ok(c)
     }
 
-    fn v4(a: Ipv4Addr, len: u8) -> Result<Cidr, String> {
+    fn v4(a: Ipv4Addr, len: u8) -> Result<Cidr, CidrError> {
         let c = Cidr {
             addr: IpAddr::V4(a),
             len,
         };
         if c.masked() != bits(c.addr) {
-            return Err(format!("`{a}/{len}` has bits set past its prefix"));
+            return Err(CidrError::MappedBitsPastPrefix { addr: a, len });
         }
         Ok(c)
     }
@@ -512,10 +596,10 @@ pub enum UrlPattern {
 
 impl UrlPattern {
     /// Compiles a URL specifier; a URL glob is normalised as URLs are.
-    pub fn compile(source: &str) -> Result<UrlPattern, String> {
+    pub fn compile(source: &str) -> Result<UrlPattern, UrlPatternError> {
         let s = source.trim();
         if s.is_empty() {
-            return Err("empty URL pattern".into());
+            return Err(UrlPatternError::Empty);
         }
         if let Some(d) = s.strip_prefix("domain:") {
             let d = d.trim();
@@ -524,23 +608,29 @@ impl UrlPattern {
                     Some(UrlHost::Domain(r)) if !rest.contains('*') => {
                         Ok(UrlPattern::Subdomains(r))
                     }
-                    _ => Err(format!("bad domain pattern `{source}`")),
+                    _ => Err(UrlPatternError::Domain(source.to_string())),
                 };
             }
             if d == "*" {
                 return Ok(UrlPattern::Wild("*".into()));
             }
             if d.contains(['*', '/', '@']) {
-                return Err(format!("bad domain pattern `{source}`"));
+                return Err(UrlPatternError::Domain(source.to_string()));
             }
-            return UrlHost::parse(d)
-                .map(UrlPattern::Host)
-                .ok_or_else(|| format!("bad domain pattern `{source}`: `{d}` is not a host"));
+            return UrlHost::parse(d).map(UrlPattern::Host).ok_or_else(|| {
+                UrlPatternError::DomainHost {
+                    pattern: source.to_string(),
+                    host: d.to_string(),
+                }
+            });
         }
         if let Some(c) = s.strip_prefix("ip:") {
             return Cidr::parse(c)
                 .map(UrlPattern::Addr)
-                .map_err(|m| format!("bad address pattern `{source}`: {m}"));
+                .map_err(|m| UrlPatternError::Addr {
+                    pattern: source.to_string(),
+                    source: m,
+                });
         }
         Ok(UrlPattern::Wild(normalize_glob(s)))
     }

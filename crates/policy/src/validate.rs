@@ -7,6 +7,76 @@ use serde_json::{Map, Value};
 use crate::catalog::{FieldType, Kind, Target, ToolSpec};
 use crate::file::ToolDecl;
 
+/// Why a call's input does not fit its tool; the call is denied as invalid
+/// with this as the reason. A field is named as the input has it
+/// (`input.path`, `command`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// A value of another JSON type than the schema allows.
+    #[error("`{field}` must be {expected}, not {found}")]
+    WrongType {
+        /// The field.
+        field: String,
+        /// The types allowed, joined with "or".
+        expected: String,
+        /// The type found, with its article.
+        found: &'static str,
+    },
+    /// A value outside the schema's `enum` or `const`.
+    #[error("`{0}` is not one of the allowed values")]
+    NotAllowed(String),
+    /// A string outside `minLength`..`maxLength`.
+    #[error("`{0}` has a length outside the allowed range")]
+    Length(String),
+    /// A number outside `minimum`..`maximum`.
+    #[error("`{0}` is outside the allowed range")]
+    Range(String),
+    /// An array outside `minItems`..`maxItems`.
+    #[error("`{0}` has a number of items outside the allowed range")]
+    Items(String),
+    /// An object without a field its schema requires.
+    #[error("`{at}` is missing the required field `{field}`")]
+    MissingIn {
+        /// The object.
+        at: String,
+        /// The field.
+        field: String,
+    },
+    /// An object with a field its schema does not allow.
+    #[error("`{at}` has an unknown field `{field}`")]
+    UnknownIn {
+        /// The object.
+        at: String,
+        /// The field.
+        field: String,
+    },
+    /// The input lacks a field the tool needs (several names are joined
+    /// with "` or `" when any one will do).
+    #[error("missing the required field `{0}`")]
+    Missing(String),
+    /// A field the tool does not take.
+    #[error("unknown field `{0}`")]
+    Unknown(String),
+    /// A field that must be a string.
+    #[error("`{0}` must be a string")]
+    NotAString(String),
+    /// A field that must be a non-negative integer.
+    #[error("`{0}` must be a non-negative integer")]
+    NotUnsigned(String),
+    /// An empty string or list where the tool needs something.
+    #[error("`{0}` is empty")]
+    Empty(String),
+    /// A field that must be a list of strings.
+    #[error("`{0}` must be an array of strings")]
+    NotStrings(String),
+    /// A list of strings with an empty or non-string entry.
+    #[error("`{0}` must be an array of non-empty strings")]
+    NotNonEmptyStrings(String),
+    /// A command or URL of nothing but spaces.
+    #[error("`{0}` is blank")]
+    Blank(String),
+}
+
 /// Where a call's tool was found.
 #[derive(Debug, Clone, Copy)]
 pub enum Spec<'a> {
@@ -30,7 +100,7 @@ impl Spec<'_> {
 }
 
 /// Checks a call's input against its tool.
-pub fn validate(spec: Spec<'_>, input: &Map<String, Value>) -> Result<(), String> {
+pub fn validate(spec: Spec<'_>, input: &Map<String, Value>) -> Result<(), InputError> {
     match spec {
         Spec::Unknown => Ok(()),
         Spec::Declared(d) => {
@@ -40,7 +110,7 @@ pub fn validate(spec: Spec<'_>, input: &Map<String, Value>) -> Result<(), String
             if let Some(field) = &d.field {
                 match input.get(field) {
                     None if d.kind != Kind::Other => {
-                        return Err(format!("missing the required field `{field}`"));
+                        return Err(InputError::Missing(field.to_string()));
                     }
                     None => {}
                     Some(v) => check_target_value(field, v, d.kind)?,
@@ -52,7 +122,7 @@ pub fn validate(spec: Spec<'_>, input: &Map<String, Value>) -> Result<(), String
             if let Some(strict) = &s.strict {
                 for (name, ty) in strict.required {
                     match input.get(*name) {
-                        None => return Err(format!("missing the required field `{name}`")),
+                        None => return Err(InputError::Missing(name.to_string())),
                         Some(v) => check_type(name, v, *ty)?,
                     }
                 }
@@ -62,7 +132,7 @@ pub fn validate(spec: Spec<'_>, input: &Map<String, Value>) -> Result<(), String
                     }
                     match strict.optional.iter().find(|(n, _)| n == k) {
                         Some((n, ty)) => check_type(n, v, *ty)?,
-                        None => return Err(format!("unknown field `{k}`")),
+                        None => return Err(InputError::Unknown(k.clone())),
                     }
                 }
             }
@@ -81,65 +151,61 @@ pub fn validate(spec: Spec<'_>, input: &Map<String, Value>) -> Result<(), String
     }
 }
 
-fn check_type(name: &str, v: &Value, ty: FieldType) -> Result<(), String> {
+fn check_type(name: &str, v: &Value, ty: FieldType) -> Result<(), InputError> {
     match ty {
         FieldType::String => {
             if v.is_string() {
                 Ok(())
             } else {
-                Err(format!("`{name}` must be a string"))
+                Err(InputError::NotAString(name.to_string()))
             }
         }
         FieldType::Unsigned => {
             if v.is_u64() {
                 Ok(())
             } else {
-                Err(format!("`{name}` must be a non-negative integer"))
+                Err(InputError::NotUnsigned(name.to_string()))
             }
         }
     }
 }
 
-fn non_empty_string<'v>(name: &str, v: &'v Value) -> Result<&'v str, String> {
+fn non_empty_string<'v>(name: &str, v: &'v Value) -> Result<&'v str, InputError> {
     match v {
-        Value::String(s) if s.is_empty() => Err(format!("`{name}` is empty")),
+        Value::String(s) if s.is_empty() => Err(InputError::Empty(name.to_string())),
         Value::String(s) => Ok(s),
-        _ => Err(format!("`{name}` must be a string")),
+        _ => Err(InputError::NotAString(name.to_string())),
     }
 }
 
-fn string_array(name: &str, v: &Value) -> Result<(), String> {
+fn string_array(name: &str, v: &Value) -> Result<(), InputError> {
     let items = v
         .as_array()
-        .ok_or_else(|| format!("`{name}` must be an array of strings"))?;
+        .ok_or_else(|| InputError::NotStrings(name.to_string()))?;
     if items.is_empty() {
-        return Err(format!("`{name}` is empty"));
+        return Err(InputError::Empty(name.to_string()));
     }
     for i in items {
-        non_empty_string(name, i)
-            .map_err(|_| format!("`{name}` must be an array of non-empty strings"))?;
+        non_empty_string(name, i).map_err(|_| InputError::NotNonEmptyStrings(name.to_string()))?;
     }
     Ok(())
 }
 
-fn check_target_value(field: &str, v: &Value, kind: Kind) -> Result<(), String> {
+fn check_target_value(field: &str, v: &Value, kind: Kind) -> Result<(), InputError> {
     match kind {
         Kind::Other => Ok(()),
         _ => non_empty_string(field, v).map(|_| ()),
     }
 }
 
-fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), String> {
+fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), InputError> {
     match s.target {
         Target::Path(fields) | Target::Patch(fields) => {
             if !fields
                 .iter()
                 .any(|f| input.get(*f).is_some_and(|v| !v.is_null()))
             {
-                return Err(format!(
-                    "missing the required field `{}`",
-                    fields.join("` or `")
-                ));
+                return Err(InputError::Missing(fields.join("` or `")));
             }
             // Every field given is read by some client: each must be a path.
             for f in fields {
@@ -166,10 +232,7 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
                 .iter()
                 .any(|f| input.get(*f).is_some_and(|v| !v.is_null()))
             {
-                return Err(format!(
-                    "missing the required field `{}`",
-                    fields.join("` or `")
-                ));
+                return Err(InputError::Missing(fields.join("` or `")));
             }
             for f in fields {
                 if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {
@@ -185,21 +248,21 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
                 }
             }
             match input.get(pattern) {
-                None => Err(format!("missing the required field `{pattern}`")),
+                None => Err(InputError::Missing(pattern.to_string())),
                 Some(v) => non_empty_string(pattern, v).map(|_| ()),
             }
         }
         Target::Argv(f) => match input.get(f) {
-            None => Err(format!("missing the required field `{f}`")),
+            None => Err(InputError::Missing(f.to_string())),
             Some(v) => string_array(f, v),
         },
         Target::Command(f) | Target::Url(f) | Target::UrlsIn(f) | Target::Field(f) => {
             match input.get(f) {
-                None => Err(format!("missing the required field `{f}`")),
+                None => Err(InputError::Missing(f.to_string())),
                 Some(v) => {
                     let s = non_empty_string(f, v)?;
                     if matches!(s.trim(), "") {
-                        Err(format!("`{f}` is blank"))
+                        Err(InputError::Blank(f.to_string()))
                     } else {
                         Ok(())
                     }

@@ -71,7 +71,7 @@ impl Fx {
             user: Some(self.user.clone()),
             trust: Some(&check),
             anchor: None,
-            project_changed: false,
+            project_seen: None,
         };
         layers::discover(None, &self.root, &self.opts(), &layering).map_err(|e| e.to_string())
     }
@@ -263,7 +263,7 @@ fn the_projects_database_is_ignored_and_the_users_names_the_store() {
         user: Some(fx.user.clone()),
         trust: Some(&check),
         anchor: None,
-        project_changed: false,
+        project_seen: None,
     };
     let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
     assert_eq!(p.database(), Some("postgres://team@db/toolgate"));
@@ -318,7 +318,7 @@ impl Fx {
             user: Some(self.user.clone()),
             trust: Some(&check),
             anchor: Some(anchor.to_path_buf()),
-            project_changed: false,
+            project_seen: None,
         };
         layers::discover(None, cwd, &self.opts(), &layering).unwrap()
     }
@@ -435,14 +435,45 @@ fn a_project_file_changed_in_the_session_is_merged_untrusted_even_alone() {
     let fx = Fx::new();
     fx.project("allow = [\"Bash(*)\"]\ndeny = [\"Bash(rm *)\"]\n");
     let check = |_db: Option<&str>, _file: &Path, _digest: &str| Ok(false);
+    let changed = |_: Option<&Path>, _: Option<&[u8]>| true;
     let layering = Layering {
         managed: fx.managed.clone(),
         user: None,
         trust: Some(&check),
         anchor: None,
-        project_changed: true,
+        project_seen: Some(&changed),
     };
     let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
+    expect(&bash(&p, "rm x"), Effect::Deny, Some("deny[0]"));
+    assert_ne!(bash(&p, "make deploy").decision, Effect::Allow);
+}
+
+/// The session's check and the policy compiled see the same bytes: a file
+/// swapped between the check and the compile (an agent's command racing
+/// the hook) is not what is honoured.
+#[test]
+fn the_project_file_checked_is_the_file_compiled() {
+    let fx = Fx::new();
+    let file = fx.root.join("toolgate.toml");
+    let checked = "deny = [\"Bash(rm *)\"]\n";
+    fx.project(checked);
+    let seen = std::cell::RefCell::new(Vec::new());
+    let unchanged = |path: Option<&Path>, bytes: Option<&[u8]>| {
+        assert_eq!(path, Some(file.as_path()));
+        seen.borrow_mut().push(bytes.map(<[u8]>::to_vec));
+        // What the agent writes once the check has passed.
+        std::fs::write(&file, "allow = [\"Bash(*)\"]\n").unwrap();
+        false
+    };
+    let layering = Layering {
+        managed: fx.managed.clone(),
+        user: None,
+        trust: None,
+        anchor: None,
+        project_seen: Some(&unchanged),
+    };
+    let p = layers::discover(None, &fx.root, &fx.opts(), &layering).unwrap();
+    assert_eq!(*seen.borrow(), vec![Some(checked.as_bytes().to_vec())]);
     expect(&bash(&p, "rm x"), Effect::Deny, Some("deny[0]"));
     assert_ne!(bash(&p, "make deploy").decision, Effect::Allow);
 }

@@ -76,7 +76,7 @@ impl Fx {
             user: Some(self.user.clone()),
             trust: Some(&check),
             anchor: None,
-            project_changed: false,
+            project_seen: None,
         };
         layers::discover(None, &self.root, &self.opts(), &layering).unwrap()
     }
@@ -223,7 +223,7 @@ fn a_nested_files_table_is_ignored() {
         user: Some(fx.user.clone()),
         trust: Some(&check),
         anchor: Some(fx.root.clone()),
-        project_changed: false,
+        project_seen: None,
     };
     let p = layers::discover(None, &sub, &fx.opts(), &layering).unwrap();
     assert!(p.review().is_none());

@@ -49,7 +49,7 @@ pub enum SandboxError {
     /// sandbox keeps (a symlink changed since the policy was loaded), or
     /// cannot be made: the message names the entry's file and line.
     #[error("{0}")]
-    Writable(String),
+    Writable(#[from] toolgate_policy::WritableNowError),
     /// Setting up the sandbox failed in the child before the command ran.
     #[error("could not enter the sandbox: {step}: {source}")]
     Enter {

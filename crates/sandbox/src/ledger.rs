@@ -76,11 +76,13 @@ pub fn unsandboxed_record(
     }
 }
 
+/// An opt-out's row the store refused.
+#[derive(Debug, thiserror::Error)]
+#[error("the unsandboxed run was not recorded: {0}")]
+pub struct NotRecorded(#[source] pub toolgate_store::Error);
+
 /// Appends the row; the caller opened the store before running the command,
 /// so that an opt-out that cannot be recorded does not run.
-pub fn record_unsandboxed(store: &Store, record: &Record) -> Result<(), String> {
-    store
-        .append(record)
-        .map(|_| ())
-        .map_err(|e| format!("the unsandboxed run was not recorded: {e}"))
+pub fn record_unsandboxed(store: &Store, record: &Record) -> Result<(), NotRecorded> {
+    store.append(record).map(|_| ()).map_err(NotRecorded)
 }

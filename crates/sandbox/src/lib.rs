@@ -74,7 +74,7 @@ pub use env::secret_env_name;
 pub use error::{Part, SandboxError};
 pub use exec::{can_exec, exec};
 pub use git::COMMONDIR_PLACEHOLDER;
-pub use ledger::{OptOut, record_unsandboxed, unsandboxed_record};
+pub use ledger::{NotRecorded, OptOut, record_unsandboxed, unsandboxed_record};
 pub use netns::{NO_PROXY_VARIABLES, PROXY_PORT, PROXY_URL, PROXY_VARIABLES};
 pub use plan::{Op, Plan};
 pub use profile::{Profile, WALK_LIMIT};

@@ -60,8 +60,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 const MAX_CONNECTIONS: usize = 256;
 
+/// Why a ledger writer could not record a row: the host's own error (the
+/// sandbox does not know the store a host records in), carried as it is.
+pub type ProxyLedgerError = Box<dyn std::error::Error + Send + Sync>;
+
 /// The signature of a ledger writer.
-pub type ProxyLedgerFn = dyn Fn(&Record) -> Result<(), String> + Send + Sync;
+pub type ProxyLedgerFn = dyn Fn(&Record) -> Result<(), ProxyLedgerError> + Send + Sync;
 
 /// Where the proxy records each connection it refuses: one ledger row per
 /// refusal. The host opens its store the way it records everything else
@@ -72,8 +76,13 @@ pub struct ProxyLedger(Arc<ProxyLedgerFn>);
 
 impl ProxyLedger {
     /// Wraps a writer.
-    pub fn new(f: impl Fn(&Record) -> Result<(), String> + Send + Sync + 'static) -> ProxyLedger {
-        ProxyLedger(Arc::new(f))
+    pub fn new<E>(f: impl Fn(&Record) -> Result<(), E> + Send + Sync + 'static) -> ProxyLedger
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        ProxyLedger(Arc::new(move |record: &Record| {
+            f(record).map_err(|e| -> ProxyLedgerError { Box::new(e) })
+        }))
     }
 }
 
@@ -228,7 +237,7 @@ fn parse_port(p: &str) -> Option<u16> {
 /// The URL as `toolgate_policy` normalises it, which must reach `host`
 /// only (no reading of it by another parser reaches another host).
 fn normalized(url: &str, host: &UrlHost) -> Result<String, Refusal> {
-    let t = toolgate_policy::normalize_url(url).map_err(Refusal::bad)?;
+    let t = toolgate_policy::normalize_url(url).map_err(|e| Refusal::bad(e.to_string()))?;
     if !one_host(&t, host) {
         return Err(Refusal::bad(format!(
             "`{url}` is read as more than one host"
@@ -263,7 +272,7 @@ fn http_target(t: &str) -> Result<Target, Refusal> {
     if authority.is_empty() || authority.contains(['@', '\\', '%']) {
         return Err(Refusal::bad(format!("`{t}`: malformed host")));
     }
-    let ft = toolgate_policy::normalize_url(t).map_err(Refusal::bad)?;
+    let ft = toolgate_policy::normalize_url(t).map_err(|e| Refusal::bad(e.to_string()))?;
     let Some(host) = ft.hosts.first().filter(|h| one_host(&ft, h)) else {
         return Err(Refusal::bad(format!("`{t}` is read as more than one host")));
     };

@@ -230,7 +230,18 @@ pub fn payload(p: &Pending, link: &str, webhook: &str, include_arguments: bool) 
     v
 }
 
-fn post(url: &str, body: &str) -> Result<(), String> {
+/// Why a webhook was not delivered; the watcher warns and goes on.
+#[derive(Debug, thiserror::Error)]
+enum PostError {
+    /// No answer (refused, timed out, bad URL).
+    #[error(transparent)]
+    Send(#[from] ureq::Error),
+    /// An answer other than success.
+    #[error("HTTP {0}")]
+    Status(ureq::http::StatusCode),
+}
+
+fn post(url: &str, body: &str) -> Result<(), PostError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(WEBHOOK_TIMEOUT))
         .http_status_as_error(false)
@@ -239,13 +250,12 @@ fn post(url: &str, body: &str) -> Result<(), String> {
     let resp = agent
         .post(url)
         .header("content-type", "application/json")
-        .send(body)
-        .map_err(|e| e.to_string())?;
+        .send(body)?;
     let status = resp.status();
     if status.is_success() {
         Ok(())
     } else {
-        Err(format!("HTTP {status}"))
+        Err(PostError::Status(status))
     }
 }
 

@@ -93,6 +93,67 @@ enum Tok {
     Seq,
 }
 
+/// Why an arithmetic expression is not plain: what it assigns or reads is
+/// then unknown, and the command is analysed as such.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ArithError {
+    /// `${` without `}`.
+    #[error("an unclosed `${{`")]
+    UnclosedBrace,
+    /// A parameter expansion other than a plain name (the piece).
+    #[error("the expansion `{0}`")]
+    Expansion(String),
+    /// `$(..)`.
+    #[error("a command substitution `$(`")]
+    CommandSubstitution,
+    /// `a[..]`.
+    #[error("an array subscript `[`")]
+    ArraySubscript,
+    /// `` `..` ``.
+    #[error("a command substitution in backquotes")]
+    Backquotes,
+    /// A character that is no operator (the character).
+    #[error("`{0}`")]
+    Piece(String),
+    /// A variable whose value is itself not plain.
+    #[error("the value of `{name}` holds {source}")]
+    Value {
+        /// The variable.
+        name: String,
+        /// What its value holds.
+        source: Box<ArithError>,
+    },
+    /// Values naming variables naming variables, past the depth followed.
+    #[error("`{0}` names variables too deep to follow")]
+    TooDeep(String),
+    /// A variable whose value is not known where it is evaluated.
+    #[error("`{0}` holds a value not known here")]
+    UnknownValue(String),
+    /// A variable's value with an expansion in it.
+    #[error("the expansion in `{0}`")]
+    ExpansionIn(String),
+    /// A variable's value that assigns.
+    #[error("an assignment in `{0}`")]
+    AssignmentIn(String),
+    /// `$x = ..`, `$x++`: assigns to the variable `x` names.
+    #[error("an assignment through `${0}`")]
+    AssignmentThrough(String),
+    /// `name[..` without `]`.
+    #[error("the unclosed subscript of `{0}`")]
+    UnclosedSubscript(String),
+    /// `name[i = 1]`.
+    #[error("the subscript of `{0}` assigns")]
+    SubscriptAssigns(String),
+    /// A subscript that is not plain.
+    #[error("the subscript of `{text}`, which is not plain: {source}")]
+    Subscript {
+        /// The name with its subscript.
+        text: String,
+        /// Why the subscript is not plain.
+        source: Box<ArithError>,
+    },
+}
+
 /// Operators, longest first so that the scan takes the longest match.
 const OPS: &[&str] = &[
     "<<=", ">>=", "**", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "<<", ">>", "*=", "/=",
@@ -107,7 +168,7 @@ fn op_assign(op: &str) -> bool {
 
 /// Splits an expression into tokens; `Err` names the first piece that
 /// makes it not plain.
-fn tokens(expr: &str) -> Result<Vec<Tok>, String> {
+fn tokens(expr: &str) -> Result<Vec<Tok>, ArithError> {
     let b = expr.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -144,14 +205,14 @@ fn tokens(expr: &str) -> Result<Vec<Tok>, String> {
                         let close = b[i..]
                             .iter()
                             .position(|&c| c == b'}')
-                            .ok_or("an unclosed `${`")?;
+                            .ok_or(ArithError::UnclosedBrace)?;
                         let inner = &expr[i + 2..i + close];
                         if integer_param(inner) {
                             out.push(Tok::Int);
                         } else if is_name(inner) {
                             out.push(Tok::Param(inner.to_string()));
                         } else {
-                            return Err(format!("the expansion `${{{inner}}}`"));
+                            return Err(ArithError::Expansion(format!("${{{inner}}}")));
                         }
                         i += close + 1;
                     }
@@ -162,7 +223,7 @@ fn tokens(expr: &str) -> Result<Vec<Tok>, String> {
                         out.push(Tok::Open);
                         i += 3;
                     }
-                    Some(b'(') => return Err("a command substitution `$(`".into()),
+                    Some(b'(') => return Err(ArithError::CommandSubstitution),
                     Some(b'#' | b'?' | b'$' | b'!') => {
                         out.push(Tok::Int);
                         i += 2;
@@ -174,7 +235,7 @@ fn tokens(expr: &str) -> Result<Vec<Tok>, String> {
                     }
                     _ => {
                         let piece: String = expr[i..].chars().take(2).collect();
-                        return Err(format!("the expansion `{piece}`"));
+                        return Err(ArithError::Expansion(piece));
                     }
                 }
             }
@@ -190,12 +251,12 @@ fn tokens(expr: &str) -> Result<Vec<Tok>, String> {
                 out.push(Tok::Seq);
                 i += 1;
             }
-            b'[' | b']' => return Err("an array subscript `[`".into()),
-            b'`' => return Err("a command substitution in backquotes".into()),
+            b'[' | b']' => return Err(ArithError::ArraySubscript),
+            b'`' => return Err(ArithError::Backquotes),
             _ => {
                 let Some(op) = OPS.iter().find(|op| b[i..].starts_with(op.as_bytes())) else {
                     let piece: String = expr[i..].chars().take(1).collect();
-                    return Err(format!("`{piece}`"));
+                    return Err(ArithError::Piece(piece));
                 };
                 out.push(Tok::Op(op));
                 i += op.len();
@@ -207,29 +268,32 @@ fn tokens(expr: &str) -> Result<Vec<Tok>, String> {
 
 /// Whether the value of variable `name` is plain where it is evaluated:
 /// known here and itself a plain expression.
-fn value_plain(name: &str, vars: &dyn Values, depth: usize) -> Result<(), String> {
+fn value_plain(name: &str, vars: &dyn Values, depth: usize) -> Result<(), ArithError> {
     if integer_param(name) {
         return Ok(());
     }
     match vars.value(name) {
         Some(INTEGER) => Ok(()),
         Some(v) if depth < VALUE_DEPTH => {
-            value_expr(v, vars, depth + 1).map_err(|e| format!("the value of `{name}` holds {e}"))
+            value_expr(v, vars, depth + 1).map_err(|e| ArithError::Value {
+                name: name.to_string(),
+                source: Box::new(e),
+            })
         }
-        Some(_) => Err(format!("`{name}` names variables too deep to follow")),
-        None => Err(format!("`{name}` holds a value not known here")),
+        Some(_) => Err(ArithError::TooDeep(name.to_string())),
+        None => Err(ArithError::UnknownValue(name.to_string())),
     }
 }
 
 /// A variable's value evaluated as an expression of its own: plain, and
 /// assigning nothing (what it would assign is not followed).
-fn value_expr(text: &str, vars: &dyn Values, depth: usize) -> Result<(), String> {
+fn value_expr(text: &str, vars: &dyn Values, depth: usize) -> Result<(), ArithError> {
     for t in tokens(text)? {
         match &t {
             Tok::Name(n) => value_plain(n, vars, depth)?,
-            Tok::Param(_) => return Err(format!("the expansion in `{text}`")),
+            Tok::Param(_) => return Err(ArithError::ExpansionIn(text.to_string())),
             Tok::Op(op) if op_assign(op) || matches!(*op, "=" | "++" | "--") => {
-                return Err(format!("an assignment in `{text}`"));
+                return Err(ArithError::AssignmentIn(text.to_string()));
             }
             _ => {}
         }
@@ -244,7 +308,7 @@ fn value_expr(text: &str, vars: &dyn Values, depth: usize) -> Result<(), String>
 /// before the expression; a bare `x` assigned by an earlier part of the
 /// same expression (`i = 0, i < 3`) holds an integer when it is read,
 /// unless that assignment may not have run (`?:`, `&&`, `||`).
-pub(crate) fn check(expr: &str, vars: &dyn Values) -> Result<Checked, String> {
+pub(crate) fn check(expr: &str, vars: &dyn Values) -> Result<Checked, ArithError> {
     let toks = tokens(expr)?;
     let mut out = Checked::default();
     // Assigned by a completed part of the expression.
@@ -281,7 +345,7 @@ pub(crate) fn check(expr: &str, vars: &dyn Values) -> Result<Checked, String> {
                     || incdec(prev)
                     || matches!(next, Some(Tok::Op(op)) if op_assign(op) || *op == "=")
                 {
-                    return Err(format!("an assignment through `${n}`"));
+                    return Err(ArithError::AssignmentThrough(n.clone()));
                 }
                 out.reads.push(n.clone());
                 value_plain(n, vars, 0)?;
@@ -306,14 +370,14 @@ pub(crate) fn check(expr: &str, vars: &dyn Values) -> Result<Checked, String> {
 /// (`read`, `printf -v`, `unset`, `test -v`, `declare`): its subscript,
 /// if any, is evaluated. Text that is not a name is refused by bash
 /// without evaluating anything.
-pub(crate) fn check_name(text: &str, vars: &dyn Values) -> Result<(), String> {
+pub(crate) fn check_name(text: &str, vars: &dyn Values) -> Result<(), ArithError> {
     let Some(open) = text.find('[') else {
         return Ok(());
     };
     let name = &text[..open];
     let Some(sub) = text[open + 1..].strip_suffix(']') else {
         return if is_name(name) {
-            Err(format!("the unclosed subscript of `{text}`"))
+            Err(ArithError::UnclosedSubscript(text.to_string()))
         } else {
             Ok(())
         };
@@ -323,10 +387,11 @@ pub(crate) fn check_name(text: &str, vars: &dyn Values) -> Result<(), String> {
     }
     match check(sub, vars) {
         Ok(c) if c.targets.is_empty() => Ok(()),
-        Ok(_) => Err(format!("the subscript of `{text}` assigns")),
-        Err(e) => Err(format!(
-            "the subscript of `{text}`, which is not plain: {e}"
-        )),
+        Ok(_) => Err(ArithError::SubscriptAssigns(text.to_string())),
+        Err(e) => Err(ArithError::Subscript {
+            text: text.to_string(),
+            source: Box::new(e),
+        }),
     }
 }
 
@@ -475,9 +540,19 @@ mod tests {
         assert!(check("$n + ${m} + $#", &v).is_ok());
         assert!(check("0x1f + 2#101 + 64#@_", &v).is_ok());
         assert!(check("\"$n\" + 1", &v).is_ok());
-        assert!(check("p", &v).unwrap_err().contains("subscript"));
+        assert!(
+            check("p", &v)
+                .unwrap_err()
+                .to_string()
+                .contains("subscript")
+        );
         assert!(check("$p", &v).is_err());
-        assert!(check("q", &v).unwrap_err().contains("not known"));
+        assert!(
+            check("q", &v)
+                .unwrap_err()
+                .to_string()
+                .contains("not known")
+        );
         assert!(check("a[1]", &v).is_err());
         assert!(check("$(echo 1)", &v).is_err());
         assert!(check("`echo 1`", &v).is_err());

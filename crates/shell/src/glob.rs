@@ -6,6 +6,55 @@
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
+/// Why a glob was not expanded: the word is then left unknown rather than
+/// read as a narrower match than bash would make.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GlobError {
+    /// The analysis' budget of directory entries is spent.
+    #[error("too many directory entries looked at for one command")]
+    Budget,
+    /// `~/..` with no home directory.
+    #[error("home directory unknown")]
+    NoHome,
+    /// This glob looked at more entries than its matches allow.
+    #[error("more than {0} directory entries")]
+    Entries(usize),
+    /// More matches than a word may expand to.
+    #[error("more than {0} matches")]
+    Matches(usize),
+    /// A bracket expression with `[:`, `[=` or `[.` not closed.
+    #[error("bracket expression with an unclosed `[{0}`, which bash reads its own way")]
+    UnclosedClass(char),
+    /// Quoting inside `[:..:]`, `[=..=]` or `[.  .]`.
+    #[error("quoted characters inside `[{kind}{name}{kind}]`")]
+    QuotedInClass {
+        /// `:`, `=` or `.`.
+        kind: char,
+        /// The text between.
+        name: String,
+    },
+    /// `[:name:]` of no class bash knows.
+    #[error("`[:{0}:]` is no character class bash knows")]
+    UnknownClass(String),
+    /// `[=..=]` or `[...]` of more than one ASCII character.
+    #[error("`[{kind}{name}{kind}]` depends on the locale's collation")]
+    Collation {
+        /// `=` or `.`.
+        kind: char,
+        /// The text between.
+        name: String,
+    },
+    /// `a-[:alpha:]` and the like.
+    #[error("a range ending in a class or collating symbol")]
+    RangeEnd,
+    /// The answer for an ASCII name depends on the locale.
+    #[error("the match depends on the locale")]
+    Locale,
+    /// A name outside ASCII matches in one reading and not the other.
+    #[error("whether `{0}` matches depends on the locale (its characters are not ASCII)")]
+    LocaleName(String),
+}
+
 /// Directory entries looked at, per match allowed, before giving up.
 const ENTRIES_PER_MATCH: usize = 10;
 
@@ -20,9 +69,9 @@ pub(crate) fn expand(
     home: Option<&Path>,
     limit: usize,
     entries_left: &Cell<usize>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, GlobError> {
     let spend = || match entries_left.get() {
-        0 => Err("too many directory entries looked at for one command".to_string()),
+        0 => Err(GlobError::Budget),
         n => {
             entries_left.set(n - 1);
             Ok(())
@@ -36,7 +85,7 @@ pub(crate) fn expand(
         && segments.first().is_some_and(|s| s.len() == 1)
     {
         let Some(home) = home else {
-            return Err("home directory unknown".into());
+            return Err(GlobError::NoHome);
         };
         segments.remove(0);
         (home.to_path_buf(), "~/".to_string())
@@ -87,7 +136,7 @@ pub(crate) fn expand(
                 spend()?;
                 visited += 1;
                 if visited > budget {
-                    return Err(format!("more than {budget} directory entries"));
+                    return Err(GlobError::Entries(budget));
                 }
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else {
@@ -109,7 +158,7 @@ pub(crate) fn expand(
             for (p, name) in names {
                 next.push((p, join_shown(shown, &name, is_last)));
                 if next.len() > limit {
-                    return Err(format!("more than {limit} matches"));
+                    return Err(GlobError::Matches(limit));
                 }
             }
         }
@@ -129,7 +178,7 @@ fn join_shown(shown: &str, name: &str, _is_last: bool) -> String {
 }
 
 /// A matcher for one path segment; quoted characters match themselves.
-fn matcher(seg: &[(char, bool)]) -> Result<Matcher, String> {
+fn matcher(seg: &[(char, bool)]) -> Result<Matcher, GlobError> {
     crate::glob::pattern::compile(seg)
 }
 
@@ -163,6 +212,8 @@ mod pattern {
     //! answer depends on the locale's tables (a class or range tested
     //! against a character outside ASCII), matching fails: the caller
     //! reports the glob as unknown rather than guess a narrower match.
+
+    use super::GlobError;
 
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     enum Class {
@@ -247,7 +298,7 @@ mod pattern {
     /// Why a unit's answer is not known: it depends on the locale.
     struct Unsure;
 
-    pub(crate) fn compile(seg: &[(char, bool)]) -> Result<Matcher, String> {
+    pub(crate) fn compile(seg: &[(char, bool)]) -> Result<Matcher, GlobError> {
         let mut toks = Vec::with_capacity(seg.len());
         let mut i = 0;
         while let Some(&(c, quoted)) = seg.get(i) {
@@ -280,7 +331,7 @@ mod pattern {
 
     /// The bracket expression whose `[` is just before `start`: the token
     /// and the index after its `]`, or `None` when it is not closed.
-    fn bracket(seg: &[(char, bool)], start: usize) -> Result<Option<(Tok, usize)>, String> {
+    fn bracket(seg: &[(char, bool)], start: usize) -> Result<Option<(Tok, usize)>, GlobError> {
         let mut i = start;
         let mut negated = false;
         if let Some(&(c, false)) = seg.get(i) {
@@ -308,20 +359,16 @@ mod pattern {
                             seg.get(j) == Some(&(k, false)) && seg.get(j + 1) == Some(&(']', false))
                         });
                         let Some(close) = close else {
-                            return Err(format!(
-                                "bracket expression with an unclosed `[{k}`, which bash reads its own way"
-                            ));
+                            return Err(GlobError::UnclosedClass(k));
                         };
                         let name: String = seg[body..close].iter().map(|&(c, _)| c).collect();
                         if seg[body..close].iter().any(|&(_, q)| q) {
-                            return Err(format!("quoted characters inside `[{k}{name}{k}]`"));
+                            return Err(GlobError::QuotedInClass { kind: k, name });
                         }
                         i = close + 2;
                         if k == ':' {
                             let Some(class) = Class::named(&name) else {
-                                return Err(format!(
-                                    "`[:{name}:]` is no character class bash knows"
-                                ));
+                                return Err(GlobError::UnknownClass(name));
                             };
                             items.push(Item::Class(class));
                             continue;
@@ -330,9 +377,7 @@ mod pattern {
                         match (chars.next(), chars.next()) {
                             (Some(one), None) if one.is_ascii() => one as u32,
                             _ => {
-                                return Err(format!(
-                                    "`[{k}{name}{k}]` depends on the locale's collation"
-                                ));
+                                return Err(GlobError::Collation { kind: k, name });
                             }
                         }
                     }
@@ -353,7 +398,7 @@ mod pattern {
                     return Ok(None);
                 };
                 if hc == '[' && !hq && matches!(seg.get(i + 2), Some(&(':' | '=' | '.', false))) {
-                    return Err("a range ending in a class or collating symbol".into());
+                    return Err(GlobError::RangeEnd);
                 }
                 items.push(Item::Range(low, hc as u32));
                 i += 2;
@@ -367,20 +412,16 @@ mod pattern {
         /// Whether `name` matches, read both as characters and as bytes;
         /// an error when the two readings differ or one depends on the
         /// locale.
-        pub(crate) fn is_match(&self, name: &str) -> Result<bool, String> {
+        pub(crate) fn is_match(&self, name: &str) -> Result<bool, GlobError> {
             if self.plain || name.is_ascii() {
                 let units: Vec<u32> = name.bytes().map(u32::from).collect();
-                return self
-                    .run(&units, false)
-                    .map_err(|_| String::from("the match depends on the locale"));
+                return self.run(&units, false).map_err(|_| GlobError::Locale);
             }
             let chars: Vec<u32> = name.chars().map(|c| c as u32).collect();
             let bytes: Vec<u32> = name.bytes().map(u32::from).collect();
             match (self.run(&chars, false), self.run(&bytes, true)) {
                 (Ok(a), Ok(b)) if a == b => Ok(a),
-                _ => Err(format!(
-                    "whether `{name}` matches depends on the locale (its characters are not ASCII)"
-                )),
+                _ => Err(GlobError::LocaleName(name.to_string())),
             }
         }
 

@@ -211,7 +211,7 @@ impl Locked {
                      it was changed after it was written",
                 ));
             }
-            let (kind, time, record) = parse_line(json).map_err(|e| at(&e))?;
+            let (kind, time, record) = parse_line(json).map_err(|e| at(&e.to_string()))?;
             rows.push(Spooled {
                 kind,
                 time,
@@ -307,22 +307,53 @@ fn line_json(kind: RowKind, time: &str, r: &Record) -> String {
     serde_json::to_string(&line).unwrap_or_default()
 }
 
-fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), String> {
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("not JSON ({e})"))?;
-    let text = |k: &str| -> std::result::Result<String, String> {
+/// Why a spool line cannot be read back; the spool is reported as
+/// corrupt at that line.
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    /// The part before the hash is not JSON.
+    #[error("not JSON ({0})")]
+    NotJson(#[source] serde_json::Error),
+    /// A text field that is absent or of another type.
+    #[error("`{0}` is missing or not text")]
+    NoText(String),
+    /// An optional text field of another type.
+    #[error("`{0}` is not text")]
+    NotText(&'static str),
+    /// A number field that is absent or of another type.
+    #[error("`{0}` is missing or not a number")]
+    NoNumber(&'static str),
+    /// `hard` absent or not a boolean.
+    #[error("`hard` is missing or not true or false")]
+    NoHard,
+    /// A decision, outcome or kind the store does not write.
+    #[error("`{field}`: {source}")]
+    Value {
+        /// The field.
+        field: &'static str,
+        /// The value found.
+        source: crate::error::UnknownValue,
+    },
+}
+
+fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), LineError> {
+    let v: Value = serde_json::from_str(json).map_err(LineError::NotJson)?;
+    let text = |k: &'static str| -> std::result::Result<String, LineError> {
         v.get(k)
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .ok_or_else(|| format!("`{k}` is missing or not text"))
+            .ok_or_else(|| LineError::NoText(k.to_owned()))
     };
-    let opt = |k: &str| -> std::result::Result<Option<String>, String> {
+    let opt = |k: &'static str| -> std::result::Result<Option<String>, LineError> {
         match v.get(k) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(format!("`{k}` is not text")),
+            Some(_) => Err(LineError::NotText(k)),
         }
     };
-    let parse = |k: &str, s: String| format!("`{k}`: {s}");
+    let parse = |field: &'static str| {
+        move |source: crate::error::UnknownValue| LineError::Value { field, source }
+    };
     let record = Record {
         session: text("session")?,
         client: opt("client")?,
@@ -331,56 +362,53 @@ fn parse_line(json: &str) -> std::result::Result<(RowKind, String, Record), Stri
         tool: text("tool")?,
         digest: text("digest")?,
         input: text("input")?,
-        decision: text("decision")?
-            .parse()
-            .map_err(|e: crate::error::UnknownValue| parse("decision", e.to_string()))?,
+        decision: text("decision")?.parse().map_err(parse("decision"))?,
         rule: opt("rule")?,
         hard: v
             .get("hard")
             .and_then(Value::as_bool)
-            .ok_or("`hard` is missing or not true or false")?,
+            .ok_or(LineError::NoHard)?,
         reason: text("reason")?,
         approval: opt("approval")?
             .map(|a| a.parse())
             .transpose()
-            .map_err(|e: crate::error::UnknownValue| parse("approval", e.to_string()))?,
+            .map_err(parse("approval"))?,
         note: opt("note")?,
-        outcome: text("outcome")?
-            .parse()
-            .map_err(|e: crate::error::UnknownValue| parse("outcome", e.to_string()))?,
+        outcome: text("outcome")?.parse().map_err(parse("outcome"))?,
         duration_us: v
             .get("duration_us")
             .and_then(Value::as_u64)
-            .ok_or("`duration_us` is missing or not a number")?,
+            .ok_or(LineError::NoNumber("duration_us"))?,
         approval_id: opt("approval_id")?,
         review: match v.get("review") {
             None | Some(Value::Null) => None,
             Some(r) => Some(parse_review(r)?),
         },
     };
-    let kind = text("kind")?
-        .parse()
-        .map_err(|e: crate::error::UnknownValue| parse("kind", e.to_string()))?;
+    let kind = text("kind")?.parse().map_err(parse("kind"))?;
     Ok((kind, text("time")?, record))
 }
 
-fn parse_review(v: &Value) -> std::result::Result<ReviewRecord, String> {
-    let text = |k: &str| -> std::result::Result<String, String> {
+fn parse_review(v: &Value) -> std::result::Result<ReviewRecord, LineError> {
+    let text = |k: &str| -> std::result::Result<String, LineError> {
         v.get(k)
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .ok_or_else(|| format!("`review.{k}` is missing or not text"))
+            .ok_or_else(|| LineError::NoText(format!("review.{k}")))
     };
     Ok(ReviewRecord {
         model: text("model")?,
         decision: text("decision")?
             .parse()
-            .map_err(|e: crate::error::UnknownValue| format!("`review.decision`: {e}"))?,
+            .map_err(|source| LineError::Value {
+                field: "review.decision",
+                source,
+            })?,
         reason: text("reason")?,
         latency_ms: v
             .get("latency_ms")
             .and_then(Value::as_u64)
-            .ok_or("`review.latency_ms` is missing or not a number")?,
+            .ok_or(LineError::NoNumber("review.latency_ms"))?,
     })
 }
 

@@ -5,6 +5,34 @@
 use crate::chain::{self, Fields, ReviewFields};
 use crate::types::{Record, ReviewRecord, Row};
 
+/// A stored ledger row that is not one the store writes: the database is
+/// reported as corrupt, naming the row.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ledger row {seq}: {problem}")]
+pub struct BadRow {
+    /// The row's sequence number as stored.
+    pub seq: i64,
+    /// What is wrong with it.
+    pub problem: RowProblem,
+}
+
+/// What is wrong with a stored ledger row.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowProblem {
+    /// A column of another SQL type than the schema's.
+    #[error("a column holds a value of the wrong type")]
+    WrongType,
+    /// Some review columns set and others not.
+    #[error("its review columns are set only in part")]
+    PartialReview,
+    /// A sequence number below zero.
+    #[error("negative seq")]
+    NegativeSeq,
+    /// A decision, outcome or kind the store does not write.
+    #[error(transparent)]
+    Value(#[from] crate::error::UnknownValue),
+}
+
 /// The ledger's columns in the order the backends' row readers expect.
 pub(crate) const ROW_COLUMNS: &str = "seq, kind, time, session, client, call_id, tool, digest, \
      input, decision, rule, hard, reason, approval, note, outcome, duration_us, approval_id, \
@@ -111,19 +139,24 @@ impl RawRow {
     }
 
     /// The typed row, or what in it is not a value the store writes.
-    pub fn into_row(self) -> std::result::Result<Row, String> {
+    pub fn into_row(self) -> std::result::Result<Row, BadRow> {
         let seq = self.seq;
-        let bad = |e: crate::error::UnknownValue| format!("ledger row {seq}: {e}");
+        let bad = |e: crate::error::UnknownValue| BadRow {
+            seq,
+            problem: e.into(),
+        };
         if self.malformed {
-            return Err(format!(
-                "ledger row {seq}: a column holds a value of the wrong type"
-            ));
+            return Err(BadRow {
+                seq,
+                problem: RowProblem::WrongType,
+            });
         }
         let review = match self.review() {
             Err(()) => {
-                return Err(format!(
-                    "ledger row {seq}: its review columns are set only in part"
-                ));
+                return Err(BadRow {
+                    seq,
+                    problem: RowProblem::PartialReview,
+                });
             }
             Ok(None) => None,
             Ok(Some(r)) => Some(ReviewRecord {
@@ -134,7 +167,10 @@ impl RawRow {
             }),
         };
         Ok(Row {
-            seq: u64::try_from(self.seq).map_err(|_| format!("ledger row {seq}: negative seq"))?,
+            seq: u64::try_from(self.seq).map_err(|_| BadRow {
+                seq,
+                problem: RowProblem::NegativeSeq,
+            })?,
             kind: self.kind.parse().map_err(bad)?,
             time: self.time,
             record: Record {

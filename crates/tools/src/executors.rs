@@ -161,7 +161,7 @@ impl Executor for FetchUrl {
             opts.addr_check = Some(AddrCheck::new(move |_url, host, addrs| {
                 policy
                     .check_connection(&snapshot, host, addrs, &Context::default())
-                    .map_err(|d| d.reason)
+                    .map_err(Into::into)
             }));
         }
         match crate::fetch_url(url, &opts) {

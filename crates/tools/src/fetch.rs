@@ -48,7 +48,22 @@ pub struct FetchOptions {
 /// The signature of an address check: the URL as given, the host as
 /// parsed for the connection (IPv6 without brackets), and every address it
 /// resolved to. `Err` carries why the connection is refused.
-pub type AddrCheckFn = dyn Fn(&str, &str, &[IpAddr]) -> Result<(), String> + Send + Sync;
+pub type AddrCheckFn = dyn Fn(&str, &str, &[IpAddr]) -> Result<(), AddrRefused> + Send + Sync;
+
+/// Why an address check refused a connection, in the words of the
+/// decision that refused it; the fetch fails with it before connecting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct AddrRefused {
+    /// The refusing decision's reason.
+    pub reason: String,
+}
+
+impl From<Box<toolgate_policy::Decision>> for AddrRefused {
+    fn from(d: Box<toolgate_policy::Decision>) -> AddrRefused {
+        AddrRefused { reason: d.reason }
+    }
+}
 
 /// A decision on where a fetch connects, made after the one name lookup
 /// and before any connection (the host wires the policy's
@@ -59,7 +74,7 @@ pub struct AddrCheck(Arc<AddrCheckFn>);
 impl AddrCheck {
     /// Wraps a check.
     pub fn new(
-        check: impl Fn(&str, &str, &[IpAddr]) -> Result<(), String> + Send + Sync + 'static,
+        check: impl Fn(&str, &str, &[IpAddr]) -> Result<(), AddrRefused> + Send + Sync + 'static,
     ) -> AddrCheck {
         AddrCheck(Arc::new(check))
     }

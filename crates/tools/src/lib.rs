@@ -79,7 +79,7 @@ pub use confine::Workspace;
 pub use content::Body;
 pub use error::ToolError;
 pub use executors::{BuiltinOptions, BuiltinTools, executors};
-pub use fetch::{AddrCheck, AddrCheckFn, FetchOptions, FetchOutput, fetch_url};
+pub use fetch::{AddrCheck, AddrCheckFn, AddrRefused, FetchOptions, FetchOutput, fetch_url};
 pub use fs::{
     DirEntry, DirListing, EntryKind, FileText, Limits, WriteReport, list_dir, read_file, write_file,
 };

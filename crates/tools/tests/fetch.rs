@@ -251,7 +251,7 @@ fn policy_check(
         let call = toolgate_policy::Call::new("fetch_url", serde_json::json!({ "url": url }));
         policy
             .check_connection(&call, host, addrs, &toolgate_policy::Context::default())
-            .map_err(|d| d.reason)
+            .map_err(Into::into)
     });
     (dir, check, seen)
 }

@@ -14,9 +14,9 @@ impl Gate {
         start: Instant,
         preflight: bool,
     ) -> Approval {
-        if let Err(problem) = self.ledger_ready(preflight) {
+        if let Err(unrecorded) = self.ledger_ready(decision, preflight) {
             return Approval::Refuse {
-                text: texts::unrecorded_text(&decision.reason, &problem),
+                text: unrecorded.to_string(),
                 answer: None,
                 note: None,
                 log: None,

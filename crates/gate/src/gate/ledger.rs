@@ -3,6 +3,18 @@
 
 use super::*;
 
+/// A call the policy requires a record of that cannot be recorded: shown
+/// as the refusal the model reads, with the call's reason and the store's
+/// problem.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", texts::unrecorded_text(.reason, .problem))]
+pub(crate) struct Unrecorded {
+    /// The decision's reason.
+    reason: String,
+    /// Why the ledger cannot take the row.
+    problem: String,
+}
+
 impl Gate {
     /// Records a call that runs (or is handed over): its own request row,
     /// or, for a call that waited in the queue, the approval's resolution.
@@ -17,7 +29,7 @@ impl Gate {
         queued: Option<Box<Pending>>,
         picked_up: bool,
         outcome: Outcome,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unrecorded> {
         match queued {
             Some(p) if !picked_up => match &self.store {
                 Some(store) => store
@@ -61,10 +73,10 @@ impl Gate {
         snapshot: &Call,
         decision: &Decision,
         row: Row,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unrecorded> {
         match record::append(self, snapshot, decision, row) {
             Ok(()) => Ok(()),
-            Err(problem) => self.unrecorded(decision, problem),
+            Err(problem) => self.unrecorded(decision, problem.to_string()),
         }
     }
 
@@ -72,21 +84,28 @@ impl Gate {
         &mut self,
         decision: &Decision,
         problem: String,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unrecorded> {
         match self.policy.ledger() {
             Ledger::BestEffort => {
                 self.warnings
                     .push(format!("the call was not recorded ({problem})"));
                 Ok(())
             }
-            Ledger::Required => Err(texts::unrecorded_text(&decision.reason, &problem)),
+            Ledger::Required => Err(Unrecorded {
+                reason: decision.reason.clone(),
+                problem,
+            }),
         }
     }
 
     /// Whether calls can be recorded before any of them runs: a store
     /// that could not be opened, or cannot take a write now, refuses every
     /// call unless the policy says `ledger = "best-effort"`.
-    pub(super) fn ledger_ready(&mut self, preflight: bool) -> Result<(), String> {
+    pub(super) fn ledger_ready(
+        &mut self,
+        decision: &Decision,
+        preflight: bool,
+    ) -> Result<(), Unrecorded> {
         let problem = match (&self.store, &self.store_error) {
             (Some(_), _) if !preflight => return Ok(()),
             (Some(store), _) => match store.check_writable() {
@@ -103,7 +122,10 @@ impl Gate {
                     .push(format!("the call was not recorded ({problem})"));
                 Ok(())
             }
-            Ledger::Required => Err(problem),
+            Ledger::Required => Err(Unrecorded {
+                reason: decision.reason.clone(),
+                problem,
+            }),
         }
     }
 }

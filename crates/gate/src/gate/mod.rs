@@ -353,7 +353,7 @@ impl Gate {
                     &snapshot, &decision, start, answer, note, queued, picked_up, outcome,
                 ) {
                     // The check before running passed; the call ran.
-                    self.warnings.push(text);
+                    self.warnings.push(text.to_string());
                 }
                 (content, is_error, outcome, log, id)
             }
@@ -469,7 +469,7 @@ impl Gate {
                     Outcome::Passed,
                 ) {
                     Ok(()) => (Verdict::Run, message, log, id, Outcome::Passed),
-                    Err(text) => (Verdict::Refuse, text, log, id, Outcome::Blocked),
+                    Err(text) => (Verdict::Refuse, text.to_string(), log, id, Outcome::Blocked),
                 }
             }
             Approval::Host => {
@@ -485,7 +485,13 @@ impl Gate {
                         None,
                         Outcome::Passed,
                     ),
-                    Err(text) => (Verdict::Refuse, text, None, None, Outcome::Blocked),
+                    Err(text) => (
+                        Verdict::Refuse,
+                        text.to_string(),
+                        None,
+                        None,
+                        Outcome::Blocked,
+                    ),
                 }
             }
             Approval::Refuse {

@@ -91,11 +91,9 @@ impl Gate {
 
     /// The session's reviewer denials so far: the store's count across
     /// every process of the session, else this gate's own.
-    fn review_counts(&self) -> Result<ReviewCounts, String> {
+    fn review_counts(&self) -> Result<ReviewCounts, toolgate_store::Error> {
         match &self.store {
-            Some(store) => store
-                .review_counts(&self.session)
-                .map_err(|e| e.to_string()),
+            Some(store) => store.review_counts(&self.session),
             None => Ok(self.review_counts),
         }
     }

@@ -79,7 +79,7 @@ impl Policy {
         let spec = self.spec_for(call);
         let cwd = self.call_cwd(call);
         if let Err(reason) = validate::validate(spec, &call.input) {
-            return self.combine(call, mode, vec![invalid_decision(reason)]);
+            return self.combine(call, mode, vec![invalid_decision(reason.to_string())]);
         }
         let mut items = actions::derive(
             spec,

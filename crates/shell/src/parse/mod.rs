@@ -49,21 +49,35 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-fn parse_tree(src: &str) -> Result<Tree, String> {
+/// Why a script got no tree: nothing of it can be followed, and the
+/// analysis says so.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ParseError {
+    /// The thread's parser is in use further up the stack.
+    #[error("parser is busy")]
+    Busy,
+    /// The grammar does not fit the tree-sitter library.
+    #[error("bash grammar unavailable: {0}")]
+    Grammar(tree_sitter::LanguageError),
+    /// No parser was set up.
+    #[error("parser unavailable")]
+    Unavailable,
+    /// The parse ran out of its time budget.
+    #[error("the parser gave up (input too complex)")]
+    GaveUp,
+}
+
+fn parse_tree(src: &str) -> Result<Tree, ParseError> {
     PARSER.with(|cell| {
-        let mut slot = cell
-            .try_borrow_mut()
-            .map_err(|_| "parser is busy".to_string())?;
+        let mut slot = cell.try_borrow_mut().map_err(|_| ParseError::Busy)?;
         if slot.is_none() {
             let mut parser = Parser::new();
             parser
                 .set_language(&tree_sitter_bash::LANGUAGE.into())
-                .map_err(|e| format!("bash grammar unavailable: {e}"))?;
+                .map_err(ParseError::Grammar)?;
             *slot = Some(parser);
         }
-        let parser = slot
-            .as_mut()
-            .ok_or_else(|| "parser unavailable".to_string())?;
+        let parser = slot.as_mut().ok_or(ParseError::Unavailable)?;
         let bytes = src.as_bytes();
         let deadline = Instant::now() + PARSE_BUDGET;
         let mut progress = |_: &tree_sitter::ParseState| {
@@ -84,7 +98,7 @@ fn parse_tree(src: &str) -> Result<Tree, String> {
         if tree.is_none() {
             parser.reset();
         }
-        tree.ok_or_else(|| "the parser gave up (input too complex)".to_string())
+        tree.ok_or(ParseError::GaveUp)
     })
 }
 
@@ -97,7 +111,7 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
         Err(e) => {
             return Parsed {
                 list: List::default(),
-                errors: vec![e],
+                errors: vec![e.to_string()],
             };
         }
     };

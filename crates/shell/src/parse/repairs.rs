@@ -53,7 +53,10 @@ pub(super) fn trailing_backslash(src: &str) -> Cow<'_, str> {
 }
 
 /// The repaired text and its tree, or `src` and `tree` unchanged.
-pub(super) fn repair(src: Cow<'_, str>, tree: Tree) -> Result<(Cow<'_, str>, Tree), String> {
+pub(super) fn repair(
+    src: Cow<'_, str>,
+    tree: Tree,
+) -> Result<(Cow<'_, str>, Tree), super::ParseError> {
     let (src, tree) = {
         let edits = if src.contains("time") {
             reserved_time(tree.root_node(), &src)

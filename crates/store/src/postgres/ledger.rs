@@ -56,7 +56,7 @@ impl Db {
                 read_raw(r)
                     .map_err(self.db())?
                     .into_row()
-                    .map_err(|detail| self.corrupt(detail))
+                    .map_err(|e| self.corrupt(e.to_string()))
             })
             .collect()
     }
@@ -111,7 +111,7 @@ impl Db {
             read_raw(&r)
                 .map_err(self.db())?
                 .into_row()
-                .map_err(|detail| self.corrupt(detail))
+                .map_err(|e| self.corrupt(e.to_string()))
         })
         .transpose()
     }

@@ -121,9 +121,9 @@ impl Db {
             .map_err(self.db())?;
         raw.into_iter()
             .map(|r| {
-                r.into_row().map_err(|detail| Error::Corrupt {
+                r.into_row().map_err(|e| Error::Corrupt {
                     path: self.path.clone(),
-                    detail,
+                    detail: e.to_string(),
                 })
             })
             .collect()
@@ -142,9 +142,9 @@ impl Db {
             .and_then(|mut stmt| stmt.query_row([id], read_raw).optional())
             .map_err(self.db())?;
         raw.map(|r| {
-            r.into_row().map_err(|detail| Error::Corrupt {
+            r.into_row().map_err(|e| Error::Corrupt {
                 path: self.path.clone(),
-                detail,
+                detail: e.to_string(),
             })
         })
         .transpose()
