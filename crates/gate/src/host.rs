@@ -68,7 +68,11 @@ pub struct Setup {
 /// A host's [`toolgate_policy::layers::ProjectSeen`] check, kept in a
 /// [`Setup`].
 #[derive(Clone)]
-pub struct ProjectSeenFn(pub Arc<dyn Fn(Option<&Path>, Option<&[u8]>) -> bool + Send + Sync>);
+pub struct ProjectSeenFn(pub Arc<ProjectSeenCheck>);
+
+/// The check a [`ProjectSeenFn`] holds: a
+/// [`toolgate_policy::layers::ProjectSeen`] a host can share.
+pub type ProjectSeenCheck = dyn Fn(Option<&Path>, Option<&[u8]>) -> bool + Send + Sync;
 
 impl std::fmt::Debug for ProjectSeenFn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
