@@ -145,10 +145,11 @@ fn parse_line(line: &str, fold: bool) -> Option<Line> {
         .build()
         .ok()
         .map(|g| g.compile_matcher());
+    // `**/name`: the name at any depth, as if unanchored.
+    let any_depth = rest.strip_prefix("**/").is_some_and(|r| !r.contains('/'));
     Some(Line {
         glob,
-        // `**/name`: the name at any depth, as if unanchored.
-        anchored: anchored && !(rest.starts_with("**/") && !rest[3..].contains('/')),
+        anchored: anchored && !any_depth,
         whitelist,
         only_dir,
     })

@@ -113,7 +113,7 @@ pub struct Filter {
     /// meeting one makes the read unanalysable.
     pub split: bool,
     /// Ripgrep's ignore files, which decide before `files` and `dirs` do.
-    pub ignores: Option<Ignores>,
+    pub ignores: Option<Box<Ignores>>,
 }
 
 /// What ripgrep's ignore files say of an entry, as the walk reads them.
@@ -232,19 +232,19 @@ impl Filter {
         // their widest, every entry maybe re-included.
         let ignores = match (self.ignores, other.ignores) {
             (None, None) => None,
-            (Some(i), None) => Some(i.narrowed(&other.files, &other.dirs)),
-            (None, Some(i)) => Some(i.narrowed(&self.files, &self.dirs)),
+            (Some(i), None) => Some(Box::new((*i).narrowed(&other.files, &other.dirs))),
+            (None, Some(i)) => Some(Box::new((*i).narrowed(&self.files, &self.dirs))),
             (Some(a), Some(b)) => {
                 let files = a.included_files.clone().and(b.included_files);
                 let dirs = a.included_dirs.clone().and(b.included_dirs);
-                Some(Ignores {
+                Some(Box::new(Ignores {
                     unread: true,
                     kept_files: files.clone(),
                     kept_dirs: dirs.clone(),
                     included_files: files,
                     included_dirs: dirs,
-                    ..a
-                })
+                    ..*a
+                }))
             }
         };
         Filter {

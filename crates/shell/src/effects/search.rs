@@ -107,13 +107,13 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
         files,
         dirs,
         split: false,
-        ignores: Some(Ignores {
+        ignores: Some(Box::new(Ignores {
             kept_files: kept.clone(),
             kept_dirs: kept,
             included_files,
             included_dirs,
             ..sources
-        }),
+        })),
     })
 }
 
@@ -230,7 +230,7 @@ fn rg_names(o: &Opts, force: bool) -> Option<Filter> {
         return None;
     }
     let positive_glob = globs.iter().any(|(g, _)| !g.starts_with('!'));
-    if !positive_glob && !(sel_names.is_empty() && neg_names.is_empty()) {
+    if !(positive_glob || sel_names.is_empty() && neg_names.is_empty()) {
         if !types {
             return None;
         }
@@ -488,5 +488,48 @@ mod tests {
         assert!(!reaches("rg -g !*.rs x", ".env"));
         assert!(reaches("rg -g {.env,x} x", ".env"));
         assert!(reaches("rg -g **/.env x", ".env"));
+    }
+
+    /// Which ignore files ripgrep 13 reads, each checked against it.
+    #[test]
+    fn ripgrep_ignore_files() {
+        let ig = |cmd: &str| full(cmd).and_then(|f| f.ignores.map(|i| *i));
+        let i = ig("rg x").expect("read by default");
+        assert_eq!(
+            (i.rgignore, i.ignore, i.gitignore, i.exclude, i.global),
+            (
+                Honour::Read,
+                Honour::Read,
+                Honour::Read,
+                Honour::Read,
+                Honour::Maybe
+            )
+        );
+        assert!(i.parents && i.require_git && !i.unread);
+        assert_eq!(i.kept_files, NameTest::Never);
+        // Re-included, a hidden file is read.
+        assert_eq!(i.included_files.eval(".env"), Some(true));
+        for off in ["rg -u x", "rg -uu x", "rg --no-ignore x"] {
+            assert!(ig(off).is_none(), "{off}");
+        }
+        let i = ig("rg --no-ignore --ignore-file f x").expect("an unread file");
+        assert!(i.unread && i.gitignore == Honour::Off);
+        assert!(ig("rg --ignore-file f --no-ignore-files --no-ignore x").is_none());
+        let i = ig("rg --no-ignore-vcs x").unwrap();
+        assert_eq!(
+            (i.gitignore, i.exclude, i.global),
+            (Honour::Off, Honour::Off, Honour::Off)
+        );
+        assert_eq!(i.ignore, Honour::Read);
+        let i = ig("rg --no-ignore-dot x").unwrap();
+        assert_eq!((i.ignore, i.rgignore), (Honour::Off, Honour::Maybe));
+        assert!(!ig("rg --no-ignore-parent x").unwrap().parents);
+        assert!(!ig("rg --no-require-git x").unwrap().require_git);
+        assert_eq!(ig("rg --no-ignore-exclude x").unwrap().exclude, Honour::Off);
+        // A positive glob keeps what it matches; one not followed, all.
+        let i = ig("rg -g *.txt -g !*.rs x").unwrap();
+        assert_eq!(i.kept_files.eval("p.txt"), Some(true));
+        assert_eq!(i.kept_files.eval("a.rs"), Some(false));
+        assert!(full("rg -g src/*.txt x").is_none());
     }
 }
