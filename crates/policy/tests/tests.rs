@@ -13,6 +13,7 @@ mod layers;
 mod properties;
 mod reach;
 mod review;
+mod rg_ignore;
 mod shell_precision;
 mod state_database;
 mod urls;

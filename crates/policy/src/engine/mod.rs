@@ -7,6 +7,7 @@ mod connect;
 mod eval;
 mod hard;
 mod hits;
+mod ignore;
 mod matching;
 mod mode;
 mod walk;

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use globset::Candidate;
 
@@ -9,9 +10,10 @@ use crate::decision::ActionDecision;
 use crate::effect::Effect;
 use crate::paths;
 use crate::rule_ids;
-use toolgate_shell::Filter;
+use toolgate_shell::{Filter, IgnoreMatch};
 
 use super::hits::Hits;
+use super::ignore::{Level, Reader};
 use super::{Eval, WALK_LIMIT, verb};
 
 impl Eval<'_, '_> {
@@ -20,7 +22,9 @@ impl Eval<'_, '_> {
     /// anything there, and the built-in deny of credential locations. A
     /// `filter` (`grep -r --include='*.rs'`, `find . -name '*.c' -exec`)
     /// leaves out the entries the read cannot reach: those no rule meets.
-    /// A symbolic link is judged by its name and by what it leads to.
+    /// Ripgrep's ignore files are read on the way down when the filter
+    /// follows them. A symbolic link is judged by its name and by what it
+    /// leads to.
     pub(super) fn walk(
         &mut self,
         write: bool,
@@ -46,7 +50,16 @@ impl Eval<'_, '_> {
         // walk is not asked about for them alone.
         let links_only =
             deny.is_empty() && ask.is_empty() && !write && !split && !p.credentials.may_hold(dir);
-        let mut stack = vec![dir.to_path_buf()];
+        // Ripgrep's ignore files, by directory: where they cannot be found
+        // (beneath a link followed), every entry may be re-included.
+        let reader = filter
+            .and_then(|f| f.ignores.as_ref())
+            .map(|ig| Reader::new(ig, p.home.as_deref()));
+        let root = match &reader {
+            Some(r) => r.root(dir).map_or(Ign::Unknown, Ign::Level),
+            None => Ign::Off,
+        };
+        let mut stack = vec![(dir.to_path_buf(), root)];
         // Directories entered, by their resolved path: a link to one
         // inside the roots is entered once.
         let mut entered: HashSet<PathBuf> = HashSet::new();
@@ -69,7 +82,7 @@ impl Eval<'_, '_> {
                 ad.rule = None;
             }
         };
-        'walk: while let Some(d) = stack.pop() {
+        'walk: while let Some((d, ign)) = stack.pop() {
             let entries = match std::fs::read_dir(&d) {
                 Ok(entries) => entries,
                 Err(e) => {
@@ -113,12 +126,12 @@ impl Eval<'_, '_> {
                     let name = entry.file_name();
                     let name = name.to_str();
                     if let Some(name) = name {
-                        let reached = if ft.is_dir() {
-                            f.enters_dir(name)
-                        } else {
-                            f.reaches_file(name)
+                        let ignored = match (&reader, &ign) {
+                            (Some(r), Ign::Level(l)) => r.matched(l, &path, ft.is_dir()),
+                            (_, Ign::Unknown) => IgnoreMatch::Whitelist,
+                            _ => IgnoreMatch::None,
                         };
-                        if !reached {
+                        if !f.reaches(name, ft.is_dir(), ignored) {
                             continue;
                         }
                     }
@@ -199,7 +212,11 @@ impl Eval<'_, '_> {
                                 // Followed (`grep -R`, `cp -rL`): what lies
                                 // there is checked as well.
                                 if entered.insert(target.clone()) {
-                                    stack.push(target.clone());
+                                    let ign = match ign {
+                                        Ign::Off => Ign::Off,
+                                        _ => Ign::Unknown,
+                                    };
+                                    stack.push((target.clone(), ign));
                                 }
                             } else if p.credentials.may_hold(target) && asked.is_none() {
                                 asked = Some(format!(
@@ -214,7 +231,12 @@ impl Eval<'_, '_> {
                         }
                     }
                 } else if ft.is_dir() {
-                    stack.push(path);
+                    let ign = match (&reader, &ign) {
+                        (Some(r), Ign::Level(l)) => Ign::Level(r.child(&path, l)),
+                        (_, Ign::Unknown) => Ign::Unknown,
+                        _ => Ign::Off,
+                    };
+                    stack.push((path, ign));
                 }
             }
         }
@@ -223,7 +245,19 @@ impl Eval<'_, '_> {
             ad.reason = reason;
         }
     }
+}
 
+/// Where the walk stands among ripgrep's ignore files.
+enum Ign {
+    /// Not followed.
+    Off,
+    /// The files of this directory and those above.
+    Level(Rc<Level>),
+    /// Not known (beneath a link): every entry may be re-included.
+    Unknown,
+}
+
+impl Eval<'_, '_> {
     /// Why `path`, beneath a recursive read or write, makes it deny: a deny
     /// rule matches it (the rule id is set on `ad`), or it is where
     /// credentials live.

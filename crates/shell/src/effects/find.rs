@@ -44,6 +44,7 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
                         files: f.clone(),
                         dirs: NameTest::Any,
                         split: false,
+                        ignores: None,
                     }
                     .or_none()
                 }),

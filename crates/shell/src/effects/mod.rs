@@ -17,7 +17,7 @@ mod rg_types;
 mod scripts;
 mod search;
 
-pub use filter::{Filter, NameTest};
+pub use filter::{Filter, Honour, IgnoreMatch, Ignores, NameTest};
 
 use archives::*;
 use find::*;

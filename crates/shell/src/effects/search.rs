@@ -9,13 +9,14 @@
 //! matches. A `-t TYPE` searches only the files of its types (ripgrep's
 //! built-in lists, [`super::rg_types`]), hidden ones included when a type
 //! names them (`-t sh` reads `.bashrc`), and a `-T TYPE` leaves its files
-//! out; a positive glob overrides both. Ripgrep's `.gitignore` rules are
-//! not followed: the files they leave out still count as read. Only what
+//! out; a positive glob overrides both. Ripgrep's ignore files are read by
+//! the policy's walk ([`Ignores`]): this says which kinds ripgrep reads
+//! under its options, and what is read whatever they say. Only what
 //! surely cannot be read is left out; an exclusion not understood excludes
 //! nothing.
 
 use super::Opts;
-use super::filter::{Filter, NameTest};
+use super::filter::{Filter, Honour, Ignores, NameTest};
 
 pub(super) fn search_filter(name: &str, o: &Opts) -> Option<Filter> {
     match name {
@@ -62,12 +63,127 @@ fn grep_filter(o: &Opts) -> Option<Filter> {
         files: files.unwrap_or(NameTest::Any),
         dirs,
         split: false,
+        ignores: None,
     }
     .or_none()
 }
 
+/// Ripgrep's filter: its names (globs, types, the hidden rule) and, unless
+/// `--no-ignore` or `-u`, its ignore files.
 fn rg_filter(o: &Opts) -> Option<Filter> {
-    let mut hidden = false;
+    let names = rg_names(o, false);
+    let Some(sources) = rg_ignores(o) else {
+        return names;
+    };
+    // Read even when an ignore file leaves it out: what a positive glob
+    // matches (ripgrep's globs decide first). A glob not followed may
+    // match anything.
+    let mut kept = Vec::new();
+    for (opt, value) in &o.opts {
+        if !matches!(opt.as_str(), "-g" | "--glob" | "--iglob") {
+            continue;
+        }
+        match value {
+            Some(v) if v.literal && v.text.starts_with('!') => {}
+            Some(v)
+                if v.literal && !v.text.contains(['/', '{', '\\']) && !v.text.contains("**") =>
+            {
+                kept.push(glob(&v.text, true));
+            }
+            _ => return None,
+        }
+    }
+    let kept = if kept.is_empty() {
+        NameTest::Never
+    } else {
+        // Matched ignoring case: at least what ripgrep's glob matches.
+        NameTest::Either(kept)
+    };
+    let (files, dirs) = names.map_or((NameTest::Any, NameTest::Any), |f| (f.files, f.dirs));
+    // Re-included by an ignore file: the hidden rule no longer holds.
+    let (included_files, included_dirs) =
+        rg_names(o, true).map_or((NameTest::Any, NameTest::Any), |f| (f.files, f.dirs));
+    Some(Filter {
+        files,
+        dirs,
+        split: false,
+        ignores: Some(Box::new(Ignores {
+            kept_files: kept.clone(),
+            kept_dirs: kept,
+            included_files,
+            included_dirs,
+            ..sources
+        })),
+    })
+}
+
+/// Which ignore files ripgrep 13 reads under its options (checked against
+/// it: `--no-ignore-dot` leaves `.rgignore` read, later ripgreps may not;
+/// `--no-ignore-vcs` also drops `.git/info/exclude` and the parents'
+/// `.gitignore`). `None`: none at all. The global excludes file is found
+/// from git's configuration, which the walk reads only for what it
+/// re-includes.
+fn rg_ignores(o: &Opts) -> Option<Ignores> {
+    let (mut no_ignore, mut unrestricted) = (false, 0);
+    let (mut dot, mut vcs, mut parent, mut exclude, mut global) =
+        (false, false, false, false, false);
+    let (mut no_require_git, mut fold, mut explicit, mut files_off) = (false, false, false, false);
+    for (opt, _) in &o.opts {
+        match opt.as_str() {
+            "--no-ignore" => no_ignore = true,
+            "--ignore" => no_ignore = false,
+            "-u" | "--unrestricted" => unrestricted += 1,
+            "--no-ignore-dot" => dot = true,
+            "--ignore-dot" => dot = false,
+            "--no-ignore-vcs" => vcs = true,
+            "--ignore-vcs" => vcs = false,
+            "--no-ignore-parent" => parent = true,
+            "--ignore-parent" => parent = false,
+            "--no-ignore-exclude" => exclude = true,
+            "--ignore-exclude" => exclude = false,
+            "--no-ignore-global" => global = true,
+            "--ignore-global" => global = false,
+            "--no-require-git" => no_require_git = true,
+            "--require-git" => no_require_git = false,
+            "--ignore-file-case-insensitive" => fold = true,
+            "--no-ignore-file-case-insensitive" => fold = false,
+            "--ignore-file" => explicit = true,
+            // Even for the `--ignore-file`s after it.
+            "--no-ignore-files" => files_off = true,
+            "--ignore-files" => files_off = false,
+            _ => {}
+        }
+    }
+    let off = no_ignore || unrestricted >= 1;
+    let unread = explicit && !files_off;
+    if off && !unread {
+        return None;
+    }
+    let honour = |off: bool, maybe: bool| match (off, maybe) {
+        (true, _) => Honour::Off,
+        (false, true) => Honour::Maybe,
+        (false, false) => Honour::Read,
+    };
+    Some(Ignores {
+        rgignore: honour(off, dot),
+        ignore: honour(off || dot, false),
+        gitignore: honour(off || vcs, false),
+        exclude: honour(off || vcs || exclude, false),
+        global: honour(off || vcs || global, true),
+        parents: !off && !parent,
+        require_git: !no_require_git,
+        fold,
+        unread,
+        kept_files: NameTest::Never,
+        kept_dirs: NameTest::Never,
+        included_files: NameTest::Any,
+        included_dirs: NameTest::Any,
+    })
+}
+
+/// Ripgrep's filter by name; `hidden`: as if `--hidden` were given.
+fn rg_names(o: &Opts, force: bool) -> Option<Filter> {
+    let mut hidden = force;
     let mut unrestricted = 0;
     let mut globs: Vec<(String, bool)> = Vec::new();
     let mut unknown_glob = false;
@@ -93,7 +209,7 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
             },
             "--type-clear" => types = false,
             "-." | "--hidden" => hidden = true,
-            "--no-hidden" => hidden = false,
+            "--no-hidden" => hidden = force,
             "-u" | "--unrestricted" => {
                 unrestricted += 1;
                 if unrestricted >= 2 {
@@ -153,6 +269,7 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
                 files: not_hidden(),
                 dirs: not_hidden(),
                 split: false,
+                ignores: None,
             })
         };
     }
@@ -168,6 +285,7 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
                 files: not_hidden(),
                 dirs: NameTest::Any,
                 split: false,
+                ignores: None,
             }
             .or_none()
         };
@@ -189,6 +307,7 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
         ),
         dirs: NameTest::Any,
         split: false,
+        ignores: None,
     }
     .or_none()
 }
@@ -239,6 +358,7 @@ fn type_filter(
         files,
         dirs: if hidden { NameTest::Any } else { not_hidden() },
         split: false,
+        ignores: None,
     }
     .or_none()
 }
@@ -250,12 +370,17 @@ mod tests {
     use crate::tables;
     use crate::words::Arg;
 
-    fn filter(cmd: &str) -> Option<Filter> {
+    fn full(cmd: &str) -> Option<Filter> {
         let words: Vec<Arg> = cmd.split_whitespace().map(Arg::lit).collect();
         let (name, args) = words.split_first().expect("a command");
         let spec = tables::known(&name.text).spec.expect("a table");
         let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
         search_filter(&name.text, &o)
+    }
+
+    /// The filter by name alone, ripgrep's ignore files aside.
+    fn filter(cmd: &str) -> Option<Filter> {
+        full(cmd).and_then(|f| Filter { ignores: None, ..f }.or_none())
     }
 
     fn reaches(cmd: &str, file: &str) -> bool {
@@ -363,5 +488,48 @@ mod tests {
         assert!(!reaches("rg -g !*.rs x", ".env"));
         assert!(reaches("rg -g {.env,x} x", ".env"));
         assert!(reaches("rg -g **/.env x", ".env"));
+    }
+
+    /// Which ignore files ripgrep 13 reads, each checked against it.
+    #[test]
+    fn ripgrep_ignore_files() {
+        let ig = |cmd: &str| full(cmd).and_then(|f| f.ignores.map(|i| *i));
+        let i = ig("rg x").expect("read by default");
+        assert_eq!(
+            (i.rgignore, i.ignore, i.gitignore, i.exclude, i.global),
+            (
+                Honour::Read,
+                Honour::Read,
+                Honour::Read,
+                Honour::Read,
+                Honour::Maybe
+            )
+        );
+        assert!(i.parents && i.require_git && !i.unread);
+        assert_eq!(i.kept_files, NameTest::Never);
+        // Re-included, a hidden file is read.
+        assert_eq!(i.included_files.eval(".env"), Some(true));
+        for off in ["rg -u x", "rg -uu x", "rg --no-ignore x"] {
+            assert!(ig(off).is_none(), "{off}");
+        }
+        let i = ig("rg --no-ignore --ignore-file f x").expect("an unread file");
+        assert!(i.unread && i.gitignore == Honour::Off);
+        assert!(ig("rg --ignore-file f --no-ignore-files --no-ignore x").is_none());
+        let i = ig("rg --no-ignore-vcs x").unwrap();
+        assert_eq!(
+            (i.gitignore, i.exclude, i.global),
+            (Honour::Off, Honour::Off, Honour::Off)
+        );
+        assert_eq!(i.ignore, Honour::Read);
+        let i = ig("rg --no-ignore-dot x").unwrap();
+        assert_eq!((i.ignore, i.rgignore), (Honour::Off, Honour::Maybe));
+        assert!(!ig("rg --no-ignore-parent x").unwrap().parents);
+        assert!(!ig("rg --no-require-git x").unwrap().require_git);
+        assert_eq!(ig("rg --no-ignore-exclude x").unwrap().exclude, Honour::Off);
+        // A positive glob keeps what it matches; one not followed, all.
+        let i = ig("rg -g *.txt -g !*.rs x").unwrap();
+        assert_eq!(i.kept_files.eval("p.txt"), Some(true));
+        assert_eq!(i.kept_files.eval("a.rs"), Some(false));
+        assert!(full("rg -g src/*.txt x").is_none());
     }
 }

@@ -609,6 +609,7 @@ impl<'o> Walker<'o> {
                     files: crate::effects::NameTest::Any,
                     dirs: crate::effects::NameTest::Any,
                     split: true,
+                    ignores: None,
                 });
                 Arg {
                     pattern: Some(PRINTED.into()),
