@@ -210,6 +210,10 @@ pub(crate) struct Credentials {
     /// none (the globs are case-sensitive and their literal part is a
     /// prefix of every path they match).
     bases: Vec<PathBuf>,
+    /// The same bases as a tree of path components, so that whether a
+    /// path lies beneath one takes one pass over the path's components
+    /// (every path a decision meets is asked).
+    base_tree: BaseTree,
     /// Paths an allow rule names exactly: `(path, write)`; reading (or,
     /// with `write`, writing) that one file is not refused.
     allowed: Vec<(PathBuf, bool)>,
@@ -271,17 +275,22 @@ impl Credentials {
                 }
             }
         }
+        let mut base_tree = BaseTree::default();
+        for b in &bases {
+            base_tree.insert(b);
+        }
         Credentials {
             globs,
             set: OnceLock::new(),
             bases,
+            base_tree,
             allowed,
         }
     }
 
     /// The credential location `path` falls under, if any.
     pub(crate) fn find(&self, path: &Path) -> Option<&'static str> {
-        if !self.bases.iter().any(|b| path.starts_with(b)) {
+        if !self.base_tree.holds_prefix_of(path) {
             return None;
         }
         let Some((set, labels)) = self
@@ -323,6 +332,50 @@ impl Credentials {
     }
 }
 
+/// Paths as a tree of their components: whether one of them is a prefix
+/// of a path (`Path::starts_with`, component by component) in one pass.
+#[derive(Debug, Default)]
+struct BaseTree {
+    /// A path ends here.
+    end: bool,
+    children: Vec<(std::ffi::OsString, BaseTree)>,
+}
+
+impl BaseTree {
+    fn insert(&mut self, path: &Path) {
+        let mut node = self;
+        for c in path.components() {
+            let c = c.as_os_str();
+            let i = match node.children.iter().position(|(n, _)| n == c) {
+                Some(i) => i,
+                None => {
+                    node.children.push((c.to_owned(), BaseTree::default()));
+                    node.children.len() - 1
+                }
+            };
+            node = &mut node.children[i].1;
+        }
+        node.end = true;
+    }
+
+    /// Whether some inserted path is `path` or a prefix of it.
+    fn holds_prefix_of(&self, path: &Path) -> bool {
+        let mut node = self;
+        if node.end {
+            return true;
+        }
+        for c in path.components() {
+            let c = c.as_os_str();
+            match node.children.iter().find(|(n, _)| n == c) {
+                Some((_, next)) if next.end => return true,
+                Some((_, next)) => node = next,
+                None => return false,
+            }
+        }
+        false
+    }
+}
+
 /// The one path a pattern names, when it names exactly one: anchored
 /// (it holds a `/`), no wildcard, no trailing `/` (which means everything
 /// beneath).
@@ -337,6 +390,43 @@ fn exact_path(p: &str, anchors: &Anchors) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tree answers as `Path::starts_with` over the bases does, for
+    /// paths spelt with doubled slashes, `.` components and trailing ones.
+    #[test]
+    fn the_base_tree_is_starts_with_over_the_bases() {
+        let bases = [
+            "/home/u/.ssh",
+            "/home/u/.aws",
+            "/etc/shadow",
+            "/proc",
+            "/root/.config/gh",
+        ];
+        let mut tree = BaseTree::default();
+        for b in bases {
+            tree.insert(Path::new(b));
+        }
+        for p in [
+            "/home/u/.ssh",
+            "/home/u/.ssh/id_rsa",
+            "/home/u//.ssh/./id_rsa",
+            "/home/u/.sshx",
+            "/home/u",
+            "/home/u/.aws/",
+            "/etc/shadow",
+            "/etc/shadow-",
+            "/etc",
+            "/proc/self/environ",
+            "/root/.config/gh/hosts.yml",
+            "/root/.config",
+            "/tmp/x",
+            "/",
+            "relative/.ssh",
+        ] {
+            let want = bases.iter().any(|b| Path::new(p).starts_with(b));
+            assert_eq!(tree.holds_prefix_of(Path::new(p)), want, "{p}");
+        }
+    }
 
     fn anchors(home: &Path) -> Anchors {
         Anchors {
