@@ -393,9 +393,61 @@ pub fn transcript_requests(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// How long [`transcript_requests_settled`] waits for the person's first
+/// message to reach the transcript.
+pub const TRANSCRIPT_WAIT: Duration = Duration::from_millis(500);
+
+/// [`transcript_requests`], waiting up to `wait` while there is none: Claude
+/// Code appends the person's message to its transcript while the session's
+/// first tool call may already be on its way to the hook, and a reviewer
+/// that never sees what the person asked for judges the call blind. Waits
+/// only while the transcript holds no request of the person's (a session's
+/// first call, or a transcript that cannot be read).
+pub fn transcript_requests_settled(path: &Path, wait: Duration) -> Vec<String> {
+    let deadline = Instant::now() + wait;
+    loop {
+        let found = transcript_requests(path);
+        if !found.is_empty() || Instant::now() >= deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_written_just_after_the_call_is_waited_for() {
+        let dir = tempfile_dir("settled");
+        let path = dir.join("t.jsonl");
+        let line = r#"{"type":"user","message":{"role":"user","content":"fix the failing test"}}"#;
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(150));
+                std::fs::write(&path, format!("{line}\n")).unwrap();
+            })
+        };
+        assert_eq!(
+            transcript_requests_settled(&path, Duration::from_secs(5)),
+            vec!["fix the failing test".to_string()]
+        );
+        writer.join().unwrap();
+        // None comes: the wait ends.
+        let started = Instant::now();
+        let none =
+            transcript_requests_settled(&dir.join("missing.jsonl"), Duration::from_millis(100));
+        assert!(none.is_empty() && started.elapsed() >= Duration::from_millis(100));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("toolgate-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
 
     #[test]
     fn only_the_exact_object_is_an_answer() {

@@ -114,7 +114,9 @@ impl Gate {
         match &self.requests {
             Requests::None => Vec::new(),
             Requests::Given(r) => r.clone(),
-            Requests::ClaudeTranscript(path) => crate::review::transcript_requests(path),
+            Requests::ClaudeTranscript(path) => {
+                crate::review::transcript_requests_settled(path, crate::review::TRANSCRIPT_WAIT)
+            }
         }
     }
 }
