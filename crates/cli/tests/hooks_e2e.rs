@@ -48,7 +48,7 @@ fn project() -> (Sandbox, String) {
     (sandbox, secret)
 }
 
-fn nanos() -> u128 {
+pub(crate) fn nanos() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -56,12 +56,13 @@ fn nanos() -> u128 {
 }
 
 /// `toolgate hook install CLIENT ARGS` in the project, as a user would run it.
-fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
+pub(crate) fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .args(["hook", "install", client])
         .args(args)
         .current_dir(&sandbox.project)
         .env("HOME", &sandbox.home)
+        .env("GEMINI_CLI_HOME", &sandbox.home)
         .output()
         .expect("run toolgate hook install");
     assert!(
@@ -71,7 +72,7 @@ fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
     );
 }
 
-fn ledger(sandbox: &Sandbox) -> Vec<Row> {
+pub(crate) fn ledger(sandbox: &Sandbox) -> Vec<Row> {
     Store::open(sandbox.state.join("toolgate.db"))
         .expect("open the ledger")
         .rows(&RowFilter::default())

@@ -12,15 +12,14 @@
 //! nothing the policy denies reached the model. They need
 //! `scripts/install-clients.sh` to have run.
 
+use crate::hooks_e2e::{install, ledger, nanos};
 use crate::support;
-
-use std::process::Command;
 
 use serde_json::{Value, json};
 use support::anthropic::FakeAnthropic;
 use support::gemini::FakeGemini;
 use support::{Sandbox, Turn, run_claude, run_gemini};
-use toolgate_store::{Decision, Row, RowFilter, Store};
+use toolgate_store::{Decision, Row};
 
 /// A project holding denied files (`secret.txt` and `sub/secret.txt`, by
 /// `Read(**/secret*)`),
@@ -57,35 +56,6 @@ fn project(policy: &str) -> Project {
         secret,
         outside_name,
     }
-}
-
-fn nanos() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
-}
-
-fn install(sandbox: &Sandbox, client: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["hook", "install", client])
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .env("GEMINI_CLI_HOME", &sandbox.home)
-        .output()
-        .expect("run toolgate hook install");
-    assert!(
-        out.status.success(),
-        "hook install failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn ledger(sandbox: &Sandbox) -> Vec<Row> {
-    Store::open(sandbox.state.join("toolgate.db"))
-        .expect("open the ledger")
-        .rows(&RowFilter::default())
-        .expect("ledger rows")
 }
 
 /// One scripted call: what the model sends, and what the ledger must say.
@@ -158,7 +128,7 @@ fn read_fields_claude_glob_and_grep_meet_the_roots_and_read_rules() {
         return;
     }
     let p = project(CLAUDE_POLICY);
-    install(&p.sandbox, "claude");
+    install(&p.sandbox, "claude", &[]);
     let outside = &p.outside;
     let hard = Some((Decision::Deny, "hard:outside-roots"));
     let read_rule = Some((Decision::Deny, "deny[0]"));
@@ -276,7 +246,7 @@ fn read_fields_gemini_read_file_is_decided_on_what_the_cli_reads() {
         return;
     }
     let p = project(GEMINI_POLICY);
-    install(&p.sandbox, "gemini");
+    install(&p.sandbox, "gemini", &[]);
     let project = p.sandbox.project.display().to_string();
     let read_rule = Some((Decision::Deny, "deny[0]"));
     let script = vec![
@@ -434,7 +404,7 @@ fn read_fields_gemini_replace_is_decided_on_the_file_the_cli_corrects_to() {
         format!("{{\"key\": \"{original}\"}}\n"),
     )
     .expect("write config");
-    install(&p.sandbox, "gemini");
+    install(&p.sandbox, "gemini", &[]);
     let script = vec![
         step(
             "replace",

@@ -6,8 +6,6 @@
 
 use crate::support;
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 use support::anthropic::FakeAnthropic;
 use support::http::{Limits, Request, Response, Server};
@@ -62,17 +60,7 @@ timeout = 20
         review.url()
     );
     std::fs::write(sandbox.path("toolgate.toml"), policy).expect("write the policy");
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["hook", "install", "claude"])
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .output()
-        .expect("run toolgate hook install");
-    assert!(
-        out.status.success(),
-        "hook install failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::hooks_e2e::install(&sandbox, "claude", &[]);
 
     let bash = |c: &str| {
         Turn::tool(

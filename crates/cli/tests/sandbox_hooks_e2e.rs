@@ -4,6 +4,7 @@
 //! sandbox`, so the copy never holds the secret. Without `--sandbox` the
 //! same run copies it, which proves the test can tell the two apart.
 
+pub(crate) use crate::hooks_e2e::install;
 use crate::support;
 
 use std::process::Command;
@@ -27,22 +28,6 @@ fn project() -> (Sandbox, String) {
     let secret = format!("tg-sandbox-secret-{}", std::process::id());
     std::fs::write(sandbox.path("secret.txt"), &secret).expect("write the secret");
     (sandbox, secret)
-}
-
-pub(crate) fn install(sandbox: &Sandbox, client: &str, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["hook", "install", client])
-        .args(args)
-        .current_dir(&sandbox.project)
-        .env("HOME", &sandbox.home)
-        .env("GEMINI_CLI_HOME", &sandbox.home)
-        .output()
-        .expect("run toolgate hook install");
-    assert!(
-        out.status.success(),
-        "hook install failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn copy(sandbox: &Sandbox) -> String {
