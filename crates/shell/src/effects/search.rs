@@ -85,9 +85,7 @@ fn rg_filter(o: &Opts) -> Option<Filter> {
         }
         match value {
             Some(v) if v.literal && v.text.starts_with('!') => {}
-            Some(v)
-                if v.literal && !v.text.contains(['/', '{', '\\']) && !v.text.contains("**") =>
-            {
+            Some(v) if v.literal && name_glob(&v.text) => {
                 kept.push(glob(&v.text, true));
             }
             _ => return None,
@@ -189,11 +187,11 @@ fn rg_names(o: &Opts, force: bool) -> Option<Filter> {
     let mut unknown_glob = false;
     let mut fold_all = false;
     // The names given to `-t` and `-T` (`None`: not literal), and the
-    // literal `--type-add NAME:GLOB,..` definitions (`types` false: one
+    // literal `--type-add NAME:GLOB` definitions (`types` false: one
     // that is not understood, or a `--type-clear`).
     let mut sel_names: Vec<Option<&str>> = Vec::new();
     let mut neg_names: Vec<Option<&str>> = Vec::new();
-    let mut added: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut added: Vec<(&str, &str)> = Vec::new();
     let mut types = true;
     for (opt, value) in &o.opts {
         let literal = value
@@ -245,7 +243,7 @@ fn rg_names(o: &Opts, force: bool) -> Option<Filter> {
                 for (n, defined) in &added {
                     if *n == name {
                         known = true;
-                        out.extend(defined.iter().map(|g| g.to_string()));
+                        out.push(defined.to_string());
                     }
                 }
                 if !known {
@@ -290,12 +288,7 @@ fn rg_names(o: &Opts, force: bool) -> Option<Filter> {
             .or_none()
         };
     }
-    // Ripgrep's globs are gitignore globs: one with `/` matches a path,
-    // `**` and `{a,b}` more than `fnmatch` would; those are not followed.
-    if positive
-        .iter()
-        .any(|(g, _)| g.contains(['/', '{', '\\']) || g.contains("**"))
-    {
+    if !positive.iter().all(|(g, _)| name_glob(g)) {
         return None;
     }
     Filter {
@@ -312,15 +305,21 @@ fn rg_names(o: &Opts, force: bool) -> Option<Filter> {
     .or_none()
 }
 
+/// Whether a ripgrep glob is one this module matches as ripgrep does:
+/// ripgrep's globs are gitignore globs, so one with `/` matches a path,
+/// and `**`, `{a,b}` and `\\` escapes match more than `fnmatch` would;
+/// those are not followed.
+fn name_glob(g: &str) -> bool {
+    !g.contains(['/', '{', '\\']) && !g.contains("**")
+}
+
 /// A literal `--type-add` value, `NAME:GLOB`; `None` for an
-/// `NAME:include:TYPES` of other types, an empty part, or a glob this
-/// module does not match as ripgrep does (`,`, which ripgreps read
-/// differently, `/`, `**`, `{}`, `\\`).
-fn type_definition(value: &str) -> Option<(&str, Vec<&str>)> {
+/// `NAME:include:TYPES` of other types, an empty part, a `,` (which
+/// ripgreps read differently) or a glob [`name_glob`] refuses.
+fn type_definition(value: &str) -> Option<(&str, &str)> {
     let (name, glob) = value.split_once(':')?;
-    let plain =
-        !glob.is_empty() && !glob.contains([':', ',', '/', '{', '}', '\\']) && !glob.contains("**");
-    (!name.is_empty() && plain).then(|| (name, vec![glob]))
+    let plain = !glob.is_empty() && !glob.contains([':', ',', '}']) && name_glob(glob);
+    (!name.is_empty() && plain).then_some((name, glob))
 }
 
 /// Ripgrep's type filter (no positive glob overrides it): a file whose
