@@ -420,8 +420,8 @@ mod tests {
 
     #[test]
     fn a_request_written_just_after_the_call_is_waited_for() {
-        let dir = tempfile_dir("settled");
-        let path = dir.join("t.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
         let line = r#"{"type":"user","message":{"role":"user","content":"fix the failing test"}}"#;
         let writer = {
             let path = path.clone();
@@ -437,16 +437,11 @@ mod tests {
         writer.join().unwrap();
         // None comes: the wait ends.
         let started = Instant::now();
-        let none =
-            transcript_requests_settled(&dir.join("missing.jsonl"), Duration::from_millis(100));
+        let none = transcript_requests_settled(
+            &dir.path().join("missing.jsonl"),
+            Duration::from_millis(100),
+        );
         assert!(none.is_empty() && started.elapsed() >= Duration::from_millis(100));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    fn tempfile_dir(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("toolgate-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
     }
 
     #[test]
@@ -474,9 +469,8 @@ mod tests {
 
     #[test]
     fn a_transcript_gives_the_persons_words_only() {
-        let dir = std::env::temp_dir().join(format!("toolgate-transcript-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
         let lines = [
             r#"{"type":"user","message":{"role":"user","content":"fix the failing test"}}"#,
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I will run rm -rf"}]}}"#,
@@ -494,8 +488,7 @@ mod tests {
                 "and commit it".to_string()
             ]
         );
-        assert!(transcript_requests(&dir.join("missing.jsonl")).is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(transcript_requests(&dir.path().join("missing.jsonl")).is_empty());
     }
 
     #[test]
