@@ -345,13 +345,32 @@ impl Observer {
                 let content = result
                     .content
                     .replace(&ws.base.display().to_string(), "BASE");
-                for line in printed.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                    if !content.contains(line) {
+                // Bash does not wait for an output process substitution
+                // (`tee >(sh)`): what it prints reaches the client or not
+                // by timing, so there everything the model received must
+                // be something the command prints, not the other way.
+                let asynchronous = case.command.contains(">(");
+                let lines = |t: &str| -> Vec<String> {
+                    t.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                };
+                if asynchronous {
+                    let all = lines(&printed);
+                    if let Some(line) = lines(&content).into_iter().find(|l| !all.contains(l)) {
                         wrong.push(format!(
-                            "the model did not receive {line:?}: {content:?}, directly {printed:?}"
+                            "the model received {line:?}, which the command does not print: {content:?}, directly {printed:?}"
                         ));
-                        break;
                     }
+                } else if let Some(line) = lines(&printed)
+                    .into_iter()
+                    .find(|l| !content.contains(l.as_str()))
+                {
+                    wrong.push(format!(
+                        "the model did not receive {line:?}: {content:?}, directly {printed:?}"
+                    ));
                 }
             }
             Kind::Commit(subject) => {
