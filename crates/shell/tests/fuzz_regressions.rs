@@ -31,3 +31,43 @@ fn shell_brace_alternatives_of_absolute_globs_stay_bounded() {
     assert!(!a.commands.is_empty());
     assert!(!a.unknowns.is_empty(), "{a:#?}");
 }
+
+/// `never_panics_on_bytes`: `{` followed by a character above about
+/// U+E0000 (`{\u{f0000}`, from a run of random bytes) made the grammar's
+/// scanner index C's `isdigit` table with the character, far past its
+/// end: a segmentation fault, which a hook process dies of. Every
+/// character above U+00FF now reaches the scanner as a letter of the
+/// table's range. Each plane's characters, after each character that
+/// opens a construct the scanner looks into.
+#[test]
+fn characters_past_the_c_tables_reach_no_scanner() {
+    let mut chars: Vec<char> = (0x80..=0x10_ffffu32)
+        .step_by(0x1_0ff)
+        .filter_map(char::from_u32)
+        .collect();
+    chars.extend([
+        '\u{f0000}',
+        '\u{100000}',
+        '\u{10fffd}',
+        '\u{e0001}',
+        '\u{10ffff}',
+    ]);
+    for c in chars {
+        for before in [
+            "{", "${", "$((", "<<", "[[ ", "echo {1.", "x=$", "$'", "<<-E\n",
+        ] {
+            let text = format!("{before}{c}{c}");
+            let a = analyze(&text, &opts());
+            assert!(
+                a.effects
+                    .iter()
+                    .all(|e| e.command.is_none_or(|i| i < a.commands.len()))
+            );
+        }
+    }
+    // The analysis still reads such characters as bash does: parts of a
+    // word.
+    let a = analyze("echo a\u{f0000}b \u{3000}c", &opts());
+    assert_eq!(a.commands.len(), 1, "{a:?}");
+    assert_eq!(a.commands[0].argv, ["echo", "a\u{f0000}b", "\u{3000}c"]);
+}

@@ -67,6 +67,44 @@ pub(crate) enum ParseError {
     GaveUp,
 }
 
+/// UTF-8, with every character above U+00FF given to the lexer as `ª`
+/// (U+00AA, a letter, as most of them are), its length in bytes kept.
+///
+/// The grammar's hand-written scanner classifies characters with C's
+/// `isdigit`, `isalpha` and `isspace`, whose tables end at 255: a larger
+/// character is read far past them, which is undefined and, for one above
+/// about U+E0000, a segmentation fault (`{` then U+F0000 is enough). A
+/// crash must never stand in for a decision. Bash itself reads any
+/// non-ASCII character as an ordinary character of a word, never as a
+/// separator or an operator; the tree's byte ranges, which are what the
+/// analysis reads the source through, are unchanged.
+struct NarrowUtf8;
+
+impl tree_sitter::Decode for NarrowUtf8 {
+    fn decode(bytes: &[u8]) -> (i32, u32) {
+        const DECODE_ERROR: i32 = -1;
+        let Some(&first) = bytes.first() else {
+            return (DECODE_ERROR, 0);
+        };
+        let len = match first {
+            0x00..=0x7f => return (i32::from(first), 1),
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => return (DECODE_ERROR, 1),
+        };
+        let decoded = bytes
+            .get(..len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|s| s.chars().next());
+        match decoded {
+            Some(c) if u32::from(c) <= 0xff => (u32::from(c) as i32, len as u32),
+            Some(_) => (0xaa, len as u32),
+            None => (DECODE_ERROR, 1),
+        }
+    }
+}
+
 fn parse_tree(src: &str) -> Result<Tree, ParseError> {
     PARSER.with(|cell| {
         let mut slot = cell.try_borrow_mut().map_err(|_| ParseError::Busy)?;
@@ -88,7 +126,7 @@ fn parse_tree(src: &str) -> Result<Tree, ParseError> {
             }
         };
         let options = ParseOptions::new().progress_callback(&mut progress);
-        let tree = parser.parse_with_options(
+        let tree = parser.parse_custom_encoding::<NarrowUtf8, _, _>(
             &mut |i, _| bytes.get(i..).unwrap_or_default(),
             None,
             Some(options),
