@@ -200,6 +200,70 @@ fn hook_failures_block_in_each_clients_way() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
+/// A hook process that a fatal signal ends (a fault in linked C code, a
+/// stack overflow, an abort) still blocks the call in its client's way:
+/// most clients let a call run when its hook dies. The signal is sent while
+/// the hook waits for its input, in both executables.
+#[test]
+fn a_fatal_signal_in_the_hook_blocks_the_call() {
+    let dir = Dir::new();
+    for (exe, args, signal) in [
+        (env!("CARGO_BIN_EXE_toolgate-hook"), &["claude"][..], "SEGV"),
+        (env!("CARGO_BIN_EXE_toolgate-hook"), &["claude"][..], "ABRT"),
+        (env!("CARGO_BIN_EXE_toolgate-hook"), &["claude"][..], "BUS"),
+        (
+            env!("CARGO_BIN_EXE_toolgate"),
+            &["hook", "claude"][..],
+            "SEGV",
+        ),
+        (env!("CARGO_BIN_EXE_toolgate-hook"), &["gemini"][..], "SEGV"),
+    ] {
+        let child = Command::new(exe)
+            .args(args)
+            .current_dir(&dir.root)
+            .env("HOME", dir.root.join("home"))
+            .env("TOOLGATE_STATE_DIR", dir.root.join("state"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The handler is set before the input is read: wait until the
+        // process is blocked in `read(0, ..)` (system call 0 on x86-64,
+        // the first argument the descriptor), or 3 s on other machines.
+        let syscall = format!("/proc/{}/syscall", child.id());
+        for _ in 0..300 {
+            let now = std::fs::read_to_string(&syscall).unwrap_or_default();
+            if now.starts_with("0 0x0 ") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{exe} {args:?} after SIG{signal}: {:?} {}",
+            out.status,
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains("fatal error"),
+            "{}",
+            text(&out.stderr)
+        );
+        if args.contains(&"gemini") {
+            let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(answer["decision"], "deny");
+        }
+    }
+}
+
 /// `hook claude --sandbox`: a command whose only question is a connection
 /// the sandbox's closed network refuses is allowed (`sandbox:holds`) and
 /// rewritten to run inside it; other asks still ask, and without

@@ -104,6 +104,7 @@ pub mod copilot;
 pub mod cursor;
 mod error;
 pub mod extension;
+mod fatal;
 mod fields;
 pub mod gemini;
 pub mod grok;

@@ -73,6 +73,11 @@ fn answer(
     failure: fn(&str) -> HookReply,
     hook: fn(&[u8], &HookOptions) -> HookReply,
 ) -> ExitCode {
+    // A fatal signal (a fault, an abort) ends in the same blocking reply
+    // as any other failure.
+    crate::fatal::block_on_fatal_signals(&failure(
+        "toolgate: the hook process met a fatal error (a signal); the call was blocked",
+    ));
     // The library turns a panic into a blocking reply; the default panic
     // message would only repeat it on standard error.
     std::panic::set_hook(Box::new(|_| {}));
