@@ -4,6 +4,8 @@
     corpus/extract.py manpages  [--out corpus/commands/manpages.jsonl]
     corpus/extract.py scripts   [--out corpus/commands/debian-scripts.jsonl]
     corpus/extract.py debs DIR  [--out corpus/commands/debian-manpages.jsonl]
+    corpus/extract.py tldr GITDIR     [--out corpus/commands/tldr.jsonl]
+    corpus/extract.py nl2bash GITDIR  [--out corpus/commands/nl2bash.jsonl]
     corpus/extract.py table [DIR]   (the per-package table of corpus/README.md)
 
 Every output line is one JSON object, {"source": ..., "command": ...}, with
@@ -36,6 +38,20 @@ scripts: the maintainer scripts of the installed Debian packages
 (/var/lib/dpkg/info/*.{preinst,postinst,prerm,postrm,config}): each line that
 is a complete command by itself (`bash -n` accepts it alone, and it is not
 a bare keyword, brace, comment or function header) is a command.
+
+tldr: the examples of the tldr-pages pages for Linux (`pages/common/*.md`
+and `pages/linux/*.md` of a clone of github.com/tldr-pages/tldr, GITDIR its
+git directory, read at HEAD): each line that is a whole inline code span
+(`` `...` ``) is a command, with its `{{...}}` placeholders rendered as the
+tldr clients render them: `{{[-a|--all]}}` (an option's short and long
+spellings) becomes the first spelling, `-a`; any other `{{text}}` becomes its
+text, a trailing ` ...` dropped and a `[x|y]` alternative inside it the first
+one (`{{path/to/source.tar[.gz|.bz2]}}` is `path/to/source.tar.gz`). Every
+command kept is one `bash -n` accepts.
+
+nl2bash: the commands of the NL2Bash data set (`data/bash/all.cm` of a clone
+of github.com/TellinaTool/nl2bash, GITDIR its git directory, read at HEAD),
+one a line, each one `bash -n` accepts.
 
 In every file, a line that opens a here-document is left out (its body is on
 the lines after it).
@@ -299,6 +315,65 @@ def scripts(out: Path):
     write(out, rows)
 
 
+# ---------------------------------------------------------------- git snapshots
+
+def git_show(gitdir: Path, spec: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(gitdir), "show", spec], capture_output=True,
+                          check=True).stdout.decode("utf-8", "replace")
+
+
+def git_head(gitdir: Path) -> str:
+    return subprocess.run(["git", "--git-dir", str(gitdir), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def bash_ok_all(rows):
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        ok = list(pool.map(lambda row: bash_accepts(row[1]), rows))
+    return [row for row, good in zip(rows, ok) if good]
+
+
+TLDR_CODE = re.compile(r"^`(.+)`$")
+TLDR_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+TLDR_OPTION = re.compile(r"^\[(-[^|\]]*)(\|[^\]]*)?\]$")
+TLDR_ALTERNATIVE = re.compile(r"\[([^|\]]*)\|[^\]]*\]")
+
+
+def tldr_render(command: str) -> str:
+    """A tldr example as a client shows it (see the docstring's rules)."""
+    def value(m):
+        text = m.group(1)
+        option = TLDR_OPTION.match(text)
+        if option:
+            return option.group(1)
+        if text.endswith(" ..."):
+            text = text[:-4]
+        return TLDR_ALTERNATIVE.sub(lambda a: a.group(1), text)
+    return TLDR_PLACEHOLDER.sub(value, command)
+
+
+def tldr(gitdir: Path, out: Path):
+    listing = subprocess.run(["git", "--git-dir", str(gitdir), "ls-tree", "-r", "--name-only",
+                              "HEAD", "pages/common", "pages/linux"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    rows = []
+    for path in sorted(listing):
+        if not path.endswith(".md"):
+            continue
+        for line in git_show(gitdir, f"HEAD:{path}").splitlines():
+            code = TLDR_CODE.match(line.strip())
+            if code:
+                rows.append((f"tldr:{path[len('pages/'):]}", tldr_render(code.group(1))))
+    write(out, bash_ok_all(rows))
+
+
+def nl2bash(gitdir: Path, out: Path):
+    text = git_show(gitdir, "HEAD:data/bash/all.cm")
+    rows = [(f"nl2bash:all.cm:{n}", line) for n, line in enumerate(text.splitlines(), 1)
+            if line.strip()]
+    write(out, bash_ok_all(rows))
+
+
 # ---------------------------------------------------------------- the table of corpus/README.md
 
 def licence_of(copyright_text: str) -> str:
@@ -345,18 +420,25 @@ def table(debdir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["manpages", "scripts", "debs", "table"])
-    parser.add_argument("dir", nargs="?", type=Path, help="debs: the folder of .deb files")
+    parser.add_argument("what", choices=["manpages", "scripts", "debs", "tldr", "nl2bash",
+                                         "table"])
+    parser.add_argument("dir", nargs="?", type=Path,
+                        help="debs: the folder of .deb files; tldr, nl2bash: the git directory")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     default = {"table": "", "manpages": "manpages.jsonl", "scripts": "debian-scripts.jsonl",
-               "debs": "debian-manpages.jsonl"}[args.what]
+               "debs": "debian-manpages.jsonl", "tldr": "tldr.jsonl",
+               "nl2bash": "nl2bash.jsonl"}[args.what]
     out = args.out or ROOT / "corpus" / "commands" / default
     if args.what == "manpages":
         manpages(out)
     elif args.what == "table":
         table(args.dir)
         return
+    elif args.what in ("tldr", "nl2bash"):
+        if not args.dir:
+            parser.error(f"{args.what} needs the git directory of its clone")
+        (tldr if args.what == "tldr" else nl2bash)(args.dir, out)
     elif args.what == "debs":
         if not args.dir:
             parser.error("debs needs the folder of .deb files")

@@ -53,6 +53,10 @@ pub enum What {
         /// a relative path that names no file to a file found in its
         /// workspace (Gemini CLI's `replace`). Asks unless denied.
         corrected: bool,
+        /// A read of names, sizes and times only, never of the bytes
+        /// (`ls`, `stat`, `du`, `tree`, the directories `find` walks): the
+        /// read roots do not limit it; rules and credential locations do.
+        listing: bool,
     },
     /// One simple command.
     Exec {
@@ -140,6 +144,7 @@ fn path_item(
         delete,
         filter: None,
         corrected: false,
+        listing: false,
     }
 }
 
@@ -490,6 +495,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
                         delete,
                         filter: e.filter,
                         corrected,
+                        listing: e.listing,
                     },
                     other => other,
                 }

@@ -20,6 +20,11 @@ pub enum Action {
         /// Covers everything beneath a directory.
         #[serde(skip_serializing_if = "is_false")]
         recursive: bool,
+        /// Names, sizes and times only, never the bytes (`ls`, `stat`,
+        /// `du`, `tree`, the directories `find` walks): the read roots do
+        /// not limit a listing.
+        #[serde(default, skip_serializing_if = "is_false")]
+        listing: bool,
     },
     /// A file created, changed or removed.
     Write {
@@ -86,10 +91,15 @@ impl Action {
     pub fn describe(&self) -> String {
         match self {
             Action::Read {
-                path, recursive, ..
+                path,
+                recursive,
+                listing,
+                ..
             } => {
                 if *recursive {
                     format!("read of `{path}` and everything beneath it")
+                } else if *listing {
+                    format!("listing of `{path}`")
                 } else {
                     format!("read of `{path}`")
                 }

@@ -8,6 +8,7 @@ use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
 
 struct Fx {
     _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
     policy: Policy,
 }
 
@@ -34,7 +35,11 @@ deny = ["Read(.env)", "Edit(.git/**)"]
         state_dir: Some(root.join("state")),
     };
     let policy = Policy::from_toml(&text, &file, &opts).expect("policy loads");
-    Fx { _tmp: tmp, policy }
+    Fx {
+        _tmp: tmp,
+        root,
+        policy,
+    }
 }
 
 fn bash(fx: &Fx, command: &str) -> Decision {
@@ -169,4 +174,54 @@ match = ["Bash(true)"]
 "#,
     );
     expect(&fx, "true", Effect::Deny);
+}
+
+/// A listing (`ls`, `find`'s walk, `tree`, `xargs ls`) shows names, sizes
+/// and times, not what a file holds: the read roots do not bound it. What
+/// reads bytes outside the roots stays a hard limit, and the credential
+/// locations and the deny rules on reading still hold for listings.
+#[test]
+fn listings_outside_the_roots_are_not_reads() {
+    let fx = policy("");
+    let outside = tempfile::tempdir().expect("temporary directory");
+    let out = std::fs::canonicalize(outside.path()).expect("canonical");
+    std::fs::write(out.join("secret.txt"), "s").expect("secret");
+    let o = out.display();
+    for cmd in [
+        format!("ls -l {o}"),
+        format!("ls -la {o}/secret.txt"),
+        format!("find {o} -name '*.txt'"),
+        format!("find {o} -type f -exec ls -l {{}} +"),
+        format!("find {o} -type f | xargs ls -l"),
+        format!("tree {o}"),
+        "find / -name needle -print -quit".to_string(),
+    ] {
+        expect(&fx, &cmd, Effect::Allow);
+    }
+    for cmd in [
+        format!("cat {o}/secret.txt"),
+        format!("wc -l {o}/secret.txt"),
+        format!("find {o} -type f -exec cat {{}} +"),
+        format!("find {o} -type f | xargs cat"),
+        format!("tree --fromfile {o}/secret.txt"),
+        format!("tree -H x --hintro {o}/secret.txt ."),
+        format!("ls < {o}/secret.txt"),
+    ] {
+        let d = bash(&fx, &cmd);
+        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
+        assert_eq!(d.rule.as_deref(), Some("hard:outside-roots"), "`{cmd}`");
+    }
+    // The credential locations are not listed either.
+    let root = &fx.root;
+    std::fs::create_dir_all(root.join("home/.ssh")).expect("ssh dir");
+    for cmd in ["ls -la ~/.ssh", "find ~/.ssh -name 'id_*'", "stat ~/.ssh"] {
+        let d = bash(&fx, cmd);
+        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
+        assert_eq!(d.rule.as_deref(), Some("builtin:credentials"), "`{cmd}`");
+    }
+    // A deny rule on reading a file holds for a listing of that file.
+    std::fs::write(root.join(".env"), "K=v").expect(".env");
+    let d = bash(&fx, "ls -l .env");
+    assert_eq!(d.decision, Effect::Deny, "{}", d.reason);
+    assert_eq!(d.rule.as_deref(), Some("deny[0]"));
 }

@@ -205,6 +205,13 @@ pub struct TargetEffect {
     /// by name (`grep -r --include='*.rs'`, `find DIR -name '*.c' -exec
     /// cat {} +`, ripgrep's hidden files); `None` for everything beneath.
     pub filter: Option<Filter>,
+    /// A read of names, sizes, modes and times only, never of a file's
+    /// bytes: the operands of `ls`, `stat`, `du` and `tree`, the
+    /// directories `find` and `fd` walk. Such a read shows that a file
+    /// exists, not what it holds, so the read roots do not limit it (the
+    /// rules on reading its target, and the credential locations, still
+    /// do).
+    pub listing: bool,
 }
 
 /// A part of the command that could not be analysed.

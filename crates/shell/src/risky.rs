@@ -111,15 +111,31 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                 d.add(Access::Write, &Arg::lit(format!("{base}.mgc")), false);
             }
         }
-        // `-R` runs tree again in every directory with `-o 00Tree.html`.
-        "tree" if o.has(&["-R"]) => {
+        "tree" => {
             let roots: Vec<Arg> = if o.operands.is_empty() {
                 vec![Arg::lit(".")]
             } else {
                 o.operands.clone()
             };
-            for r in &roots {
-                d.add(Access::WriteDir, r, true);
+            // `-R` runs tree again in every directory with `-o 00Tree.html`.
+            if o.has(&["-R"]) {
+                for r in &roots {
+                    d.add(Access::WriteDir, r, true);
+                }
+            }
+            // `--fromfile` prints the paths its operands hold: their bytes
+            // are read, not listed (`.` is standard input).
+            if o.has(&["--fromfile"]) {
+                for r in o.operands.iter().filter(|r| !(r.literal && r.text == ".")) {
+                    d.add(Access::Read, r, false);
+                }
+            }
+            // `--info` prints the comments of the `.info` files it finds
+            // in the directories it lists.
+            if o.has(&["--info"]) {
+                for r in &roots {
+                    d.add(Access::Read, r, true);
+                }
             }
         }
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => awk(name, args, o, d),

@@ -14,6 +14,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
     Read,
+    /// Names, sizes, modes and times read, never contents (`ls`, `stat`,
+    /// `du`, `tree`, the directories `find` walks): see
+    /// [`crate::TargetEffect::listing`].
+    List,
     Write,
     /// Written and removed or replaced (`rm`, `mv` source, `gzip`).
     Delete,
@@ -87,7 +91,7 @@ const fn spec(names: &'static [&'static str], operands: Operands, read_only: boo
     }
 }
 
-use Access::{Delete, Fetch, Read, Write, WriteDir};
+use Access::{Delete, Fetch, List, Read, Write, WriteDir};
 use Operands::{AfterMode, AfterProgram, All, Custom, InOut, Link, Move};
 
 const GREP_LONG: &[&str] = &[
@@ -187,16 +191,21 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "", ..spec(&["openssl"], Custom, false) },
     Spec { short_args: "", ..spec(&["vim", "vi", "nvim", "view", "vimdiff", "nano", "pico", "emacs", "micro", "ed", "ex"], Custom, false) },
     Spec { short_args: "fmFeP", long_args: &["files-from", "magic-file", "separator", "exclude", "parameter"], file_opts: &[("-f", Read), ("--files-from", Read), ("-m", Read), ("--magic-file", Read)], ..spec(&["file"], All(Read), true) },
-    Spec { short_args: "c", long_args: &["format", "printf"], ..spec(&["stat"], All(Read), true) },
+    Spec { short_args: "c", long_args: &["format", "printf"], ..spec(&["stat"], All(List), true) },
     Spec { short_args: "", ..spec(&["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum"], All(Read), true) },
     Spec { short_args: "L", long_args: &["indent", "tab", "from-file", "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs"], program_opts: &["-f", "--from-file"], file_opts: &[("-f", Read), ("--from-file", Read)], ..spec(&["jq", "gojq", "jaq"], Custom, true) },
     Spec { short_args: "opIPs", long_args: &["output-format", "input-format", "indent", "from-file", "expression", "front-matter", "split-exp"], file_opts: &[("--from-file", Read)], ..spec(&["yq"], Custom, true) },
     // Listings (`ls -R`, `du`, `tree`, and `find`, `fd` below) show names and
     // sizes, never contents: like the Glob and LS tools, they are plain reads
     // of the directories named, not recursive reads of everything beneath.
-    Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["ls", "dir", "vdir", "exa", "eza", "lsd"], All(Read), true) },
-    Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read), ("-o", Write), ("-f", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(Read), true) },
-    Spec { short_args: "LPIo", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write), ("--gitfile", Read), ("--infofile", Read)], default_operand: Some("."), ..spec(&["tree"], All(Read), true) },
+    Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["ls", "dir", "vdir"], All(List), true) },
+    // Their configuration files and git integration are not tabled: what
+    // they are given is read.
+    Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["exa", "eza", "lsd"], All(Read), true) },
+    Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read), ("-o", Write), ("-f", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(List), true) },
+    // `--hintro`/`--houtro` copy a file into the output; `--fromfile`
+    // (in `effects`) reads its operands as lists of paths.
+    Spec { short_args: "LPIoTH", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write), ("--gitfile", Read), ("--infofile", Read), ("--hintro", Read), ("--houtro", Read)], default_operand: Some("."), ..spec(&["tree"], All(List), true) },
     Spec { short_args: "", ..spec(&["readlink", "realpath", "test", "[", "[["], Operands::None, true) },
     Spec { short_args: "", ..spec(&["source", "."], Custom, false) },
     Spec { short_args: "HLPDO", ..spec(&["find"], Custom, true) },

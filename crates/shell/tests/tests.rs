@@ -7,6 +7,7 @@ mod evaluating;
 mod fuzz_regressions;
 mod globs;
 mod hardening;
+mod listings;
 mod made;
 mod network;
 mod options;

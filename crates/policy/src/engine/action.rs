@@ -12,6 +12,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
             resolved,
             recursive,
             delete,
+            listing,
             ..
         } => {
             let path = resolved
@@ -33,6 +34,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
                     path,
                     written: written.clone(),
                     recursive: *recursive,
+                    listing: *listing,
                 }
             }
         }

@@ -22,6 +22,7 @@ impl Eval<'_, '_> {
                 written,
                 resolved,
                 delete,
+                listing,
                 ..
             } => {
                 let real = match &resolved.real {
@@ -94,7 +95,10 @@ impl Eval<'_, '_> {
                             ),
                         ));
                     }
-                } else if !p.readable(real) && !harmless_device(real) {
+                } else if !*listing && !p.readable(real) && !harmless_device(real) {
+                    // Only a read of bytes: a listing shows names, sizes and
+                    // times, not what a file holds (the credential
+                    // locations stay denied to listings too).
                     return Some((
                         rule_ids::HARD_OUTSIDE_ROOTS,
                         format!(

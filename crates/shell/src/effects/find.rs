@@ -26,10 +26,11 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
     if roots.is_empty() {
         roots.push(Arg::lit("."));
     }
-    // Finding names reads directories, not the files in them; what `-exec`
-    // or `-delete` does to everything beneath is added below.
+    // Finding names lists directories, it does not read the files in
+    // them; what `-exec` or `-delete` does to everything beneath is added
+    // below.
     for r in &roots {
-        d.add(Access::Read, r, false);
+        d.add(Access::List, r, false);
     }
     // Which names each action meets, and which names find prints: the
     // files beneath the roots that pass, for a command given them.
@@ -209,7 +210,7 @@ pub(super) fn fd(args: &[Arg], d: &mut Derived) {
         roots.push(Arg::lit("."));
     }
     for r in &roots {
-        d.add(Access::Read, r, false);
+        d.add(Access::List, r, false);
     }
     if let Some(exec) = exec {
         let mut argv = Vec::new();

@@ -141,7 +141,7 @@ impl Derived {
         } else {
             None
         };
-        arg.filter = if access == Access::Read {
+        arg.filter = if matches!(access, Access::Read | Access::List) {
             match (provenance, filter) {
                 (Some(a), Some(b)) => a.and(b).or_none(),
                 (a, b) => a.or(b).and_then(Filter::or_none),

@@ -387,7 +387,7 @@ impl<'o> Walker<'o> {
                 .peekable();
             let reads = known.spec.is_some()
                 && printed.peek().is_some()
-                && printed.all(|f| f.access == Access::Read);
+                && printed.all(|f| matches!(f.access, Access::Read | Access::List));
             if reads {
                 d = alt;
             }
@@ -447,7 +447,7 @@ impl<'o> Walker<'o> {
         let fetcher = known.fetcher;
         for f in &d.found {
             let (kind, delete, recursive) = match f.access {
-                Access::Read => (EffectKind::Read, false, f.recursive),
+                Access::Read | Access::List => (EffectKind::Read, false, f.recursive),
                 Access::Write => (EffectKind::Write, false, f.recursive),
                 Access::Delete => (EffectKind::Write, true, f.recursive),
                 Access::WriteDir => (EffectKind::Write, false, true),
@@ -466,6 +466,7 @@ impl<'o> Walker<'o> {
             } else {
                 Origin::Operand
             };
+            let first = self.out.effects.len();
             self.effect(
                 kind,
                 &f.arg,
@@ -475,6 +476,11 @@ impl<'o> Walker<'o> {
                 Some(idx),
                 &effect_cwd,
             );
+            if f.access == Access::List {
+                for e in &mut self.out.effects[first..] {
+                    e.listing = true;
+                }
+            }
         }
         if literal_name && known.spec.is_none() && !known.shell && known.wrapper.is_none() {
             self.argument_files(&argv, idx, &effect_cwd);

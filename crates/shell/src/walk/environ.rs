@@ -134,7 +134,7 @@ impl<'o> Walker<'o> {
             .collect();
         for u in uses {
             let (kind, recursive) = match u.access {
-                Access::Read => (EffectKind::Read, false),
+                Access::Read | Access::List => (EffectKind::Read, false),
                 Access::Write | Access::Delete => (EffectKind::Write, false),
                 Access::WriteDir => (EffectKind::Write, true),
                 Access::Fetch => (EffectKind::Fetch, false),

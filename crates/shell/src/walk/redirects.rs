@@ -88,6 +88,7 @@ impl<'o> Walker<'o> {
             literal,
             command,
             filter: if recursive { arg.filter.clone() } else { None },
+            listing: false,
         };
         if self.made.is_empty() && self.made_anywhere.is_none() {
             self.out.effects.push(effect);
