@@ -7,7 +7,9 @@ gateway (a policy that allows `echo`, the ledger written for every call).
 The client is raw JSON-RPC lines over pipes, so its own cost is small and
 the same on both sides; both connections stay open and the calls alternate
 between them, so both see the same load. Prints p50 and p99 of each and
-the added latency (the difference of the percentiles).
+the added latency (the difference of the percentiles), and the gateway's
+own CPU time per call (its threads' on-CPU time over the measured calls,
+from /proc).
 
     scripts/bench-mcp.py [--calls N] [--no-build] [--profile release|hook]
 
@@ -80,6 +82,18 @@ class Session:
         self.p.wait(timeout=10)
 
 
+def cpu_ns(pid):
+    """On-CPU time of every thread of process `pid` so far, in nanoseconds
+    (the first field of each thread's schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=1000)
@@ -106,9 +120,11 @@ def main():
             direct_s.echo()
             through_s.echo()
         direct, through = [], []
+        cpu_start = cpu_ns(through_s.p.pid)
         for _ in range(a.calls):
             direct.append(direct_s.echo())
             through.append(through_s.echo())
+        cpu = (cpu_ns(through_s.p.pid) - cpu_start) / 1000 / a.calls
         direct_s.close()
         through_s.close()
     d50, d99 = percentile(direct, 50), percentile(direct, 99)
@@ -117,6 +133,7 @@ def main():
     print(f"  direct           p50 {d50:8.1f}   p99 {d99:8.1f}")
     print(f"  toolgate mcp     p50 {g50:8.1f}   p99 {g99:8.1f}")
     print(f"  added            p50 {g50 - d50:8.1f}   p99 {g99 - d99:8.1f}")
+    print(f"  gateway CPU      {cpu:8.1f} per call")
 
 
 if __name__ == "__main__":
