@@ -238,8 +238,8 @@ pub fn is_postgres_url(value: &str) -> bool {
 pub struct Store {
     path: PathBuf,
     backend: OnceLock<Backend>,
-    /// The spool file appends go to, for a store opened spooled.
-    spool: Option<PathBuf>,
+    /// The spool appends go to, for a store opened spooled.
+    spool: Option<spool::Spool>,
 }
 
 /// Which database holds the state.
@@ -310,7 +310,7 @@ impl Store {
             }
         }
         Ok(Store {
-            spool: Some(spool::path_for(&path)),
+            spool: Some(spool::Spool::new(spool::path_for(&path))),
             path,
             backend: OnceLock::new(),
         })
@@ -533,9 +533,7 @@ impl Store {
     /// folded, and the seq returned is 0.
     pub fn append(&self, record: &Record) -> Result<Appended> {
         if let Some(spool) = &self.spool {
-            let locked = spool::Locked::open(spool)?;
-            let len = locked.append(RowKind::Request, &time::now(), record)?;
-            drop(locked);
+            let len = spool.append(RowKind::Request, &time::now(), record)?;
             // Past the bound, fold now (opening the database folds too; a
             // store already open, a long-lived host's, folds again).
             if len > spool::FOLD_BYTES

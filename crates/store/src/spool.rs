@@ -27,8 +27,9 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -60,7 +61,73 @@ pub(crate) struct Spooled {
     pub line_hash: String,
 }
 
-/// The spool file, opened and locked exclusively (the lock ends with it).
+/// The spool of a store opened spooled: where it is, and the file, kept
+/// open between appends.
+///
+/// A long-lived host (the MCP gateway) appends row after row through the
+/// same store, and opening the file again for each was a sixth of an
+/// append. The file is locked for each append and unlocked after it, as
+/// when it was opened each time; a fold empties it in place, which the
+/// next append sees (it reads the length and the last hash under the
+/// lock). When the file at the spool's path is no longer the one kept open
+/// (it was removed, or another put in its place), the append opens the
+/// path again, so that the row goes where the next fold reads, as it did
+/// when every append opened the path.
+#[derive(Debug)]
+pub(crate) struct Spool {
+    path: PathBuf,
+    /// The file, unlocked; `None` before the first append and after an
+    /// append that failed (the next one opens it again).
+    kept: Mutex<Option<File>>,
+}
+
+impl Spool {
+    /// The spool at `path`, not opened yet.
+    pub fn new(path: PathBuf) -> Spool {
+        Spool {
+            path,
+            kept: Mutex::new(None),
+        }
+    }
+
+    /// Appends one row under the spool's lock; returns the spool's length
+    /// after it.
+    pub fn append(&self, kind: RowKind, time: &str, record: &Record) -> Result<u64> {
+        // Held for the whole append: the lock is the open file's, which
+        // two threads of this process would otherwise share.
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        // Taken out: after an error the file is closed here, which ends its
+        // lock, and the next append opens the path again.
+        let (locked, len) = self.locked(kept.take())?;
+        let len = locked.append_at(len, kind, time, record)?;
+        *kept = locked.unlock();
+        Ok(len)
+    }
+
+    /// The spool file, locked, and its length: `kept` when it is still the
+    /// file at the spool's path, else the path opened again.
+    fn locked(&self, kept: Option<File>) -> Result<(Locked, u64)> {
+        if let Some(file) = kept {
+            let locked = Locked::lock(&self.path, file)?;
+            let here = locked.metadata()?;
+            let at_path = match std::fs::symlink_metadata(&self.path) {
+                Ok(m) => Some(m),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(locked.io("look at the ledger spool")(e)),
+            };
+            if at_path.is_some_and(|m| m.dev() == here.dev() && m.ino() == here.ino()) {
+                return Ok((locked, here.len()));
+            }
+            // Another file, or none: this one is closed (and unlocked).
+        }
+        let locked = Locked::open(&self.path)?;
+        let len = locked.metadata()?.len();
+        Ok((locked, len))
+    }
+}
+
+/// The spool file, opened and locked exclusively (the lock ends with it,
+/// or with [`Locked::unlock`]).
 pub(crate) struct Locked {
     path: PathBuf,
     file: File,
@@ -69,11 +136,6 @@ pub(crate) struct Locked {
 impl Locked {
     /// Opens (creating, owner-only) and locks the spool file.
     pub fn open(path: &Path) -> Result<Locked> {
-        let io = |action, source| Error::Io {
-            path: path.to_path_buf(),
-            action,
-            source,
-        };
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -81,13 +143,41 @@ impl Locked {
             .mode(0o600)
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(path)
-            .map_err(|e| io("open the ledger spool", e))?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-            .map_err(|e| io("lock the ledger spool", e.into()))?;
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                action: "open the ledger spool",
+                source,
+            })?;
+        Locked::lock(path, file)
+    }
+
+    /// Locks the spool file `file`, open already.
+    fn lock(path: &Path, file: File) -> Result<Locked> {
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| {
+            Error::Io {
+                path: path.to_path_buf(),
+                action: "lock the ledger spool",
+                source: e.into(),
+            }
+        })?;
         Ok(Locked {
             path: path.to_path_buf(),
             file,
         })
+    }
+
+    /// Unlocks the file and hands it back, open, for the next append;
+    /// `None` when it could not be unlocked, and it is closed instead,
+    /// which unlocks it too.
+    fn unlock(self) -> Option<File> {
+        rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock).ok()?;
+        Some(self.file)
+    }
+
+    fn metadata(&self) -> Result<std::fs::Metadata> {
+        self.file
+            .metadata()
+            .map_err(self.io("read the ledger spool"))
     }
 
     /// Opens and locks the spool when it exists and holds something.
@@ -119,13 +209,9 @@ impl Locked {
         }
     }
 
-    /// Appends one row; returns the spool's length after it.
-    pub fn append(&self, kind: RowKind, time: &str, record: &Record) -> Result<u64> {
-        let len = self
-            .file
-            .metadata()
-            .map_err(self.io("read the ledger spool"))?
-            .len();
+    /// Appends one row to the spool, `len` bytes long now (read under the
+    /// lock); returns its length after it.
+    fn append_at(&self, len: u64, kind: RowKind, time: &str, record: &Record) -> Result<u64> {
         let (prev, end) = self.tip(len)?;
         let json = line_json(kind, time, record);
         let hash = line_hash(&prev, &json);

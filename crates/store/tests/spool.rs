@@ -246,3 +246,69 @@ fn an_unwritable_spool_is_an_append_error() {
     let err = store.append(&executed("s1", "c0")).unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err}");
 }
+
+/// A long-lived spooled store keeps its spool file open between appends:
+/// a fold by another process empties that file in place, and the rows
+/// appended after it still reach the ledger, chained.
+#[test]
+fn a_store_that_stays_open_appends_after_another_process_folds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_spooled(dir.path()).unwrap();
+    store.append(&executed("s1", "c0")).unwrap();
+    let reader = Store::open_in(dir.path()).unwrap();
+    assert_eq!(calls(&reader), ["c0"]);
+    assert_eq!(std::fs::metadata(spool_of(dir.path())).unwrap().len(), 0);
+    store.append(&executed("s1", "c1")).unwrap();
+    store.append(&executed("s1", "c2")).unwrap();
+    assert_eq!(calls(&reader), ["c0", "c1", "c2"]);
+    assert!(reader.verify().unwrap().is_intact());
+}
+
+/// When the file at the spool's path is no longer the one a long-lived
+/// store keeps open (removed, or another put in its place), the next
+/// append goes to the file at the path, which is what folds read: not
+/// to the file kept open, where no fold would find it.
+#[test]
+fn a_store_that_stays_open_appends_to_the_spool_at_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let spool = spool_of(dir.path());
+    let store = Store::open_spooled(dir.path()).unwrap();
+    store.append(&executed("s1", "c0")).unwrap();
+    let reader = Store::open_in(dir.path()).unwrap();
+    assert_eq!(calls(&reader), ["c0"]);
+
+    // Removed: the append creates it again.
+    std::fs::remove_file(&spool).unwrap();
+    store.append(&executed("s1", "c1")).unwrap();
+    assert_eq!(std::fs::read_to_string(&spool).unwrap().lines().count(), 1);
+    assert_eq!(calls(&reader), ["c0", "c1"]);
+
+    // Replaced by another (empty) file.
+    let other = dir.path().join("other-spool");
+    std::fs::write(&other, "").unwrap();
+    std::fs::rename(&other, &spool).unwrap();
+    store.append(&executed("s1", "c2")).unwrap();
+    assert_eq!(calls(&reader), ["c0", "c1", "c2"]);
+    assert!(reader.verify().unwrap().is_intact());
+}
+
+/// Threads of one process appending through one spooled store (the
+/// gateway's calls in flight at once) write whole, chained lines.
+#[test]
+fn threads_sharing_a_spooled_store_lose_no_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_spooled(dir.path()).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let store = &store;
+            s.spawn(move || {
+                for i in 0..50 {
+                    store.append(&executed("s1", &format!("t{t}-{i}"))).unwrap();
+                }
+            });
+        }
+    });
+    let reader = Store::open_in(dir.path()).unwrap();
+    assert_eq!(calls(&reader).len(), 200);
+    assert!(reader.verify().unwrap().is_intact());
+}
