@@ -76,7 +76,6 @@ impl Gateway {
                     Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
                 };
                 let opts = GateOptions {
-                    session: self.session.clone(),
                     store,
                     store_error,
                     mode: self.mode,
@@ -84,7 +83,7 @@ impl Gateway {
                     who: "mcp".into(),
                     server: Some(self.server.clone()),
                     session_start: Some(self.started),
-                    ..GateOptions::default()
+                    ..GateOptions::in_session(self.session.clone())
                 };
                 let mut gate = Gate::new(Arc::clone(&self.policy), approver, opts);
                 let passage = gate.pass(&call);
@@ -132,13 +131,12 @@ impl Gateway {
             Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
         };
         let opts = GateOptions {
-            session: self.session.clone(),
             store,
             store_error,
             mode: self.mode,
             who: "mcp".into(),
             server: Some(self.server.clone()),
-            ..GateOptions::default()
+            ..GateOptions::in_session(self.session.clone())
         };
         let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut gate = Gate::new(policy, Box::new(toolgate_gate::NeverApprover), opts);

@@ -96,9 +96,19 @@ pub enum Requests {
 }
 
 impl Default for GateOptions {
+    /// The defaults, in a fresh session.
     fn default() -> Self {
+        GateOptions::in_session(new_session_id())
+    }
+}
+
+impl GateOptions {
+    /// The defaults, in the session `session`: for a host that knows its
+    /// session, without making a fresh id only to replace it (the MCP
+    /// gateway sets up a gate for every call).
+    pub fn in_session(session: String) -> GateOptions {
         GateOptions {
-            session: new_session_id(),
+            session,
             store: None,
             store_error: None,
             mode: None,
