@@ -119,6 +119,8 @@ pub struct DeriveEnv<'a> {
     pub home: Option<&'a Path>,
     /// Directories known to be canonical (the roots).
     pub canonical: &'a [PathBuf],
+    /// The path components looked at so far in this decision.
+    pub seen: &'a paths::Lookups,
 }
 
 fn direct(what: What) -> Item {
@@ -139,7 +141,7 @@ fn path_item(
     What::Path {
         write,
         written: written.to_string(),
-        resolved: paths::resolve_within(written, cwd, env.home, env.canonical),
+        resolved: paths::resolve_seen(written, cwd, env.home, env.canonical, env.seen),
         recursive,
         delete,
         filter: None,
@@ -316,6 +318,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         cwd: &cwd,
                         home: env.home,
                         canonical: env.canonical,
+                        seen: env.seen,
                     };
                     shell_items(
                         shell::analyze(&script, &shell_opts(&env2)),

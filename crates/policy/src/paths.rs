@@ -9,7 +9,8 @@
 //! byte) is reported as unresolvable, and the caller treats it as outside
 //! every root.
 
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -154,6 +155,18 @@ pub fn resolve_within(
     home: Option<&Path>,
     canonical: &[PathBuf],
 ) -> Resolved {
+    resolve_seen(written, cwd, home, canonical, &Lookups::default())
+}
+
+/// Like [`resolve_within`], remembering what each component was found to
+/// be in `seen` (see [`Lookups`]).
+pub(crate) fn resolve_seen(
+    written: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+    canonical: &[PathBuf],
+    seen: &Lookups,
+) -> Resolved {
     match absolute(written, cwd, home) {
         Err(e) => Resolved {
             lexical: None,
@@ -161,7 +174,7 @@ pub fn resolve_within(
         },
         Ok(abs) => Resolved {
             lexical: Some(normalize_lexically(&abs)),
-            real: resolve_real_within(&abs, canonical),
+            real: resolve_real_within(&abs, canonical, seen),
         },
     }
 }
@@ -169,10 +182,58 @@ pub fn resolve_within(
 /// Follows symlinks of the longest existing prefix of an absolute path and
 /// joins the rest lexically.
 pub fn resolve_real(abs: &Path) -> Result<PathBuf, PathError> {
-    resolve_real_within(abs, &[])
+    resolve_real_within(abs, &[], &Lookups::default())
 }
 
-fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, PathError> {
+/// What looking at one path found: its `lstat`, and for a symlink its
+/// `readlink`, with an error kept as its text.
+#[derive(Debug, Clone)]
+enum Found {
+    Link(Result<PathBuf, String>),
+    Dir,
+    NotDir,
+    Missing,
+    Failed(String),
+}
+
+/// The components looked at while resolving paths, remembered for one
+/// decision: a path or directory named many times in one call (a script
+/// that reads beneath `src/` in each of its steps) costs one `lstat`
+/// (and one `readlink` for a link) instead of one per mention.
+///
+/// INVARIANT: one value lives for one decision at most, so a file that
+/// changes between two calls is always seen as it is at the second.
+#[derive(Debug, Default)]
+pub(crate) struct Lookups {
+    found: RefCell<HashMap<PathBuf, Found>>,
+}
+
+impl Lookups {
+    fn look(&self, path: &Path) -> Found {
+        if let Some(f) = self.found.borrow().get(path) {
+            return f.clone();
+        }
+        let f = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                Found::Link(std::fs::read_link(path).map_err(|e| e.to_string()))
+            }
+            Ok(meta) if meta.is_dir() => Found::Dir,
+            Ok(_) => Found::NotDir,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Found::Missing,
+            Err(e) => Found::Failed(e.to_string()),
+        };
+        self.found
+            .borrow_mut()
+            .insert(path.to_path_buf(), f.clone());
+        f
+    }
+}
+
+fn resolve_real_within(
+    abs: &Path,
+    canonical: &[PathBuf],
+    seen: &Lookups,
+) -> Result<PathBuf, PathError> {
     let start = canonical
         .iter()
         .filter(|c| abs.starts_with(c))
@@ -206,17 +267,18 @@ fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, Pat
             missing.push(name);
             continue;
         }
-        let candidate = cur.join(&name);
-        match std::fs::symlink_metadata(&candidate) {
-            Ok(meta) if meta.file_type().is_symlink() => {
+        cur.push(&name);
+        match seen.look(&cur) {
+            Found::Link(target) => {
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
                     return Err(PathError::SymlinkLoop(abs.to_path_buf()));
                 }
-                let target = std::fs::read_link(&candidate).map_err(|e| PathError::ReadLink {
-                    link: candidate.clone(),
-                    detail: e.to_string(),
+                let target = target.map_err(|detail| PathError::ReadLink {
+                    link: cur.clone(),
+                    detail,
                 })?;
+                cur.pop();
                 let mut front: Vec<OsString> = Vec::new();
                 if target.is_absolute() {
                     cur = PathBuf::from("/");
@@ -232,21 +294,24 @@ fn resolve_real_within(abs: &Path, canonical: &[PathBuf]) -> Result<PathBuf, Pat
                     queue.push_front(n);
                 }
             }
-            Ok(meta) => {
-                if !meta.is_dir() && !queue.is_empty() {
+            Found::Dir => {}
+            Found::NotDir => {
+                if !queue.is_empty() {
                     // `file/child`: the system call would fail with ENOTDIR.
                     return Err(PathError::NotADirectory {
                         path: abs.to_path_buf(),
-                        component: candidate,
+                        component: cur,
                     });
                 }
-                cur = candidate;
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => missing.push(name),
-            Err(e) => {
+            Found::Missing => {
+                cur.pop();
+                missing.push(name);
+            }
+            Found::Failed(detail) => {
                 return Err(PathError::Unresolvable {
-                    component: candidate,
-                    detail: e.to_string(),
+                    component: cur,
+                    detail,
                 });
             }
         }

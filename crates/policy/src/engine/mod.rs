@@ -82,6 +82,7 @@ impl Policy {
         if let Err(reason) = validate::validate(spec, &call.input) {
             return self.combine(call, mode, vec![invalid_decision(reason.to_string())]);
         }
+        let seen = paths::Lookups::default();
         let mut items = actions::derive(
             spec,
             &call.input,
@@ -89,6 +90,7 @@ impl Policy {
                 cwd: &cwd,
                 home: self.home.as_deref(),
                 canonical: &self.roots,
+                seen: &seen,
             },
         );
         if let Some(c) = connection {
