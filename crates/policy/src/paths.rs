@@ -12,8 +12,10 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
+use std::fs::FileType;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 const MAX_SYMLINK_HOPS: usize = 40;
 
@@ -206,9 +208,76 @@ enum Found {
 #[derive(Debug, Default)]
 pub(crate) struct Lookups {
     found: RefCell<HashMap<PathBuf, Found>>,
+    listed: RefCell<HashMap<PathBuf, Rc<Listing>>>,
+}
+
+/// A directory's entries in the order the system gave them, or why it
+/// could not be read; an entry that could not be read is its error's text.
+pub(crate) type Listing = Result<Vec<Result<Entry, String>>, String>;
+
+/// One directory entry as a walk needs it.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    /// The directory joined with the name.
+    pub path: PathBuf,
+    /// The name.
+    pub name: OsString,
+    /// Its type (a link is not followed), or why it could not be read.
+    pub kind: Result<FileType, String>,
 }
 
 impl Lookups {
+    /// The entries of `dir` (`read_dir`), read once per decision: several
+    /// recursive reads of one directory (`find .` in each step of a
+    /// script) list it once. At most `limit` entries that could be read
+    /// are kept: a walk that counts more than that many stops anyway, and
+    /// a huge directory is not read to its end.
+    pub(crate) fn list(&self, dir: &Path, limit: usize) -> Rc<Listing> {
+        if let Some(l) = self.listed.borrow().get(dir) {
+            return Rc::clone(l);
+        }
+        let listing: Listing = match std::fs::read_dir(dir) {
+            Err(e) => Err(e.to_string()),
+            Ok(entries) => {
+                let mut out = Vec::new();
+                let mut read = 0usize;
+                for entry in entries {
+                    if read >= limit {
+                        break;
+                    }
+                    match entry {
+                        Ok(entry) => {
+                            read += 1;
+                            out.push(Ok(Entry {
+                                path: entry.path(),
+                                name: entry.file_name(),
+                                kind: entry.file_type().map_err(|e| e.to_string()),
+                            }));
+                        }
+                        Err(e) => out.push(Err(e.to_string())),
+                    }
+                }
+                Ok(out)
+            }
+        };
+        let listing = Rc::new(listing);
+        self.listed
+            .borrow_mut()
+            .insert(dir.to_path_buf(), Rc::clone(&listing));
+        listing
+    }
+
+    /// Whether `path` is a directory, following links (`Path::is_dir`),
+    /// from what resolving paths already found where it can.
+    pub(crate) fn is_dir(&self, path: &Path) -> bool {
+        match self.found.borrow().get(path) {
+            Some(Found::Dir) => return true,
+            Some(Found::NotDir | Found::Missing) => return false,
+            Some(Found::Link(_) | Found::Failed(_)) | None => {}
+        }
+        path.is_dir()
+    }
+
     fn look(&self, path: &Path) -> Found {
         if let Some(f) = self.found.borrow().get(path) {
             return f.clone();

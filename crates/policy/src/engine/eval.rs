@@ -243,7 +243,7 @@ impl Eval<'_, '_> {
         } = &item.what
             && ad.decision != Effect::Deny
             && let Ok(real) = &resolved.real
-            && real.is_dir()
+            && self.seen.is_dir(real)
         {
             self.walk(*write, real, filter.as_ref(), &mut ad);
         }

@@ -55,6 +55,8 @@ struct Eval<'p, 'c> {
     ctx: &'c Context<'c>,
     tool_rules: Vec<&'p ToolRule>,
     buf: Vec<usize>,
+    /// What the file system was found to hold, for this decision.
+    seen: &'c paths::Lookups,
 }
 
 impl Policy {
@@ -101,6 +103,7 @@ impl Policy {
             ctx,
             tool_rules: Vec::new(),
             buf: Vec::new(),
+            seen: &seen,
         };
         self.index.tools.for_tool(&call.tool, &mut ev.tool_rules);
 

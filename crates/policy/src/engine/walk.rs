@@ -71,7 +71,7 @@ impl Eval<'_, '_> {
         let unreadable = |ad: &mut ActionDecision,
                           asked: &mut Option<String>,
                           d: &Path,
-                          e: &std::io::Error| {
+                          e: &str| {
             if asked.is_none() {
                 *asked = Some(format!(
                     "{}: `{}` beneath it cannot be read ({e}), so what lies there cannot be checked",
@@ -83,10 +83,11 @@ impl Eval<'_, '_> {
             }
         };
         'walk: while let Some((d, ign)) = stack.pop() {
-            let entries = match std::fs::read_dir(&d) {
+            let listing = self.seen.list(&d, WALK_LIMIT + 1);
+            let entries = match &*listing {
                 Ok(entries) => entries,
                 Err(e) => {
-                    unreadable(ad, &mut asked, &d, &e);
+                    unreadable(ad, &mut asked, &d, e.as_str());
                     continue;
                 }
             };
@@ -94,7 +95,7 @@ impl Eval<'_, '_> {
                 let entry = match entry {
                     Ok(entry) => entry,
                     Err(e) => {
-                        unreadable(ad, &mut asked, &d, &e);
+                        unreadable(ad, &mut asked, &d, e.as_str());
                         continue;
                     }
                 };
@@ -112,19 +113,18 @@ impl Eval<'_, '_> {
                     );
                     return;
                 }
-                let path = entry.path();
-                let ft = match entry.file_type() {
-                    Ok(ft) => ft,
+                let path = entry.path.clone();
+                let ft = match &entry.kind {
+                    Ok(ft) => *ft,
                     Err(e) => {
-                        unreadable(ad, &mut asked, &path, &e);
+                        unreadable(ad, &mut asked, &path, e.as_str());
                         continue;
                     }
                 };
                 // What the read cannot reach, no rule meets. A name that
                 // is not text may still match: it is kept.
                 if let Some(f) = filter {
-                    let name = entry.file_name();
-                    let name = name.to_str();
+                    let name = entry.name.to_str();
                     if let Some(name) = name {
                         let ignored = match (&reader, &ign) {
                             (Some(r), Ign::Level(l)) => r.matched(l, &path, ft.is_dir()),
