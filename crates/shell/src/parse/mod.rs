@@ -83,23 +83,24 @@ struct NarrowUtf8;
 impl tree_sitter::Decode for NarrowUtf8 {
     fn decode(bytes: &[u8]) -> (i32, u32) {
         const DECODE_ERROR: i32 = -1;
-        let Some(&first) = bytes.first() else {
-            return (DECODE_ERROR, 0);
-        };
-        let len = match first {
-            0x00..=0x7f => return (i32::from(first), 1),
-            0xc0..=0xdf => 2,
-            0xe0..=0xef => 3,
-            0xf0..=0xf7 => 4,
-            _ => return (DECODE_ERROR, 1),
-        };
-        let decoded = bytes
-            .get(..len)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .and_then(|s| s.chars().next());
-        match decoded {
-            Some(c) if u32::from(c) <= 0xff => (u32::from(c) as i32, len as u32),
-            Some(_) => (0xaa, len as u32),
+        match bytes.first() {
+            None => return (DECODE_ERROR, 0),
+            Some(&b) if b.is_ascii() => return (i32::from(b), 1),
+            Some(_) => {}
+        }
+        // A character is at most 4 bytes: decoding no further keeps this
+        // constant-time per character.
+        let head = bytes.get(..4).unwrap_or(bytes);
+        match head
+            .utf8_chunks()
+            .next()
+            .and_then(|c| c.valid().chars().next())
+        {
+            Some(c) => {
+                let code = u32::from(c);
+                let narrow = if code <= 0xff { code as i32 } else { 0xaa };
+                (narrow, c.len_utf8() as u32)
+            }
             None => (DECODE_ERROR, 1),
         }
     }
