@@ -4,7 +4,7 @@
     scripts/precision.py [--no-build] [--toolgate PATH] [--policy FILE]
                          [--corpus DIR] [--timeout SECS] [--jobs N]
                          [--peer PATH] [--json] [--show CLASS] [--limit N] [--check]
-                         [--sandbox]
+                         [--sandbox] [--as-root]
 
 Every command of corpus/commands/*.jsonl (one {"source", "command"} object a
 line; a command listed in two files is decided once) becomes a Claude Code
@@ -39,6 +39,11 @@ Printed (and with --json, as one JSON object):
 - **allowed commands with effects their allow did not name**: commands
   decided `allow` with a `write` action (a write, or a delete) although no
   `Edit`/`Write` allow rule names its path, listed one a line.
+
+Run as root, the deciders run as the user `nobody` (`setpriv`), as a
+developer's agent would: as root every directory (other users' homes,
+`/etc/ssl/private`) can be listed, and a listing of `/` then reaches the
+credential locations there. `--as-root` keeps root.
 
 `--sandbox` decides every command as a host that runs it inside toolgate's OS
 sandbox would (`toolgate check --sandbox`): an ask the sandbox answers is an
@@ -173,19 +178,43 @@ def make_workspace(tmp: Path, policy: Path):
     return ws.resolve()
 
 
+def unprivileged(as_root, programs):
+    """The prefix that runs a decider as the user `nobody` when this script
+    runs as root: a developer's agent does not run as root, and as root
+    every directory of the machine (other users' homes, `/etc/ssl/private`)
+    can be listed, which a listing of `/` then meets. Empty with
+    --as-root, when not root, or when `nobody` cannot run `programs` (a
+    clone beneath a directory only root may enter): then it says so."""
+    if as_root or os.geteuid() != 0 or not shutil.which("setpriv"):
+        return []
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    for program in programs:
+        try:
+            ok = subprocess.run([*prefix, program, "--version"], capture_output=True,
+                                timeout=30).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            ok = False
+        if not ok:
+            print(f"note: the user nobody cannot run {program}; deciding as root "
+                  "(a listing of / then meets what only root can list)", file=sys.stderr)
+            return []
+    return prefix
+
+
 def call_line(i, command):
     return json.dumps({"id": str(i), "tool": "Bash", "client": "claude",
                        "input": {"command": command}}) + "\n"
 
 
-def run_part(toolgate, ws, env, part, timeout, sandbox=False):
+def run_part(toolgate, ws, env, part, timeout, sandbox=False, prefix=()):
     """Decide (index, command) pairs in one process, restarting after a crash or hang.
 
     Returns {index: ("ok", decision) | ("crash", text) | ("hang", None)}."""
     results = {}
     pending = list(part)
     while pending:
-        proc = subprocess.Popen([toolgate, "check", "--batch", "-"] + (["--sandbox"] if sandbox else []),
+        proc = subprocess.Popen([*prefix, toolgate, "check", "--batch", "-"]
+                                + (["--sandbox"] if sandbox else []),
                                 cwd=ws, env=env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
@@ -250,12 +279,12 @@ def run_part(toolgate, ws, env, part, timeout, sandbox=False):
     return results
 
 
-def run_peer(peer, ws, env, command, timeout):
+def run_peer(peer, ws, env, command, timeout, prefix=()):
     payload = json.dumps({"session_id": "precision", "transcript_path": "/dev/null",
                           "cwd": str(ws), "hook_event_name": "PreToolUse",
                           "tool_name": "Bash", "tool_input": {"command": command}})
     try:
-        done = subprocess.run([peer], input=payload, capture_output=True, text=True,
+        done = subprocess.run([*prefix, peer], input=payload, capture_output=True, text=True,
                               cwd=ws, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "hang"
@@ -293,6 +322,9 @@ def main():
     parser.add_argument("--sandbox", action="store_true",
                         help="decide as a host that runs shell commands inside toolgate's sandbox "
                              "(`check --sandbox`): asks the sandbox answers are allows")
+    parser.add_argument("--as-root", action="store_true",
+                        help="when run as root, decide as root (default: as the user nobody, "
+                             "as a developer's agent runs)")
     args = parser.parse_args()
 
     toolgate = args.toolgate
@@ -312,6 +344,11 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="toolgate-precision-"))
     try:
         ws = make_workspace(tmp, args.policy)
+        prefix = unprivileged(args.as_root, [toolgate])
+        if prefix:
+            tmp.chmod(0o755)
+            for d in (tmp / "home", tmp / "state"):
+                os.chown(d, 65534, 65534)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp / "home"),
                "LANG": "C.UTF-8", "TOOLGATE_STATE_DIR": str(tmp / "state")}
         indexed = list(enumerate(r["command"] for r in rows))
@@ -319,13 +356,14 @@ def main():
         parts = [indexed[k::jobs] for k in range(jobs)]
         results = {}
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for part in pool.map(lambda p: run_part(toolgate, ws, env, p, args.timeout, args.sandbox), parts):
+            for part in pool.map(lambda p: run_part(toolgate, ws, env, p, args.timeout, args.sandbox,
+                                                    prefix), parts):
                 results.update(part)
         peer = {}
         if args.peer:
             peer_bin = str(Path(args.peer).resolve())
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                answers = pool.map(lambda ic: run_peer(peer_bin, ws, env, ic[1], args.timeout),
+                answers = pool.map(lambda ic: run_peer(peer_bin, ws, env, ic[1], args.timeout, prefix),
                                    indexed)
                 peer = dict(zip((i for i, _ in indexed), answers))
         elapsed = time.monotonic() - started

@@ -57,6 +57,9 @@ pub enum What {
         /// (`ls`, `stat`, `du`, `tree`, the directories `find` walks): the
         /// read roots do not limit it; rules and credential locations do.
         listing: bool,
+        /// A recursive listing lists every directory it reaches whole
+        /// (`find -exec ls {} +`), not only the names its filter shows.
+        whole_dirs: bool,
     },
     /// One simple command.
     Exec {
@@ -147,6 +150,7 @@ fn path_item(
         filter: None,
         corrected: false,
         listing: false,
+        whole_dirs: false,
     }
 }
 
@@ -480,8 +484,11 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
         }
         let cwd = e.cwd.as_deref().unwrap_or(env.cwd);
         let what = match e.kind {
-            shell::EffectKind::Read => {
-                match path_item(&e.target, false, e.recursive, false, cwd, env) {
+            // A recursive read or write keeps what it reaches beneath
+            // (`grep -r --include`, `find . -name '*.o' -delete`).
+            shell::EffectKind::Read | shell::EffectKind::Write => {
+                let write = e.kind == shell::EffectKind::Write;
+                match path_item(&e.target, write, e.recursive, e.delete, cwd, env) {
                     What::Path {
                         write,
                         written,
@@ -498,12 +505,12 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
                         delete,
                         filter: e.filter,
                         corrected,
-                        listing: e.listing,
+                        listing: e.listing && !write,
+                        whole_dirs: e.whole_dirs,
                     },
                     other => other,
                 }
             }
-            shell::EffectKind::Write => path_item(&e.target, true, e.recursive, e.delete, cwd, env),
             shell::EffectKind::Fetch => fetch(&e.target),
         };
         items.push(Item { what, via });

@@ -319,6 +319,12 @@ impl Credentials {
         m.first().and_then(|&i| labels.get(i).copied())
     }
 
+    /// The literal directories (or files) the credential locations lie
+    /// beneath.
+    pub(crate) fn bases(&self) -> &[PathBuf] {
+        &self.bases
+    }
+
     /// Whether a credential location may lie in `dir` or beneath it.
     pub(crate) fn may_hold(&self, dir: &Path) -> bool {
         self.bases

@@ -212,6 +212,11 @@ pub struct TargetEffect {
     /// rules on reading its target, and the credential locations, still
     /// do).
     pub listing: bool,
+    /// For a recursive listing: every directory it reaches is listed
+    /// whole, whatever its filter (`find . -name 'x*' -exec ls {} +` lists
+    /// what a directory named `x1` holds); otherwise only the names that
+    /// pass the filter are shown (`find . -name '*.rs'`, `ls -R`).
+    pub whole_dirs: bool,
 }
 
 /// A part of the command that could not be analysed.

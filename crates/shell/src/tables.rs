@@ -198,14 +198,14 @@ pub(crate) static SPECS: &[Spec] = &[
     // Listings (`ls -R`, `du`, `tree`, and `find`, `fd` below) show names and
     // sizes, never contents: like the Glob and LS tools, they are plain reads
     // of the directories named, not recursive reads of everything beneath.
-    Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["ls", "dir", "vdir"], All(List), true) },
+    Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], recursive: &["-R", "--recursive"], ..spec(&["ls", "dir", "vdir"], All(List), true) },
     // Their configuration files and git integration are not tabled: what
     // they are given is read.
     Spec { short_args: "IwT", long_args: &["ignore", "hide", "width", "tabsize", "format", "sort", "time-style", "time", "quoting-style", "indicator-style", "block-size"], ..spec(&["exa", "eza", "lsd"], All(Read), true) },
     Spec { short_args: "BdtX", long_args: &["block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time-style", "time"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--files0-from", Read), ("-o", Write), ("-f", Read)], default_operand: Some("."), ..spec(&["du", "ncdu", "dust"], All(List), true) },
     // `--hintro`/`--houtro` copy a file into the output; `--fromfile`
     // (in `effects`) reads its operands as lists of paths.
-    Spec { short_args: "LPIoTH", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write), ("--gitfile", Read), ("--infofile", Read), ("--hintro", Read), ("--houtro", Read)], default_operand: Some("."), ..spec(&["tree"], All(List), true) },
+    Spec { short_args: "LPIoTH", long_args: &["filelimit", "timefmt", "charset", "sort"], file_opts: &[("-o", Write), ("--gitfile", Read), ("--infofile", Read), ("--hintro", Read), ("--houtro", Read)], default_operand: Some("."), always_recursive: true, ..spec(&["tree"], All(List), true) },
     Spec { short_args: "", ..spec(&["readlink", "realpath", "test", "[", "[["], Operands::None, true) },
     Spec { short_args: "", ..spec(&["source", "."], Custom, false) },
     Spec { short_args: "HLPDO", ..spec(&["find"], Custom, true) },

@@ -76,6 +76,9 @@ pub(crate) const INTEGER: &str = "\0integer";
 /// What expansion needs to know about the environment.
 pub(crate) struct Env<'a> {
     pub home: Option<&'a Path>,
+    /// The working directory, the value of `$PWD` and `$(pwd)` unless the
+    /// script assigned `PWD`; `None` when not known.
+    pub cwd: Option<&'a Path>,
     /// Variables known from the script.
     pub vars: &'a Vars,
     /// The directory globs are expanded in; `None` when unknown or disabled.
@@ -96,7 +99,7 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>, out: &mut Vec<Arg>) -> Option<S
         out.push(Arg::lit(text));
         return None;
     }
-    let Some(chars) = literal_chars(word, env.home, env.vars) else {
+    let Some(chars) = literal_chars(word, env.home, env.cwd, env.vars) else {
         out.push(Arg::dynamic(word.text.clone()));
         return None;
     };
@@ -162,7 +165,7 @@ pub(crate) fn expand(word: &Word, env: &Env<'_>, out: &mut Vec<Arg>) -> Option<S
 
 /// The word's value when it is literal text with nothing to expand (the
 /// common case, taken without building per-character quoting).
-fn plain_text(word: &Word) -> Option<String> {
+pub(crate) fn plain_text(word: &Word) -> Option<String> {
     let mut out = String::new();
     for part in &word.parts {
         match part {
@@ -182,11 +185,13 @@ fn plain_text(word: &Word) -> Option<String> {
 pub(crate) fn param_value<'a>(
     name: &str,
     home: Option<&'a Path>,
+    cwd: Option<&'a Path>,
     vars: &'a Vars,
 ) -> Option<&'a str> {
     match vars.get(name) {
         Some(v) => v.as_deref().filter(|v| *v != INTEGER),
         None if name == "HOME" => home?.to_str(),
+        None if name == "PWD" => cwd.filter(|c| c.is_absolute())?.to_str(),
         None => None,
     }
 }
@@ -217,7 +222,7 @@ pub(crate) fn assigned_value(word: &Word, home: Option<&Path>, vars: &Vars) -> O
                 }
                 out.push_str(text);
             }
-            Part::Param { name, .. } => out.push_str(param_value(name, home, vars)?),
+            Part::Param { name, .. } => out.push_str(param_value(name, home, None, vars)?),
             Part::Dynamic | Part::Number => return None,
         }
     }
@@ -228,7 +233,12 @@ pub(crate) fn assigned_value(word: &Word, home: Option<&Path>, vars: &Vars) -> O
 }
 
 /// The word's characters with their quoting, when every part is known.
-fn literal_chars(word: &Word, home: Option<&Path>, vars: &Vars) -> Option<Vec<QChar>> {
+fn literal_chars(
+    word: &Word,
+    home: Option<&Path>,
+    cwd: Option<&Path>,
+    vars: &Vars,
+) -> Option<Vec<QChar>> {
     if word.parts.is_empty() {
         return if word.text.is_empty() {
             Some(Vec::new())
@@ -241,7 +251,7 @@ fn literal_chars(word: &Word, home: Option<&Path>, vars: &Vars) -> Option<Vec<QC
         match part {
             Part::Lit { text, quoted } => chars.extend(text.chars().map(|c| (c, *quoted))),
             Part::Param { name, quoted } => {
-                let value = param_value(name, home, vars)?;
+                let value = param_value(name, home, cwd, vars)?;
                 if *quoted {
                     chars.extend(value.chars().map(|c| (c, true)));
                 } else {

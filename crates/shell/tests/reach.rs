@@ -65,7 +65,11 @@ fn predicted(base: &Path, cmd: &str) -> BTreeSet<String> {
     let a = analyze(cmd, &opts);
     assert!(a.unknowns.is_empty(), "{cmd}: {:?}", a.unknowns);
     let mut out = BTreeSet::new();
-    for e in a.effects.iter().filter(|e| e.kind == EffectKind::Read) {
+    for e in a
+        .effects
+        .iter()
+        .filter(|e| e.kind == EffectKind::Read && !e.listing)
+    {
         let target = base.join(&e.target);
         if e.recursive {
             reached(base, &target, e.filter.as_ref(), &mut out);

@@ -2,6 +2,7 @@
 
 mod analyze;
 mod argv;
+mod cwd;
 mod environ;
 mod evaluating;
 mod fuzz_regressions;

@@ -239,13 +239,20 @@ impl Eval<'_, '_> {
             recursive: true,
             resolved,
             filter,
+            listing,
+            whole_dirs,
             ..
         } = &item.what
             && ad.decision != Effect::Deny
             && let Ok(real) = &resolved.real
             && self.seen.is_dir(real)
         {
-            self.walk(*write, real, filter.as_ref(), &mut ad);
+            let listing = match (listing, whole_dirs) {
+                (false, _) => None,
+                (true, true) => Some(super::walk::Listing::WholeDirs),
+                (true, false) => Some(super::walk::Listing::Shown),
+            };
+            self.walk(*write, real, filter.as_ref(), listing, &mut ad);
         }
         ad
     }

@@ -25,13 +25,40 @@ impl Eval<'_, '_> {
     /// Ripgrep's ignore files are read on the way down when the filter
     /// follows them. A symbolic link is judged by its name and by what it
     /// leads to.
+    ///
+    /// A `listing` shows names, sizes and times, never a file's bytes: it
+    /// reveals what the directories it lists hold, so the rules (and the
+    /// credential locations) meet those directories, not the plain files
+    /// in them, whose size and times the listing of the directory that
+    /// holds them shows as well. Past [`WALK_LIMIT`] entries a listing is
+    /// not asked about: what lies further is names, and only the
+    /// credential locations beneath are still looked into.
     pub(super) fn walk(
         &mut self,
         write: bool,
         dir: &Path,
         filter: Option<&Filter>,
+        listing: Option<Listing>,
         ad: &mut ActionDecision,
     ) {
+        self.walk_beneath(write, dir, dir, filter, listing, ad);
+    }
+
+    /// [`Eval::walk`] of `dir`, beneath `named`, the directory the action
+    /// names (whose own listing the rules met already).
+    fn walk_beneath(
+        &mut self,
+        write: bool,
+        dir: &Path,
+        named: &Path,
+        filter: Option<&Filter>,
+        listing: Option<Listing>,
+        ad: &mut ActionDecision,
+    ) {
+        let names_only = listing.is_some() && !write;
+        // In a listing of what its filter shows, the directories whose
+        // names it showed, each met once.
+        let mut shown_in: HashSet<PathBuf> = HashSet::new();
         let p = self.policy;
         let deny = if write {
             p.index.write(Effect::Deny)
@@ -65,14 +92,16 @@ impl Eval<'_, '_> {
         let mut entered: HashSet<PathBuf> = HashSet::new();
         entered.insert(dir.to_path_buf());
         let mut seen = 0usize;
+        let mut cut_short = false;
         let mut asked: Option<String> = None;
         // A directory that cannot be read may hide what a deny or ask rule
         // names: the action asks, unless something found denies it.
+        // (A listing cannot list it either.)
         let unreadable = |ad: &mut ActionDecision,
                           asked: &mut Option<String>,
                           d: &Path,
                           e: &str| {
-            if asked.is_none() {
+            if asked.is_none() && !names_only {
                 *asked = Some(format!(
                     "{}: `{}` beneath it cannot be read ({e}), so what lies there cannot be checked",
                     ad.action.describe(),
@@ -83,8 +112,8 @@ impl Eval<'_, '_> {
             }
         };
         'walk: while let Some((d, ign)) = stack.pop() {
-            let listing = self.seen.list(&d, WALK_LIMIT + 1);
-            let entries = match &*listing {
+            let listed = self.seen.list(&d, WALK_LIMIT + 1);
+            let entries = match &*listed {
                 Ok(entries) => entries,
                 Err(e) => {
                     unreadable(ad, &mut asked, &d, e.as_str());
@@ -101,6 +130,10 @@ impl Eval<'_, '_> {
                 };
                 seen += 1;
                 if seen > WALK_LIMIT && links_only {
+                    break 'walk;
+                }
+                if seen > WALK_LIMIT && names_only {
+                    cut_short = true;
                     break 'walk;
                 }
                 if seen > WALK_LIMIT {
@@ -147,14 +180,56 @@ impl Eval<'_, '_> {
                         ad.rule = None;
                     }
                 }
-                // A link is also judged by what it leads to.
-                let target = if ft.is_symlink() {
+                // A name a listing shows is what the directory holding it
+                // holds: that directory meets the rules, and the entry
+                // itself none.
+                let shows_names = listing == Some(Listing::Shown) && !write;
+                if shows_names
+                    && d != named
+                    && filter.is_none_or(|f| {
+                        entry
+                            .name
+                            .to_str()
+                            .is_none_or(|n| f.files.eval_entry(n, Some(ft.is_dir())) != Some(false))
+                    })
+                    && shown_in.insert(d.clone())
+                {
+                    if let Some(reason) = self.denied_beneath(deny, &d, true, ad) {
+                        ad.decision = Effect::Deny;
+                        ad.sticky = false;
+                        ad.reason = reason;
+                        return;
+                    }
+                    if asked.is_none() {
+                        asked = self.asked_beneath(ask, &d, ad);
+                    }
+                }
+                // A link is also judged by what it leads to (a listing of
+                // what its filter shows does not follow links: it shows
+                // their names).
+                let target = if ft.is_symlink() && !shows_names {
                     std::fs::canonicalize(&path).ok()
                 } else {
                     None
                 };
-                for q in std::iter::once(&path).chain(target.as_ref()) {
-                    if let Some(reason) = self.denied_beneath(deny, q, ad) {
+                // Of a plain file, a listing shows only its size and times.
+                let rules_meet = !(names_only && !write && !ft.is_dir() && !ft.is_symlink());
+                // A write of each entry find selects (`-delete`, `-exec rm
+                // {}`) enters every directory, but writes one only when it
+                // is selected itself.
+                let acted_on = !(write
+                    && ft.is_dir()
+                    && filter.is_some_and(|f| {
+                        entry
+                            .name
+                            .to_str()
+                            .is_some_and(|n| f.files.eval_entry(n, Some(true)) == Some(false))
+                    }));
+                for q in std::iter::once(&path)
+                    .chain(target.as_ref())
+                    .filter(|_| acted_on && !shows_names)
+                {
+                    if let Some(reason) = self.denied_beneath(deny, q, rules_meet, ad) {
                         ad.decision = Effect::Deny;
                         ad.sticky = false;
                         ad.reason = if q == &path {
@@ -165,22 +240,12 @@ impl Eval<'_, '_> {
                         return;
                     }
                 }
-                if asked.is_none() {
-                    let cand = Candidate::new(&path);
-                    let mut hits = Hits::new(false);
-                    ask.each_match(&path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
-                    if let Some((Effect::Ask, r)) = hits.best {
-                        asked = Some(format!(
-                            "{}: `{}` lies beneath it, and that {} by rule `{}`",
-                            ad.action.describe(),
-                            path.display(),
-                            verb(Effect::Ask),
-                            p.rules[r].id
-                        ));
-                        if ad.decision == Effect::Allow {
-                            ad.rule = Some(p.rules[r].id.clone());
-                        }
-                    } else if write && let Some(label) = p.protected.find(&path) {
+                if asked.is_none() && rules_meet && acted_on && !shows_names {
+                    asked = self.asked_beneath(ask, &path, ad);
+                    if asked.is_none()
+                        && write
+                        && let Some(label) = p.protected.find(&path)
+                    {
                         asked = Some(format!(
                             "{}: `{}` lies beneath it, and `{label}` is a protected path",
                             ad.action.describe(),
@@ -193,10 +258,12 @@ impl Eval<'_, '_> {
                 if ft.is_symlink() {
                     // A link beneath the directory may lead outside the roots.
                     if let Some(target) = &target {
+                        // A listing is not bounded by the read roots; where
+                        // credentials lie is still looked at below.
                         let inside = if write {
                             p.roots.iter().any(|r| paths::is_within(target, r))
                         } else {
-                            p.readable(target)
+                            names_only || p.readable(target)
                         };
                         let in_workspace = p.roots.iter().any(|r| paths::is_within(target, r));
                         if !inside && asked.is_none() {
@@ -240,11 +307,70 @@ impl Eval<'_, '_> {
                 }
             }
         }
+        // A listing cut short still looks into the credential locations
+        // beneath it, which are few and small.
+        if cut_short {
+            let bases: Vec<PathBuf> = p
+                .credentials
+                .bases()
+                .iter()
+                .filter(|b| b.starts_with(dir) && *b != dir && !entered.contains(*b))
+                .cloned()
+                .collect();
+            for base in bases {
+                if let Some(parent) = base.parent().filter(|_| self.seen.is_dir(&base)) {
+                    let parent = parent.to_path_buf();
+                    self.walk_beneath(write, &base, &parent, filter, listing, ad);
+                    if ad.decision == Effect::Deny {
+                        return;
+                    }
+                }
+            }
+        }
         if let Some(reason) = asked {
             ad.decision = ad.decision.max(Effect::Ask);
             ad.reason = reason;
         }
     }
+
+    /// Why `path`, beneath a recursive read or write, makes it ask: an ask
+    /// rule names it (its id is set on `ad` when it was allowed).
+    fn asked_beneath(
+        &mut self,
+        ask: &crate::index::PathRules,
+        path: &Path,
+        ad: &mut ActionDecision,
+    ) -> Option<String> {
+        let p = self.policy;
+        let cand = Candidate::new(path);
+        let mut hits = Hits::new(false);
+        ask.each_match(path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
+        let Some((Effect::Ask, r)) = hits.best else {
+            return None;
+        };
+        if ad.decision == Effect::Allow {
+            ad.rule = Some(p.rules[r].id.clone());
+        }
+        Some(format!(
+            "{}: `{}` lies beneath it, and that {} by rule `{}`",
+            ad.action.describe(),
+            path.display(),
+            verb(Effect::Ask),
+            p.rules[r].id
+        ))
+    }
+}
+
+/// What a recursive listing shows beneath the directory it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Listing {
+    /// The names its filter lets through, each of them what the directory
+    /// holding it holds (`find . -name '*.rs'`, `ls -R`, `tree`, `du`).
+    Shown,
+    /// Every directory it reaches, whole, whatever the filter (`find
+    /// . -name 'x*' -exec ls {} +`: `ls` lists what a directory `x1`
+    /// holds).
+    WholeDirs,
 }
 
 /// Where the walk stands among ripgrep's ignore files.
@@ -259,18 +385,21 @@ enum Ign {
 
 impl Eval<'_, '_> {
     /// Why `path`, beneath a recursive read or write, makes it deny: a deny
-    /// rule matches it (the rule id is set on `ad`), or it is where
-    /// credentials live.
+    /// rule matches it (the rule id is set on `ad`; only when `rules`), or
+    /// it is where credentials live.
     fn denied_beneath(
         &mut self,
         deny: &crate::index::PathRules,
         path: &Path,
+        rules: bool,
         ad: &mut ActionDecision,
     ) -> Option<String> {
         let p = self.policy;
         let cand = Candidate::new(path);
         let mut hits = Hits::new(false);
-        deny.each_match(path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
+        if rules {
+            deny.each_match(path, &cand, &mut self.buf, |r, s| hits.add(p, r, s));
+        }
         if hits.effect() == Some(Effect::Deny)
             && let Some((_, r)) = hits.best
         {

@@ -28,6 +28,10 @@ pub enum NameTest {
     },
     /// The name starts with `.`.
     Hidden,
+    /// The entry is a directory, not a link to one (`find -type d`
+    /// without `-L` or `-follow`): answered where the walk knows the
+    /// entry's kind, unknown elsewhere.
+    Directory,
     /// Not known from the name.
     Unknown,
     /// Negation.
@@ -41,6 +45,12 @@ pub enum NameTest {
 impl NameTest {
     /// The test's answer for a name, `None` when it cannot be told.
     pub fn eval(&self, name: &str) -> Option<bool> {
+        self.eval_entry(name, None)
+    }
+
+    /// The test's answer for an entry of this name which is (`Some(true)`)
+    /// or is not a directory by `lstat`, or of a kind not known (`None`).
+    pub fn eval_entry(&self, name: &str, dir: Option<bool>) -> Option<bool> {
         match self {
             NameTest::Any => Some(true),
             NameTest::Never => Some(false),
@@ -57,12 +67,13 @@ impl NameTest {
                 }
             }
             NameTest::Hidden => Some(name.starts_with('.')),
+            NameTest::Directory => dir,
             NameTest::Unknown => None,
-            NameTest::Not(t) => t.eval(name).map(|b| !b),
+            NameTest::Not(t) => t.eval_entry(name, dir).map(|b| !b),
             NameTest::All(ts) => {
                 let mut out = Some(true);
                 for t in ts {
-                    match t.eval(name) {
+                    match t.eval_entry(name, dir) {
                         Some(false) => return Some(false),
                         None => out = None,
                         Some(true) => {}
@@ -73,7 +84,7 @@ impl NameTest {
             NameTest::Either(ts) => {
                 let mut out = Some(false);
                 for t in ts {
-                    match t.eval(name) {
+                    match t.eval_entry(name, dir) {
                         Some(true) => return Some(true),
                         None => out = None,
                         Some(false) => {}
@@ -205,7 +216,7 @@ impl Filter {
             (Some(i), IgnoreMatch::Whitelist) if dir => &i.included_dirs,
             (Some(i), IgnoreMatch::Whitelist) => &i.included_files,
         };
-        test.eval(name) != Some(false)
+        test.eval_entry(name, Some(dir)) != Some(false)
     }
 
     /// A filter that reaches everything is no filter.

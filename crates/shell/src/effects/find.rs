@@ -5,10 +5,15 @@ use super::*;
 
 pub(super) fn find(args: &[Arg], d: &mut Derived) {
     let mut i = 0;
+    let mut follows = false;
     // Leading options (-H -L -P -O3 -D opts).
     while let Some(a) = args.get(i) {
         match a.text.as_str() {
-            "-H" | "-L" | "-P" => i += 1,
+            "-L" => {
+                follows = true;
+                i += 1;
+            }
+            "-H" | "-P" => i += 1,
             "-D" => i += 2,
             t if t.starts_with("-O") => i += 1,
             _ => break,
@@ -26,15 +31,37 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
     if roots.is_empty() {
         roots.push(Arg::lit("."));
     }
-    // Finding names lists directories, it does not read the files in
-    // them; what `-exec` or `-delete` does to everything beneath is added
-    // below.
-    for r in &roots {
-        d.add(Access::List, r, false);
-    }
     // Which names each action meets, and which names find prints: the
     // files beneath the roots that pass, for a command given them.
-    let selection = find_expr::select(args.get(i..).unwrap_or_default());
+    let selection = find_expr::select(args.get(i..).unwrap_or_default(), follows);
+    // Finding names lists the directories beneath the roots, it does not
+    // read the files in them: the names it prints (all of them when it
+    // prints more than names, `-printf`, `-ls`). What `-exec` or `-delete`
+    // does to everything beneath is added below.
+    let shown = selection
+        .as_ref()
+        .and_then(|s| s.printed.clone())
+        .map(|p| Filter {
+            files: p.clone(),
+            dirs: NameTest::Any,
+            split: false,
+            ignores: None,
+        });
+    // `-maxdepth 1` shows what the roots hold, no deeper.
+    let deep = !args.windows(2).any(|w| {
+        w[0].literal
+            && w[0].text == "-maxdepth"
+            && w[1].literal
+            && matches!(w[1].text.as_str(), "0" | "1")
+    });
+    for r in &roots {
+        d.add_filtered(
+            Access::List,
+            r,
+            deep,
+            shown.clone().and_then(Filter::or_none),
+        );
+    }
     let beneath = |filter: Option<&NameTest>| -> Vec<Arg> {
         roots
             .iter()
@@ -147,12 +174,16 @@ pub(super) fn find(args: &[Arg], d: &mut Derived) {
                 }
             }
             "-delete" => {
-                for r in &roots {
-                    let beneath = Arg {
-                        beneath: true,
-                        ..r.clone()
-                    };
-                    d.add(Access::Delete, &beneath, true);
+                // It removes the entries that reach it (a directory only
+                // when empty): a name its condition excludes stays.
+                let guard = selection.as_ref().and_then(|s| {
+                    s.actions
+                        .iter()
+                        .find(|(at, _)| expr_start + at == i - 1)
+                        .map(|(_, g)| g)
+                });
+                for b in beneath(guard) {
+                    d.add(Access::Delete, &b, false);
                 }
             }
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
@@ -210,7 +241,7 @@ pub(super) fn fd(args: &[Arg], d: &mut Derived) {
         roots.push(Arg::lit("."));
     }
     for r in &roots {
-        d.add(Access::List, r, false);
+        d.add(Access::List, r, true);
     }
     if let Some(exec) = exec {
         let mut argv = Vec::new();

@@ -65,7 +65,6 @@ const ONE_WORD: &[&str] = &[
     "-iwholename",
     "-regex",
     "-iregex",
-    "-type",
     "-xtype",
     "-size",
     "-mtime",
@@ -104,6 +103,9 @@ struct Parser<'a> {
     formatted: bool,
     /// Has an action (so there is no implicit `-print`).
     acts: bool,
+    /// Links are followed (`-L`, `-follow`): `-type` tests what they
+    /// lead to.
+    follows: bool,
 }
 
 impl Parser<'_> {
@@ -195,6 +197,15 @@ impl Parser<'_> {
                 }
             }
             "-false" => Node::Test(NameTest::Never),
+            "-type" => {
+                let k = word(self, 0)?;
+                self.i += 1;
+                if k.literal && k.text == "d" && !self.follows {
+                    Node::Test(NameTest::Directory)
+                } else {
+                    Node::Test(NameTest::Unknown)
+                }
+            }
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 self.acts = true;
                 // What the command prints is not a list of names.
@@ -285,8 +296,9 @@ fn guards(n: &Node, guard: NameTest, out: &mut Vec<(usize, NameTest)>) {
 
 /// Reads the expression `args` (find's words after its starting points);
 /// `None` when it cannot be read (a word only known when it runs, an
-/// unbalanced parenthesis, nesting too deep).
-pub(super) fn select(args: &[Arg]) -> Option<Selection> {
+/// unbalanced parenthesis, nesting too deep). `follows`: find was given
+/// `-L` before its starting points.
+pub(super) fn select(args: &[Arg], follows: bool) -> Option<Selection> {
     if args.is_empty() {
         return Some(Selection {
             actions: Vec::new(),
@@ -299,6 +311,8 @@ pub(super) fn select(args: &[Arg]) -> Option<Selection> {
         depth: 0,
         formatted: false,
         acts: false,
+        // `-follow` anywhere in the expression acts on the whole walk.
+        follows: follows || args.iter().any(|a| a.text == "-follow"),
     };
     let tree = p.comma()?;
     if p.i < args.len() {
@@ -330,7 +344,7 @@ mod tests {
 
     fn sel(s: &str) -> Option<Selection> {
         let args: Vec<Arg> = s.split_whitespace().map(Arg::lit).collect();
-        select(&args)
+        select(&args, false)
     }
 
     fn exec_guard(s: &str) -> NameTest {

@@ -133,8 +133,11 @@ impl Derived {
         // command's own filter. A command that itself recurses reads
         // everything beneath a directory the argument's filter selected
         // (`find . -name 'x*' -exec grep -r y {} +`), so only its own
-        // filter counts then. A write, or a read of the whole tree, has
-        // none.
+        // filter counts then. A write reaches what the argument stands for
+        // when the command acts on each entry alone (`find . -name '*.o'
+        // -delete`, `-exec rm {} +`: a directory among them is removed only
+        // when empty, or not at all), everything beneath when it recurses
+        // (`rm -r`, `mv`).
         let mut arg = arg.clone();
         let provenance = if arg.beneath && !recursive {
             arg.filter.take()
@@ -147,7 +150,7 @@ impl Derived {
                 (a, b) => a.or(b).and_then(Filter::or_none),
             }
         } else {
-            None
+            provenance.and_then(Filter::or_none)
         };
         self.found.push(Found {
             access,
@@ -324,6 +327,30 @@ pub(crate) fn parse_opts(
     out
 }
 
+/// Whether a listing program follows symbolic links beneath what it
+/// lists (`find -L`, `find -follow`, `ls -RL`, `tree -l`, `du -L`): then
+/// what a link leads to is listed too.
+pub(crate) fn listing_follows(name: &str, args: &[Arg]) -> bool {
+    let flag = |short: char, long: &[&str]| {
+        args.iter().any(|a| {
+            !a.literal
+                || long.contains(&a.text.as_str())
+                || (a.text.starts_with('-')
+                    && !a.text.starts_with("--")
+                    && a.text[1..].contains(short))
+        })
+    };
+    match name {
+        "find" => args
+            .iter()
+            .any(|a| !a.literal || matches!(a.text.as_str(), "-L" | "-follow")),
+        "ls" | "dir" | "vdir" | "du" => flag('L', &["--dereference"]),
+        "tree" => flag('l', &[]),
+        "fd" => flag('L', &["--follow"]),
+        _ => false,
+    }
+}
+
 /// Derives the effects of `name` (the command's base name) run with `args`.
 pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
     // Connection tools have no operand table (their arguments are still
@@ -349,6 +376,7 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             d.writes_by_option();
         }
         finish_read_only(&mut d);
+        writes_beneath(name, &mut d);
         return d;
     }
     let o = if spec.operands == Operands::AfterMode {
@@ -357,10 +385,36 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         parse_opts(args, spec.short_args, spec.long_args, spec.file_opts)
     };
     file_opts(spec, &o, &mut d);
-    let recursive = spec.always_recursive || o.has(spec.recursive);
+    let recursive = match name {
+        // `du` shows the directories beneath (every entry with `-a`)
+        // unless it sums them up.
+        "du" | "dust" | "ncdu" => {
+            !o.has(&["-s", "--summarize"])
+                && !o
+                    .values(&["-d", "--max-depth"])
+                    .any(|v| v.literal && v.text == "0")
+        }
+        // `tree -L 1` shows one level.
+        "tree" => !o
+            .values(&["-L"])
+            .any(|v| v.literal && matches!(v.text.as_str(), "0" | "1")),
+        _ => spec.always_recursive || o.has(spec.recursive),
+    };
     let mut operands: &[Arg] = &o.operands;
     match spec.operands {
         Operands::None | Operands::Custom => {}
+        // Without `-a`, `du` shows the directories beneath, not the files.
+        Operands::All(Access::List) if recursive && name == "du" && !o.has(&["-a", "--all"]) => {
+            let dirs = Filter {
+                files: NameTest::Directory,
+                dirs: NameTest::Any,
+                split: false,
+                ignores: None,
+            };
+            for a in operands {
+                d.add_filtered(Access::List, a, true, Some(dirs.clone()));
+            }
+        }
         Operands::All(access) => each(&mut d, access, operands, recursive),
         Operands::AfterProgram => {
             if !o.has(spec.program_opts) {
@@ -460,8 +514,17 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         }
     }
     if o.operands.is_empty() && !matches!(spec.operands, Operands::AfterProgram) {
-        if let Some(default) = spec.default_operand {
-            d.add(Access::Read, &Arg::lit(default), recursive);
+        // A listing of the working directory (`tree`, `du`, `ls -R`) is a
+        // listing; what else has a default operand reads it.
+        let (access, default) = match spec.operands {
+            Operands::All(Access::List) => (
+                Access::List,
+                spec.default_operand.or(recursive.then_some(".")),
+            ),
+            _ => (Access::Read, spec.default_operand),
+        };
+        if let Some(default) = default {
+            d.add(access, &Arg::lit(default), recursive);
         }
     }
     risky::check(name, args, &o, &mut d);
@@ -469,7 +532,31 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         d.writes_by_option();
     }
     finish_read_only(&mut d);
+    writes_beneath(name, &mut d);
     d
+}
+
+/// Programs that write each path they are given alone, a directory among
+/// them only itself or not at all (`rm` without `-r`, `chmod` without
+/// `-R`, `touch`, `sed -i`, find's own `-delete`): given what `find`
+/// selects, they write no more than that.
+const PER_ENTRY_WRITERS: &[&str] = &[
+    "find", "rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "truncate", "shred",
+    "sed", "gsed",
+];
+
+/// Any other program given what `find` selects may write beneath a
+/// directory among it whatever its name (`git checkout -- DIR`, `trash
+/// DIR`): everything beneath find's starting points counts.
+fn writes_beneath(name: &str, d: &mut Derived) {
+    if PER_ENTRY_WRITERS.contains(&name) {
+        return;
+    }
+    for f in &mut d.found {
+        if matches!(f.access, Access::Write | Access::Delete | Access::WriteDir) {
+            f.arg.filter = None;
+        }
+    }
 }
 
 fn finish_read_only(d: &mut Derived) {

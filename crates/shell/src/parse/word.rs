@@ -277,6 +277,27 @@ pub(super) fn push_code(out: &mut String, value: u32) {
     }
 }
 
+/// Whether a command substitution is `pwd` alone (`-L` or `-P` at most):
+/// its output is the working directory's path.
+fn prints_cwd(sub: &Sub) -> bool {
+    let [item] = sub.list.items.as_slice() else {
+        return false;
+    };
+    let Node::Simple(s) = &item.node else {
+        return false;
+    };
+    sub.kind == SubKind::Command
+        && sub.redirects.is_empty()
+        && !item.background
+        && s.assigns.is_empty()
+        && s.redirects.is_empty()
+        && s.words.first().is_some_and(|w| w.text == "pwd")
+        && s.words
+            .iter()
+            .skip(1)
+            .all(|w| matches!(w.text.as_str(), "-L" | "-P"))
+}
+
 pub(crate) fn is_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
@@ -356,9 +377,18 @@ impl<'s> Conv<'s> {
                 }
             }
             "command_substitution" => {
-                word.parts.push(Part::Dynamic);
-                misread_arith(text, &mut word.evals);
                 let sub = self.command_sub(node);
+                // `$(pwd)` is the working directory, as `$PWD` is (the
+                // walker knows it, unless `pwd` is a function).
+                word.parts.push(if prints_cwd(&sub) {
+                    Part::Param {
+                        name: "PWD".into(),
+                        quoted: false,
+                    }
+                } else {
+                    Part::Dynamic
+                });
+                misread_arith(text, &mut word.evals);
                 word.subs.push(sub);
             }
             "process_substitution" => {

@@ -337,6 +337,20 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
+        // `enable -n NAME` turns a builtin off (then `pwd`, `cd` or `test`
+        // is whatever program of that name the path finds), `enable -f`
+        // loads one from a shared object: code that is not analysed.
+        if name == "enable"
+            && argv
+                .iter()
+                .skip(1)
+                .any(|a| !a.literal || !matches!(a.text.as_str(), "-a" | "-p" | "-s"))
+        {
+            self.unknown(
+                "`enable` changes which builtins run, or loads one from a file".into(),
+                Some(idx),
+            );
+        }
         if literal_name && self.is_fetched(&argv[0].text) {
             self.hazard(
                 "download-exec",
@@ -477,8 +491,13 @@ impl<'o> Walker<'o> {
                 &effect_cwd,
             );
             if f.access == Access::List {
+                // Paths find hands on: a directory among them is listed
+                // whole; and what links lead to, when they are followed.
+                let whole = f.arg.beneath
+                    || effects::listing_follows(&name, argv.get(1..).unwrap_or_default());
                 for e in &mut self.out.effects[first..] {
                     e.listing = true;
+                    e.whole_dirs = whole;
                 }
             }
         }

@@ -27,6 +27,7 @@ mod cd;
 mod command;
 mod environ;
 mod evaluate;
+mod lines;
 mod made;
 mod redirects;
 mod shells;
@@ -520,7 +521,9 @@ impl<'o> Walker<'o> {
         for stage in stages {
             let mut s = scope.clone();
             s.concurrent |= multi;
+            let mut incoming = None;
             if let Some((text, files)) = upstream.take() {
+                incoming.clone_from(&files);
                 // Names reach only a command that reads the pipe: one
                 // whose input is not redirected.
                 let reads_pipe = matches!(stage, Node::Simple(c) if !c.redirects.iter().any(|r| r.op.contains('<')));
@@ -533,9 +536,19 @@ impl<'o> Walker<'o> {
             let start = self.out.commands.len();
             let output = literal_output(stage);
             self.node(stage, &mut s);
-            // Only what `find` prints: none of its errors (`2>&1`, `|&`).
+            // Only what `find` prints: none of its errors (`2>&1`, `|&`),
+            // passed on by stages that copy some of its lines unchanged
+            // (`sort`, `grep -v`, `head`).
             let files = match stage {
-                Node::Simple(c) if c.redirects.is_empty() => self.printed(start),
+                Node::Simple(c) if c.redirects.is_empty() => self.printed(start).or_else(|| {
+                    incoming.filter(|_| {
+                        lines::passes_lines(c)
+                            && c.words
+                                .first()
+                                .and_then(words::plain_text)
+                                .is_some_and(|n| !self.functions.contains_key(&n))
+                    })
+                }),
                 _ => None,
             };
             if self.out.commands[start..].iter().any(is_fetcher) {
@@ -719,6 +732,8 @@ impl<'o> Walker<'o> {
         let remaining = EXPANSION_BUDGET.saturating_sub(self.expanded);
         let env = words::Env {
             home: self.opts.home.as_deref(),
+            // A function named `pwd` prints what it likes.
+            cwd: dir.filter(|_| !self.functions.contains_key("pwd")),
             vars,
             glob_dir: dir.filter(|_| remaining > 0),
             glob_limit: GLOB_LIMIT.min(remaining),

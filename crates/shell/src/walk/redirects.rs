@@ -89,6 +89,7 @@ impl<'o> Walker<'o> {
             command,
             filter: if recursive { arg.filter.clone() } else { None },
             listing: false,
+            whole_dirs: false,
         };
         if self.made.is_empty() && self.made_anywhere.is_none() {
             self.out.effects.push(effect);

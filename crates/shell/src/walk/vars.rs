@@ -3,11 +3,20 @@
 
 use super::*;
 
-/// Makes every variable of `vars` unsure.
+/// Variables whose value is known before the script assigns them: `HOME`
+/// (the home directory) and `PWD` (the working directory).
+const IMPLICIT: &[&str] = &["HOME", "PWD"];
+
+/// Makes every variable of `vars` unsure, those known without an
+/// assignment too (`unset HOME`, `read PWD`, a `trap`).
 pub(super) fn forget_all(vars: &mut Rc<Vars>) {
-    if vars.values().any(Option::is_some) {
-        for v in Rc::make_mut(vars).values_mut() {
+    if vars.values().any(Option::is_some) || IMPLICIT.iter().any(|k| !vars.contains_key(*k)) {
+        let vars = Rc::make_mut(vars);
+        for v in vars.values_mut() {
             *v = None;
+        }
+        for k in IMPLICIT {
+            vars.insert((*k).to_string(), None);
         }
     }
 }
