@@ -554,3 +554,36 @@ fn recursive_listings_meet_what_they_show() {
     assert_eq!(d.decision, Effect::Deny, "{}", d.reason);
     assert_eq!(d.rule.as_deref(), Some("builtin:credentials"));
 }
+
+/// With no rule on reading, a listing has only the credential locations
+/// to meet: where none may lie beneath, it is not walked at all; where
+/// one may, it still is.
+#[test]
+fn listings_under_a_policy_without_read_rules() {
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let root = std::fs::canonicalize(tmp.path()).expect("canonical root");
+    std::fs::create_dir_all(root.join("home/.ssh")).expect(".ssh");
+    std::fs::write(root.join("home/.ssh/id_ed25519"), "k").expect("key");
+    std::fs::create_dir_all(root.join("src")).expect("src");
+    std::fs::write(root.join("src/a.rs"), "").expect("a.rs");
+    let text =
+        "[policy]\ndefault = \"ask\"\nallow = [\"Read\", \"Bash(ls *)\", \"Bash(find *)\"]\n";
+    let file = root.join("toolgate.toml");
+    std::fs::write(&file, text).expect("policy file");
+    let opts = LoadOptions {
+        workspace: Some(root.clone()),
+        home: Some(root.join("home")),
+        state_dir: Some(root.join("state")),
+    };
+    let policy = Policy::from_toml(text, &file, &opts).expect("policy loads");
+    let decide = |cmd: &str| policy.decide(&Call::new("run_shell", json!({ "command": cmd })));
+    for cmd in ["find src -name '*.rs'", "ls -R src"] {
+        let d = decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "`{cmd}`: {}", d.reason);
+    }
+    for cmd in ["ls -R home", "find . -type f"] {
+        let d = decide(cmd);
+        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
+        assert_eq!(d.rule.as_deref(), Some("builtin:credentials"), "`{cmd}`");
+    }
+}

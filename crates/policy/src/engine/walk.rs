@@ -77,6 +77,11 @@ impl Eval<'_, '_> {
         // walk is not asked about for them alone.
         let links_only =
             deny.is_empty() && ask.is_empty() && !write && !split && !p.credentials.may_hold(dir);
+        // A listing of what its filter shows follows no link: with no rule
+        // and no credential location to meet, there is nothing to look for.
+        if links_only && listing == Some(Listing::Shown) {
+            return;
+        }
         // Ripgrep's ignore files, by directory: where they cannot be found
         // (beneath a link followed), every entry may be re-included.
         let reader = filter
