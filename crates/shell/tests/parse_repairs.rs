@@ -264,6 +264,24 @@ fn an_escaped_blank_that_starts_a_word() {
             assert_eq!(printed(&a), bash_reads, "{words:?}");
         }
     }
+    // The blank starts the word: `rm` removes ` #x`, nothing is a comment.
     let a = analyze("rm \\ #x", &Options::default());
-    assert!(!a.unknowns.is_empty(), "{a:?}");
+    assert!(a.unknowns.is_empty(), "{a:?}");
+    assert!(
+        a.effects.iter().any(|e| e.target == " #x" && e.delete),
+        "{:?}",
+        a.effects
+    );
+    // Every one of several, with the words after it.
+    let line = "printf '%s\\0' a \\ b \\  c\\ d \\\t";
+    if have("bash") {
+        assert_eq!(
+            bash(dir.path(), line, &[]),
+            vec!["a", " b", " ", "c d", "\t"],
+            "{line:?}"
+        );
+    }
+    let a = analyze_in(dir.path(), line);
+    assert!(a.unknowns.is_empty(), "{a:?}");
+    assert_eq!(printed(&a), vec!["a", " b", " ", "c d", "\t"]);
 }

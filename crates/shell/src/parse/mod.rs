@@ -154,6 +154,7 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
             };
         }
     };
+    let (src, tree) = repairs::escaped_blanks(src, tree);
     let src: &str = &src;
     let root = tree.root_node();
     let mut conv = Conv {
@@ -253,21 +254,26 @@ const ESCAPED_BLANK_INSIDE: &[&str] = &[
 /// blank as a separator and loses the backslash, where bash starts a word
 /// with a blank (`a \ b` is `a`, ` b`; `\ #x` is ` #x`, no comment).
 fn dropped_escaped_blank(root: TsNode<'_>, src: &str) -> Option<usize> {
+    dropped_escaped_blanks(root, src).next()
+}
+
+/// Every `\ ` (or `\<tab>`) outside any word, in order: see
+/// [`dropped_escaped_blank`].
+pub(super) fn dropped_escaped_blanks<'a>(
+    root: TsNode<'a>,
+    src: &'a str,
+) -> impl Iterator<Item = usize> + 'a {
     let bytes = src.as_bytes();
-    for (at, pair) in bytes.windows(2).enumerate() {
-        if pair[0] != b'\\' || !matches!(pair[1], b' ' | b'\t') {
-            continue;
-        }
-        let run = backslashes_before(bytes, at + 1);
-        if run % 2 == 0 {
-            continue;
-        }
-        let kept = within(root, at, ESCAPED_BLANK_INSIDE);
-        if !kept {
-            return Some(at);
-        }
-    }
-    None
+    bytes
+        .windows(2)
+        .enumerate()
+        .filter(move |(at, pair)| {
+            pair[0] == b'\\'
+                && matches!(pair[1], b' ' | b'\t')
+                && backslashes_before(bytes, at + 1) % 2 == 1
+                && !within(root, *at, ESCAPED_BLANK_INSIDE)
+        })
+        .map(|(at, _)| at)
 }
 
 /// The first unescaped `$` followed by a backslash (`x$\ y`): bash reads a

@@ -20,6 +20,12 @@
 //!
 //! The last two repair a tree with errors; their result is kept only when
 //! it parses without any.
+//! - An escaped blank that starts a word outside any word (`a \ b` is `a`,
+//!   ` b`; the grammar drops the backslash and splits there) is written
+//!   `' '`: outside quotes a backslash before a character means what single
+//!   quotes around it mean. This rewrite is one byte longer for each, so
+//!   byte offsets after one move by one; it is kept only when the result
+//!   parses without errors and has no such blank left.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -343,4 +349,38 @@ fn rotate(command: TsNode<'_>, start: usize, redirect: TsNode<'_>, src: &str) ->
         range: start..command.end_byte(),
         text: format!("{words}{blanks}{op}"),
     })
+}
+
+/// `src` with every escaped blank outside any word written as a quoted
+/// blank (`\\ ` as `' '`), and its tree; `src` and `tree` unchanged when
+/// there is none, or when the result does not parse cleanly.
+pub(super) fn escaped_blanks(src: Cow<'_, str>, tree: Tree) -> (Cow<'_, str>, Tree) {
+    let at: Vec<usize> = dropped_escaped_blanks(tree.root_node(), &src).collect();
+    if at.is_empty() {
+        return (src, tree);
+    }
+    let mut text = String::with_capacity(src.len() + at.len());
+    let mut pos = 0;
+    for &a in &at {
+        let (Some(before), Some(blank)) = (src.get(pos..a), src.get(a + 1..a + 2)) else {
+            return (src, tree);
+        };
+        text.push_str(before);
+        text.push('\'');
+        text.push_str(blank);
+        text.push('\'');
+        pos = a + 2;
+    }
+    text.push_str(src.get(pos..).unwrap_or_default());
+    match parse_tree(&text) {
+        Ok(t)
+            if !t.root_node().has_error()
+                && dropped_escaped_blanks(t.root_node(), &text)
+                    .next()
+                    .is_none() =>
+        {
+            (Cow::Owned(text), t)
+        }
+        _ => (src, tree),
+    }
 }
