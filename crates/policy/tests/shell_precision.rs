@@ -48,6 +48,14 @@ fn bash(fx: &Fx, command: &str) -> Decision {
         .decide(&Call::new("run_shell", json!({ "command": command })))
 }
 
+/// `command` is decided `effect` by the rule `rule`.
+#[track_caller]
+fn expect_by(fx: &Fx, command: &str, effect: Effect, rule: &str) {
+    let d = bash(fx, command);
+    assert_eq!(d.decision, effect, "`{command}`: {}", d.reason);
+    assert_eq!(d.rule.as_deref(), Some(rule), "`{command}`");
+}
+
 #[track_caller]
 fn expect(fx: &Fx, command: &str, effect: Effect) {
     let d = bash(fx, command);
@@ -261,9 +269,7 @@ fn recursive_listings_meet_rules_on_what_they_list() {
         // Named on its own, the denied file stays denied.
         "ls -l .env",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("deny[0]"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "deny[0]");
     }
     // Credentials are not listed, even as plain files.
     std::fs::create_dir_all(root.join("home/.ssh")).expect(".ssh");
@@ -272,9 +278,7 @@ fn recursive_listings_meet_rules_on_what_they_list() {
         "find home -type f -exec ls -l {} +",
         "find home -exec ls -ld {} \\;",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("builtin:credentials"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "builtin:credentials");
     }
 }
 
@@ -290,9 +294,7 @@ fn a_listing_of_a_denied_directory_is_denied() {
         "find . -type d | xargs ls",
         "ls .env",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("deny[0]"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "deny[0]");
     }
 }
 
@@ -332,9 +334,7 @@ fn deletes_meet_only_what_find_selects() {
         "find . -follow -type d -delete",
         "find . -size +0 -delete",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("deny[0]"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "deny[0]");
     }
     // `.git` holds files find selects: `Edit(.git/**)` denies.
     std::fs::create_dir_all(root.join(".git")).expect(".git");
@@ -416,9 +416,7 @@ fn names_pass_through_line_filters() {
         "find . -type f | sort | xargs cat",
         "find . -type f | grep -v '\\.rs$' | xargs wc -l",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("deny[0]"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "deny[0]");
     }
     // Lines that may be other names: not followed.
     for cmd in [
@@ -521,9 +519,7 @@ fn recursive_listings_meet_what_they_show() {
         "find home -name 'id_*'",
         "find . -name 'id_*' -print",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("builtin:credentials"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "builtin:credentials");
     }
     // A directory a Read deny rule names has its names shown (`bin`); what
     // `.env/bin` holds the rule does not name (`cat .env/bin/activate` is
@@ -536,9 +532,7 @@ fn recursive_listings_meet_what_they_show() {
         "ls -R .env",
         "find . -type d -name 'b*'",
     ] {
-        let d = bash(&fx, cmd);
-        assert_eq!(d.decision, Effect::Deny, "`{cmd}`: {}", d.reason);
-        assert_eq!(d.rule.as_deref(), Some("deny[0]"), "`{cmd}`");
+        expect_by(&fx, cmd, Effect::Deny, "deny[0]");
     }
     expect(&fx, "find . -name '*.rs'", Effect::Allow);
     expect(&fx, "find . -name activate", Effect::Allow);
