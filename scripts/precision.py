@@ -24,6 +24,10 @@ Printed (and with --json, as one JSON object):
   answer that is not a decision of the call (`invalid-call`); hangs:
   commands not decided within --timeout;
 - unanalysable: decisions with an action of kind `unknown`;
+- parse failures: commands with an unknown the parser gave (text it could
+  not parse, or would read otherwise than bash), and how many of those
+  `bash -n` accepts (valid bash, or a script inside it that bash would
+  refuse only when it runs);
 - allow / ask / deny;
 - **allowed-program commands** (the issue's key figure): a command *uses
   only allowed programs* when it has at least one `exec` action and the
@@ -50,7 +54,7 @@ sandbox would (`toolgate check --sandbox`): an ask the sandbox answers is an
 allow (`sandbox:holds`); compare the ask counts of a run with and without it.
 
 `--show CLASS` lists examples of a class (up to --limit, default 20):
-crash, hang, unanalysable, allow, ask, deny, not-allowed (allowed-program
+crash, hang, unanalysable, parse-failure, parse-failure-valid, allow, ask, deny, not-allowed (allowed-program
 commands not allowed), not-allowed-inside (the same, inside the workspace),
 unnamed-effects, guessed-writes (allowed commands whose only unnamed writes
 are such guesses: the files a program with no operand table is given, which
@@ -305,6 +309,24 @@ def pct(part, whole):
     return 100.0 * part / whole if whole else 0.0
 
 
+def parse_failure(reason):
+    """Whether an unknown's reason is the parser's: text it could not parse,
+    or read otherwise than bash does."""
+    return (reason.startswith("cannot parse")
+            or "the grammar does not read it as bash does" in reason)
+
+
+def bash_accepts(command):
+    """Whether `bash -n` accepts the command (it checks the syntax of the
+    command itself, not of a script it hands to another shell)."""
+    try:
+        return subprocess.run(["bash", "-n", "-c", command], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -387,6 +409,9 @@ def main():
         classes["rule:" + rule].append((i, value))
         if any(a["action"]["kind"] == "unknown" for a in actions):
             classes["unanalysable"].append((i, value))
+        if any(a["action"]["kind"] == "unknown" and parse_failure(a["action"].get("reason", ""))
+               for a in actions):
+            classes["parse-failure"].append((i, value))
         if uses_allowed_programs(actions, names):
             classes["allowed-program"].append((i, value))
             stays = inside(actions, str(ws))
@@ -403,6 +428,10 @@ def main():
             elif writes:
                 classes["guessed-writes"].append((i, value))
 
+    # A parse failure of a command `bash -n` accepts: valid bash (or a
+    # script inside it, `bash -c '..'`, that bash would refuse when it runs).
+    classes["parse-failure-valid"] = [(i, v) for i, v in classes["parse-failure"]
+                                      if bash_accepts(rows[i]["command"])]
     ap = len(classes["allowed-program"])
     api = len(classes["allowed-program-inside"])
     figures = {
@@ -412,6 +441,8 @@ def main():
         "crashes": len(classes["crash"]),
         "hangs": len(classes["hang"]),
         "unanalysable": len(classes["unanalysable"]),
+        "parse_failures": len(classes["parse-failure"]),
+        "parse_failures_bash_accepts": len(classes["parse-failure-valid"]),
         "allow": counts["allow"], "ask": counts["ask"], "deny": counts["deny"],
         "allowed_program": ap,
         "allowed_program_not_allowed": len(classes["not-allowed"]),
@@ -492,6 +523,8 @@ def main():
               f"{f['seconds']} s")
         print(f"crashes: {f['crashes']}   hangs (>{args.timeout:g} s): {f['hangs']}   "
               f"unanalysable: {f['unanalysable']} ({pct(f['unanalysable'], f['total']):.1f}%)")
+        print(f"parse failures: {f['parse_failures']}, of commands bash -n accepts "
+              f"{f['parse_failures_bash_accepts']}")
         print(f"allow {f['allow']}   ask {f['ask']}   deny {f['deny']}")
         print(f"allowed-program commands: {ap}; not allowed: {f['allowed_program_not_allowed']} "
               f"({f['allowed_program_not_allowed_pct']}%)")

@@ -1,13 +1,15 @@
 //! Valid bash that the grammar misreads or refuses, read as bash reads it:
 //! `for NAME do`, a here-document before the command name, the reserved
-//! word `time`, a backslash that ends the script. Each case runs in the
+//! word `time`, a backslash that ends the script, a `$` that starts no
+//! expansion, signs in command names, lone brackets, a closing word right
+//! after a compound command, a command without a name. Each case runs in the
 //! real `bash -c` too, with `printf '%s\0'` (or `cat`) as the program, and
 //! what bash prints must be what toolgate's commands would print.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use toolgate_shell::{Analysis, Options, analyze};
+use toolgate_shell::{Analysis, EffectKind, Options, analyze};
 
 use crate::real::have;
 
@@ -284,4 +286,220 @@ fn an_escaped_blank_that_starts_a_word() {
     let a = analyze_in(dir.path(), line);
     assert!(a.unknowns.is_empty(), "{a:?}");
     assert_eq!(printed(&a), vec!["a", " b", " ", "c d", "\t"]);
+}
+
+/// bash's manual, "Shell Expansions": a `$` that starts no parameter,
+/// command or arithmetic expansion is an ordinary character (`grep x$)`
+/// inside a substitution, `/^a$/i`, `total$.`, `a:$%`, `x$\ y`). The
+/// grammar refused most of them and dropped the `$` before a backslash.
+#[test]
+fn a_dollar_that_starts_no_expansion_is_itself() {
+    same_as_bash(&[
+        (
+            "printf '%s\\0' a$/ b$% c$. d$: e$, f$= g$+ h$^ i$~ j$] k$}",
+            &["printf"],
+        ),
+        ("printf '%s\\0' a$\\ b c$\\\\", &["printf"]),
+        (
+            "printf '%s\\0' a$; printf '%s\\0' b$",
+            &["printf", "printf"],
+        ),
+        ("printf '%s\\0' a$|cat", &["printf", "cat"]),
+        (
+            "printf '%s\\0' a$&& printf '%s\\0' b",
+            &["printf", "printf"],
+        ),
+        // In quotes the grammar read them right, and they stay as written.
+        (
+            "printf '%s\\0' 'a$/' \"b$%\" 'c$\\|d' \"e$\\\"f\"",
+            &["printf"],
+        ),
+    ]);
+    // Inside a substitution, in quotes or not.
+    for line in [
+        "printf '%s\\0' $(printf '%s' x$)",
+        "printf '%s\\0' \"$(printf '%s' x$)\"",
+    ] {
+        let a = analyze(line, &Options::default());
+        assert!(a.unknowns.is_empty(), "{line:?}: {a:?}");
+        assert!(
+            a.commands.iter().any(|c| c.argv == ["printf", "%s", "x$"]),
+            "{a:?}"
+        );
+    }
+    // Inside backquotes: bash removes the backslash before `$` when it
+    // reads them again.
+    let a = analyze("wc `find | grep .php$`", &Options::default());
+    assert!(
+        a.unknowns.iter().all(|u| !u.reason.contains("parse")),
+        "{a:?}"
+    );
+    assert!(
+        a.commands.iter().any(|c| c.argv == ["grep", ".php$"]),
+        "{:?}",
+        a.commands
+    );
+    // A `$` before a line continuation is an expansion of what follows
+    // it once the lines are joined: never read as a literal `$`.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let line = "printf '%s\\0' a$\\\nHOME";
+    let a = analyze_in(dir.path(), line);
+    assert!(!a.unknowns.is_empty(), "{a:?}");
+    // A heredoc's body keeps its text: the `$/` there is not escaped.
+    same_as_bash(&[("cat <<EOF\na$/ b@c $%\nEOF", &["cat"])]);
+}
+
+/// A command name that starts like a variable name and goes on with `@`,
+/// `%` or `#` (`npx foo@latest` without `npx`, `page%d.jpg`, `pkcs#11`)
+/// is a word like any other: bash starts a comment only where a word
+/// starts. The grammar took the name for an assignment and failed.
+#[test]
+fn a_command_name_with_at_percent_or_hash() {
+    same_as_bash(&[
+        (
+            "foo@x 2>/dev/null; printf '%s\\0' b@c",
+            &["foo@x", "printf"],
+        ),
+        (
+            "true|pkcs#11 2>/dev/null; printf '%s\\0' x#y",
+            &["true", "pkcs#11", "printf"],
+        ),
+        (
+            "true|a|tag#tag b 2>/dev/null; printf '%s\\0' c",
+            &["true", "a", "tag#tag", "printf"],
+        ),
+        (
+            "page%d.jpg 2>/dev/null || printf '%s\\0' d%e",
+            &["page%d.jpg", "printf"],
+        ),
+        ("printf '%s\\0' a #b@c", &["printf"]),
+    ]);
+    // Whatever the name, its arguments are checked.
+    let a = analyze("yarn@1 add x > .env", &Options::default());
+    assert_eq!(a.commands[0].argv, ["yarn@1", "add", "x"]);
+    assert!(
+        a.effects
+            .iter()
+            .any(|e| e.target == ".env" && e.kind == EffectKind::Write),
+        "{a:?}"
+    );
+}
+
+/// `[`, `]`, `{` and `}` standing alone are arguments like any other
+/// (`tc filter ... [ a ] [ b ]`, `find -ok rm { } \;`); the grammar glued
+/// `] [` and `{ }` into one word, where bash splits at the blank.
+#[test]
+fn lone_brackets_and_braces_are_words() {
+    same_as_bash(&[
+        ("printf '%s\\0' x [ a b ] [ c ] y", &["printf"]),
+        ("printf '%s\\0' { } z", &["printf"]),
+        (
+            "printf '%s\\0' [ a ] [ b ] 2>/dev/null | cat",
+            &["printf", "cat"],
+        ),
+    ]);
+    let a = analyze("find / -ok rm { } \\;", &Options::default());
+    assert!(
+        a.unknowns.iter().all(|u| !u.reason.contains("parse")),
+        "{a:?}"
+    );
+    assert!(
+        a.commands.iter().any(|c| c.argv == ["rm", "{", "}"]),
+        "{:?}",
+        a.commands
+    );
+}
+
+/// bash needs no `;` between a compound command's end and the reserved
+/// word that closes the one around it: `(..) done`, `fi done`, `done }`,
+/// `} fi`.
+#[test]
+fn a_closing_word_right_after_a_compound_command() {
+    same_as_bash(&[
+        (
+            "for v in a b; do (printf '%s\\0' \"$v\") done",
+            &["printf", "printf"],
+        ),
+        (
+            "if true; then { printf '%s\\0' x; } fi",
+            &["true", "printf"],
+        ),
+        ("{ for v in 1; do printf '%s\\0' y; done }", &["printf"]),
+        (
+            "if true; then if true; then printf '%s\\0' z; fi fi",
+            &["true", "true", "printf"],
+        ),
+        (
+            "while true; do if true; then printf '%s\\0' w; fi; break; done",
+            &["true", "true", "printf", "break"],
+        ),
+    ]);
+    // The words stay arguments where they are not reserved.
+    let a = analyze("echo $(true) done", &Options::default());
+    assert_eq!(
+        a.commands.last().map(|c| c.argv.clone()),
+        Some(vec!["echo".into(), "$(true)".into(), "done".into()])
+    );
+}
+
+/// bash's manual, "Simple Command Expansion": with no command name, the
+/// assignments are made and the redirections performed (`g=$(md5sum f) >
+/// f.md5` creates `f.md5`); the grammar wanted a name there.
+#[test]
+fn assignments_and_redirects_without_a_command() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    std::fs::write(dir.path().join("f"), "data").expect("write f");
+    let line = "g=$(cat f) > f.out";
+    let a = analyze_in(dir.path(), line);
+    assert!(a.unknowns.is_empty(), "{:?}", a.unknowns);
+    assert!(
+        a.effects
+            .iter()
+            .any(|e| e.target == "f" && e.kind == EffectKind::Read),
+        "{a:?}"
+    );
+    assert!(
+        a.effects
+            .iter()
+            .any(|e| e.target == "f.out" && e.kind == EffectKind::Write),
+        "{a:?}"
+    );
+    assert!(names(&a).contains(&"cat"), "{a:?}");
+    if have("bash") {
+        bash(dir.path(), line, &[]);
+        assert!(dir.path().join("f.out").exists());
+    }
+    // A command name after the redirect is the command, as before.
+    let a = analyze("g=1 > out rm -rf x", &Options::default());
+    assert_eq!(names(&a), ["rm"]);
+}
+
+/// `N<>WORD` opens WORD for reading and writing, whatever WORD is (`-` is
+/// a file of that name here, not a close as in `<&-`).
+#[test]
+fn read_write_redirects() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for line in ["exec 3<>-", "exec 3<>f"] {
+        let a = analyze_in(dir.path(), line);
+        assert!(a.unknowns.is_empty(), "{line:?}: {:?}", a.unknowns);
+        let target = if line.contains('f') { "f" } else { "-" };
+        for kind in [EffectKind::Read, EffectKind::Write] {
+            assert!(
+                a.effects
+                    .iter()
+                    .any(|e| e.target == target && e.kind == kind),
+                "{line:?}: {:?}",
+                a.effects
+            );
+        }
+    }
+    // Shapes the grammar splits elsewhere stay unanalysable, never half read.
+    for line in ["cat <>-", "exec 0<>-"] {
+        let a = analyze_in(dir.path(), line);
+        assert!(!a.unknowns.is_empty(), "{line:?}: {a:?}");
+    }
+    if have("bash") {
+        bash(dir.path(), "exec 3<>-", &[]);
+        assert!(dir.path().join("-").exists());
+    }
 }

@@ -313,6 +313,11 @@ impl<'s> Conv<'s> {
                     } else {
                         child
                     };
+                    // `g=1 > f`: assignments and redirects without a name,
+                    // where the grammar wants one (see `tolerated_error`).
+                    if inner.is_missing() {
+                        continue;
+                    }
                     simple.words.push(self.word_of(inner));
                     word_end = Some(child.end_byte());
                     continue;

@@ -21,6 +21,7 @@ use crate::syntax::{
 
 mod commands;
 mod grammar;
+mod literals;
 mod repairs;
 mod statements;
 mod word;
@@ -154,6 +155,7 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
             };
         }
     };
+    let (src, tree) = literals::literals(src, tree);
     let (src, tree) = repairs::escaped_blanks(src, tree);
     let src: &str = &src;
     let root = tree.root_node();
@@ -168,7 +170,7 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
         joined: Vec::new(),
     };
     let list = conv.list_of(root);
-    if let Some(at) = dollar_backslash(src) {
+    if let Some(at) = dollar_backslash(root, src) {
         conv.errors.push(format!(
             "a `$` before a backslash at byte {at}: the grammar does not read it as bash does"
         ));
@@ -276,20 +278,43 @@ pub(super) fn dropped_escaped_blanks<'a>(
         .map(|(at, _)| at)
 }
 
-/// The first unescaped `$` followed by a backslash (`x$\ y`): bash reads a
-/// literal `$`, the grammar drops it and keeps the backslash.
-fn dollar_backslash(src: &str) -> Option<usize> {
+/// The first unescaped `$` followed by a backslash outside quotes (`x$\ y`):
+/// bash reads a literal `$`, the grammar drops it and keeps the backslash.
+/// (In single or double quotes the grammar reads it as bash does; one
+/// outside them is escaped by [`literals::literals`] where it can be.)
+fn dollar_backslash(root: TsNode<'_>, src: &str) -> Option<usize> {
     let bytes = src.as_bytes();
     let mut from = 0;
     while let Some(off) = src.get(from..).and_then(|t| t.find("$\\")) {
         let at = from + off;
         from = at + 2;
         let run = backslashes_before(bytes, at);
-        if run % 2 == 0 {
+        // Before a line continuation it is never trusted, quotes or not:
+        // in double quotes bash joins the lines first (`"$\<newline>(id)"`
+        // runs `id`).
+        let continued = bytes.get(at + 2) == Some(&b'\n');
+        if run % 2 == 0 && (continued || !in_quotes(root, at)) {
             return Some(at);
         }
     }
     None
+}
+
+/// Whether the byte at `at` is inside single, double or `$'..'` quotes
+/// (and not in a command substitution within them).
+fn in_quotes(root: TsNode<'_>, at: usize) -> bool {
+    let mut node = root.descendant_for_byte_range(at, at + 1);
+    while let Some(x) = node {
+        match kind(x) {
+            "command_substitution" | "process_substitution" => return false,
+            "string" | "string_content" | "raw_string" | "ansi_c_string" | "translated_string" => {
+                return true;
+            }
+            _ => {}
+        }
+        node = x.parent();
+    }
+    false
 }
 
 /// How many backslashes end just before `end`: an odd count escapes the
@@ -354,14 +379,45 @@ fn first_syntax_error(root: TsNode<'_>, src: &str) -> Option<String> {
     }
 }
 
-/// The grammar has no `<>` operator and reports its `>` as an error inside a
-/// file redirect; the conversion reads the operator from the text instead.
+/// Errors the conversion reads past as bash does:
+/// - The grammar has no `<>` operator and reports its `>` as an error
+///   inside a file redirect; the conversion reads the operator from the
+///   text instead.
+/// - A command of assignments and redirects alone (`g=$(f) > out`: bash
+///   assigns, then opens `out`) lacks the name the grammar wants there;
+///   the conversion leaves the missing name out.
 fn tolerated_error(node: TsNode<'_>, src: &str) -> bool {
-    node.is_error()
-        && src.get(node.byte_range()) == Some(">")
+    // Its `>` after `<`, or (before a `-`) its `<` before `>`.
+    let start = node.start_byte();
+    let diamond = node.is_error()
         && node.parent().is_some_and(|p| kind(p) == "file_redirect")
-        && node.start_byte() > 0
-        && src.get(node.start_byte() - 1..node.start_byte()) == Some("<")
+        && match src.get(node.byte_range()) {
+            Some(">") => start > 0 && src.get(start - 1..start) == Some("<"),
+            Some("<") => src.get(start + 1..start + 2) == Some(">"),
+            _ => false,
+        };
+    diamond || nameless_command(node)
+}
+
+/// A missing command name in a command that has assignments and a redirect.
+fn nameless_command(node: TsNode<'_>) -> bool {
+    if !node.is_missing() || kind(node) != "word" {
+        return false;
+    }
+    let Some(name) = node.parent().filter(|p| kind(*p) == "command_name") else {
+        return false;
+    };
+    let Some(command) = name.parent().filter(|p| kind(*p) == "command") else {
+        return false;
+    };
+    let mut cursor = command.walk();
+    let children: Vec<TsNode<'_>> = command.named_children(&mut cursor).collect();
+    let assigns = children.iter().any(|c| kind(*c) == "variable_assignment");
+    let redirects = children.iter().any(|c| kind(*c).ends_with("redirect"));
+    let others = children.iter().all(|c| {
+        c.id() == name.id() || kind(*c) == "variable_assignment" || kind(*c).ends_with("redirect")
+    });
+    assigns && redirects && others
 }
 
 struct Conv<'s> {

@@ -119,7 +119,7 @@ fn apply(src: &str, mut edits: Vec<Edit>) -> String {
 
 /// Visits every node beneath `root` (iteratively: the tree can be as deep
 /// as the input is long), descending only where `descend` says.
-fn visit<'t>(
+pub(super) fn visit<'t>(
     root: TsNode<'t>,
     descend: impl Fn(TsNode<'t>) -> bool,
     mut f: impl FnMut(TsNode<'t>),

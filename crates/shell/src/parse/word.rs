@@ -139,7 +139,7 @@ pub(super) fn push_unquoted(word: &mut Word, text: &str) {
 }
 
 /// Whether unquoted text holds a blank that no backslash escapes.
-fn unescaped_blank(text: &str) -> bool {
+pub(super) fn unescaped_blank(text: &str) -> bool {
     let mut escaped = false;
     for c in text.chars() {
         if escaped {
