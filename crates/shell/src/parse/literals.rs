@@ -37,17 +37,20 @@ use super::*;
 
 /// Where in the text a piece of it is: what a backslash written there means.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Context {
+pub(super) enum Context {
     /// Outside quotes (or inside a command substitution within them): a
     /// backslash quotes the character after it and goes.
     Unquoted,
-    /// Anywhere else: in quotes, a here-document body, a comment,
-    /// arithmetic, a `[[ ]]` test.
+    /// In single, double, `$'..'` or `$".."` quotes (and not in a command
+    /// substitution within them).
+    Quoted,
+    /// Anywhere else: a here-document body, a comment, arithmetic, a
+    /// `[[ ]]` test.
     Other,
 }
 
 /// The context of the byte at `at` of `src`.
-fn context(root: TsNode<'_>, src: &str, at: usize) -> Context {
+pub(super) fn context(root: TsNode<'_>, src: &str, at: usize) -> Context {
     let mut node = root.descendant_for_byte_range(at, at + 1);
     while let Some(x) = node {
         match kind(x) {
@@ -59,12 +62,10 @@ fn context(root: TsNode<'_>, src: &str, at: usize) -> Context {
             // misreading of it (`$\ ""` as a `$"..."`): bash quotes nothing.
             "string" | "raw_string" | "ansi_c_string" | "translated_string"
                 if x.start_byte() == at => {}
-            "string"
-            | "string_content"
-            | "raw_string"
-            | "ansi_c_string"
-            | "translated_string"
-            | "heredoc_body"
+            "string" | "string_content" | "raw_string" | "ansi_c_string" | "translated_string" => {
+                return Context::Quoted;
+            }
+            "heredoc_body"
             | "heredoc_content"
             | "heredoc_start"
             | "comment"
@@ -110,7 +111,7 @@ pub(super) fn literals(src: Cow<'_, str>, tree: Tree) -> (Cow<'_, str>, Tree) {
         signs_after_names(root, &src, &mut inserts);
         closers(root, &src, &mut inserts);
     }
-    if src.contains("] [") || src.contains("{ }") {
+    if may_glue(&src) {
         glued_brackets(root, &src, &mut inserts);
     }
     if inserts.is_empty() {
@@ -203,8 +204,7 @@ fn signs_after_names(root: TsNode<'_>, src: &str, inserts: &mut Vec<(usize, &'st
             .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
             .count();
         let start = at - name;
-        let first = bytes.get(start);
-        if name == 0 || first.is_some_and(u8::is_ascii_digit) {
+        if !src.get(start..at).is_some_and(is_name) {
             continue;
         }
         let word_start = word_starts(bytes, start);
@@ -226,9 +226,15 @@ fn glued_word(node: TsNode<'_>, src: &str) -> bool {
             .is_some_and(super::word::unescaped_blank)
 }
 
+/// Whether the text holds what the grammar glues into one word across a
+/// blank (`] [`, `{ }`): the cheap test before the tree is walked for it.
+fn may_glue(src: &str) -> bool {
+    src.contains("] [") || src.contains("{ }")
+}
+
 /// Whether any word of the tree is glued across a blank.
 fn glued(root: TsNode<'_>, src: &str) -> bool {
-    if !(src.contains("] [") || src.contains("{ }")) {
+    if !may_glue(src) {
         return false;
     }
     let found = std::cell::Cell::new(false);

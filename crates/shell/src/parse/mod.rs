@@ -293,28 +293,13 @@ fn dollar_backslash(root: TsNode<'_>, src: &str) -> Option<usize> {
         // in double quotes bash joins the lines first (`"$\<newline>(id)"`
         // runs `id`).
         let continued = bytes.get(at + 2) == Some(&b'\n');
-        if run % 2 == 0 && (continued || !in_quotes(root, at)) {
+        if run % 2 == 0
+            && (continued || literals::context(root, src, at) != literals::Context::Quoted)
+        {
             return Some(at);
         }
     }
     None
-}
-
-/// Whether the byte at `at` is inside single, double or `$'..'` quotes
-/// (and not in a command substitution within them).
-fn in_quotes(root: TsNode<'_>, at: usize) -> bool {
-    let mut node = root.descendant_for_byte_range(at, at + 1);
-    while let Some(x) = node {
-        match kind(x) {
-            "command_substitution" | "process_substitution" => return false,
-            "string" | "string_content" | "raw_string" | "ansi_c_string" | "translated_string" => {
-                return true;
-            }
-            _ => {}
-        }
-        node = x.parent();
-    }
-    false
 }
 
 /// How many backslashes end just before `end`: an odd count escapes the
