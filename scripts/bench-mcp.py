@@ -11,7 +11,12 @@ the added latency (the difference of the percentiles), and the gateway's
 own CPU time per call (its threads' on-CPU time over the measured calls,
 from /proc).
 
-    scripts/bench-mcp.py [--calls N] [--no-build] [--profile release|hook]
+    scripts/bench-mcp.py [--calls N] [--no-build] [--profile release|hook] [--elicitation]
+
+`--elicitation` has the client declare that it can show approval forms (as
+clients that support MCP elicitation do), so that the gateway's approver
+for an ask is the form rather than the queue; the calls are allowed either
+way.
 
 Needs scripts/install-mcp.sh; builds toolgate first (unless --no-build):
 in release, or with `--profile hook` as `cargo install --profile hook`
@@ -44,11 +49,11 @@ def percentile(xs, p):
 class Session:
     """One MCP connection over a process's stdin/stdout, raw JSON-RPC lines."""
 
-    def __init__(self, cmd, env):
+    def __init__(self, cmd, env, capabilities):
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env, bufsize=0)
         self.next_id = 0
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": capabilities,
                                     "clientInfo": {"name": "bench", "version": "1"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         self.request("tools/list", {})
@@ -99,6 +104,7 @@ def main():
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--profile", choices=["release", "hook"], default="release")
+    ap.add_argument("--elicitation", action="store_true")
     a = ap.parse_args()
     if not EVERYTHING.exists():
         raise SystemExit("run scripts/install-mcp.sh first")
@@ -115,7 +121,8 @@ def main():
               "--name", "everything", "--"] + server
         # Both connections stay open and calls alternate between them, so
         # that both see the same machine load (this is a shared machine).
-        direct_s, through_s = Session(server, env), Session(gw, env)
+        caps = {"elicitation": {"form": {}}} if a.elicitation else {}
+        direct_s, through_s = Session(server, env, caps), Session(gw, env, caps)
         for _ in range(200):
             direct_s.echo()
             through_s.echo()

@@ -579,6 +579,61 @@ impl Wire {
     }
 }
 
+/// A call the policy asks about waits for the reviewer model off the
+/// gateway's async worker: meanwhile the gateway goes on relaying, and a
+/// call sent after it is answered first.
+#[test]
+fn a_call_waiting_for_the_reviewer_does_not_hold_up_the_others() {
+    use crate::support::http::{Limits, Request, Response, Server};
+    let review = Server::start(Limits::default(), |_: &Request| {
+        std::thread::sleep(Duration::from_secs(3));
+        let answer = json!({"decision": "deny", "reason": "fake deny"}).to_string();
+        Response::json(
+            200,
+            &json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer}}]}),
+        )
+    });
+    let env = Env::new(&format!(
+        "{ASK_POLICY}\n[review]\napi = \"openai\"\nmodel = \"fake-reviewer\"\n\
+         base_url = \"{}/v1\"\napi_key_env = \"TOOLGATE_TEST_REVIEW_KEY\"\ntimeout = 20\n",
+        review.url()
+    ));
+    let mut gw = env.gateway("marker", &[], &own_server());
+    gw.env("TOOLGATE_TEST_REVIEW_KEY", "test-key");
+    let mut w = Wire::start(gw);
+    w.initialize();
+    let reviewed = env.ws("reviewed").to_string_lossy().into_owned();
+    let quick = env.ws("quick").to_string_lossy().into_owned();
+    w.request(
+        2,
+        "tools/call",
+        json!({"name": "touch", "arguments": {"path": reviewed}}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    w.request(
+        3,
+        "tools/call",
+        json!({"name": "slow", "arguments": {"path": quick, "seconds": 0}}),
+    );
+    let first = w.response();
+    assert_eq!(
+        first["id"], 3,
+        "answered while the other call waits: {first}"
+    );
+    assert_eq!(first["result"]["isError"], false, "{first}");
+    assert!(env.ws("quick").exists());
+    let second = w.response();
+    assert_eq!(second["id"], 2, "{second}");
+    assert_eq!(second["result"]["isError"], true, "{second}");
+    assert!(!env.ws("reviewed").exists(), "the reviewer denied it");
+    let reviewed_row = env
+        .rows()
+        .into_iter()
+        .find(|r| r.record.tool == "mcp__marker__touch")
+        .expect("a row for the reviewed call");
+    assert_eq!(reviewed_row.record.outcome, Outcome::Blocked);
+}
+
 #[test]
 fn malformed_json_rpc_gets_an_error_and_the_gateway_keeps_serving() {
     let env = Env::new(ASK_POLICY);

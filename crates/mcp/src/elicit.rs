@@ -1,8 +1,10 @@
 //! Asking the person at the client: an [`Approver`] that sends
 //! `elicitation/create` (form mode) to the client and waits for its answer.
 //!
-//! The gate calls `ask` on a blocking thread; the request goes out on the
-//! async runtime (`Handle::block_on` from that thread) and the answer comes
+//! The gate runs in place on an async worker (most calls never ask); `ask`
+//! turns that worker into a blocking thread while it waits, handing the
+//! worker's other tasks on, and the request goes out on the async runtime
+//! (`Handle::block_on` from that thread). The answer comes
 //! back as the gate's [`Answer`]: `accept` approves this call once (or for
 //! the session, when the rule allows it and the person chose so); `decline`,
 //! `cancel`, an error, or the call being cancelled by the client do not.
@@ -84,7 +86,9 @@ impl Approver for ElicitApprover {
         let request = ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params));
         let peer = self.peer.clone();
         let cancelled = self.cancelled.clone();
-        let answer = self.runtime.block_on(async move {
+        let runtime = self.runtime.clone();
+        let answer = crate::host::blocking(move || {
+            runtime.block_on(async move {
             let handle = peer
                 .send_request_with_option(request, Default::default())
                 .await
@@ -97,6 +101,7 @@ impl Approver for ElicitApprover {
                     Ok(None)
                 }
             }
+        })
         })?;
         let Some(result) = answer else {
             return Ok(Answer::Decline {

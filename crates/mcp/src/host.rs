@@ -3,11 +3,15 @@
 //! gateway only carries the verdict out. No decision, record or refusal
 //! text is made here.
 //!
-//! `Gate::pass` may block (an approver waiting for a person), so it runs as
-//! blocking code (`block_in_place`), one gate per call over the shared policy and a store
-//! connection of its own, taken from a small pool (opening a connection per
-//! call costs more than the rest of the gate together): no lock is held
-//! across an approval, only while a connection is taken or given back.
+//! `Gate::pass` runs in place on the async worker, one gate per call over
+//! the shared policy and a store connection of its own, taken from a small
+//! pool (opening a connection per call costs more than the rest of the gate
+//! together): no lock is held across an approval, only while a connection
+//! is taken or given back. What may wait runs as blocking code
+//! (`block_in_place`, the worker's other tasks handed on): the person's
+//! answer to a form (the approver itself, see `elicit.rs`), a reviewer
+//! model's answer, a PostgreSQL store. An allowed call never waits, and
+//! handing the worker over would cost more than its gate.
 //! The stores are spooled (`Store::open_spooled`): a call's ledger row is
 //! one locked append to the spool beside the database rather than a
 //! SQLite transaction, folded into the ledger by the next reader.
@@ -56,7 +60,7 @@ const POOL: usize = 8;
 impl Gateway {
     /// Passes one call through the gate. `blocked` names tools the host
     /// refuses whatever the policy says (a tool whose definition is not
-    /// trusted); `may_wait` says the approver may wait for a person.
+    /// trusted).
     ///
     /// `Err` is a call the gate could not even take (it panicked): not
     /// executed.
@@ -65,7 +69,6 @@ impl Gateway {
         call: Call,
         approver: Box<dyn Approver>,
         blocked: Vec<String>,
-        may_wait: bool,
     ) -> Result<Passage, GateFailed> {
         // Runs in place (borrowing the host), on this worker or as
         // blocking code; the store comes from the pool and goes back to it.
@@ -93,13 +96,13 @@ impl Gateway {
                 passage
             }))
         };
-        // An approver that waits for a person runs as blocking code, its
-        // worker handing its other tasks on meanwhile. One that cannot wait
-        // (the queue, a refusal) leaves only the store's short write, done
-        // in place: handing over the worker would cost more than the gate.
-        // A PostgreSQL store is a blocking client with a runtime of its
-        // own, which must not be entered from an async worker.
-        let run = if may_wait || self.remote_store() {
+        // An approver that waits for a person turns this worker into
+        // blocking code itself, only when it asks. A reviewer model's answer
+        // is awaited inside the gate, and a PostgreSQL store is a blocking
+        // client with a runtime of its own, which must not be entered from
+        // an async worker: with either, the whole gate runs as blocking
+        // code.
+        let run = if self.remote_store() || self.policy.review().is_some() {
             blocking(gate)
         } else {
             gate()
@@ -183,7 +186,7 @@ impl Gateway {
 /// Runs blocking code from wherever the gateway is: in place on a worker of
 /// the multi-threaded runtime (handing its other tasks on), directly
 /// elsewhere.
-fn blocking<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn blocking<T>(f: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current() {
         Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
             tokio::task::block_in_place(f)

@@ -6,8 +6,8 @@
 //!
 //! There is no lock held across a request: each request is its own task
 //! (rmcp's), the state shared between them is a few maps behind short
-//! mutexes, and the gate runs per call (as blocking code when its approver
-//! may wait for a person).
+//! mutexes, and the gate runs per call (in place on the worker; what may
+//! wait, a person or a reviewer model, as blocking code: see `host.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -502,14 +502,9 @@ pub(crate) async fn decide(
     ask: Ask<'_>,
     cancelled: &CancellationToken,
 ) -> Result<(), Refused> {
-    let (approver, blocked, may_wait, why): (Box<dyn Approver>, Vec<String>, bool, _) = match ask {
-        Ask::Blocked(why) => (
-            Box::new(NeverApprover),
-            vec![call.tool.clone()],
-            false,
-            Some(why),
-        ),
-        Ask::Never => (Box::new(NeverApprover), Vec::new(), false, None),
+    let (approver, blocked, why): (Box<dyn Approver>, Vec<String>, _) = match ask {
+        Ask::Blocked(why) => (Box::new(NeverApprover), vec![call.tool.clone()], Some(why)),
+        Ask::Never => (Box::new(NeverApprover), Vec::new(), None),
         Ask::Person(client) => match client.filter(|c| can_elicit(c)) {
             Some(peer) => (
                 Box::new(ElicitApprover {
@@ -519,13 +514,12 @@ pub(crate) async fn decide(
                     server: cfg.server.clone(),
                 }),
                 Vec::new(),
-                true,
                 None,
             ),
-            None => (Box::new(QueueApprover), Vec::new(), false, None),
+            None => (Box::new(QueueApprover), Vec::new(), None),
         },
     };
-    let passage = cfg.host.pass(call, approver, blocked, may_wait).await?;
+    let passage = cfg.host.pass(call, approver, blocked).await?;
     if matches!(passage.verdict, Verdict::Run) {
         return Ok(());
     }
