@@ -106,9 +106,19 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             if rest.is_empty() {
                 return Step::None;
             }
+            let mut script = joined(rest);
+            // The grammar ends the command at the group's first separator
+            // and reads its `}` as a command of its own: the group read
+            // again is closed here.
+            if let (Some(open), Script::Text { text, .. }) = (rest.first(), &mut script)
+                && open.literal
+                && open.text == "{"
+            {
+                text.push_str("\n}");
+            }
             Step::Shell {
                 wrapper: texts(&argv[..skip]),
-                script: joined(rest),
+                script,
             }
         }
         "watch" => watch(argv),

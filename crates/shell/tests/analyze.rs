@@ -1937,6 +1937,30 @@ fn bypass_shapes_are_seen() {
     }
 }
 
+/// A coprocess's group, named or not, is read whole: the grammar has no
+/// `coproc`, ends the command at the group's first separator and reads its
+/// `}` alone; the group read again is closed.
+#[test]
+fn a_coprocess_group_is_read_whole() {
+    for cmd in [
+        "coproc { cat .env; }",
+        "coproc BC { cat .env; }; echo \"${BC[1]}\"",
+    ] {
+        let a = analyze(cmd, &opts());
+        assert!(a.unknowns.is_empty(), "{cmd}:\n{}", summary(&a));
+        assert!(
+            a.commands.iter().any(|c| c.argv == ["cat", ".env"]),
+            "{cmd}:\n{}",
+            summary(&a)
+        );
+        assert!(
+            a.effects.iter().any(|e| effect_line(e) == "R .env"),
+            "{cmd}:\n{}",
+            summary(&a)
+        );
+    }
+}
+
 #[rustfmt::skip]
 #[test]
 fn exfiltration_and_writes_are_effects() {

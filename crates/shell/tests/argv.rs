@@ -278,6 +278,76 @@ fn a_word_the_grammar_does_not_split_at_a_blank() {
     assert!(!a.unknowns.is_empty(), "{a:?}");
 }
 
+/// A command's name that bash reads as a word with a glob or braces in it:
+/// the grammar read `[q]` as the test `[ q ]` (nothing run, no error),
+/// `[z]q x` and `z?a x` as two commands, `{z,y}q x` as a group. In a
+/// folder whose files the patterns match, each program there records how
+/// bash ran it; the analysis must name the same program and arguments (and
+/// still ask: a pattern names a program only when it runs).
+#[test]
+fn a_command_name_with_a_glob_or_braces_is_the_word_bash_makes() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for name in ["q", "zq", "zqa", "yq"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "#!/bin/sh\necho \"${0##*/} $*\" >> ran.log\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    for line in [
+        "[q]",
+        "[q] && [q]",
+        "if [q]; then [q]; fi",
+        "[z]q x",
+        "[[z]q x",
+        "z?a x",
+        "z[q]a x",
+        "{z,y}q x",
+        "{zq,x}",
+        "[ x -eq|zq y ]",
+    ] {
+        let a = analyze(
+            line,
+            &Options {
+                cwd: Some(dir.path().to_path_buf()),
+                ..Options::default()
+            },
+        );
+        assert!(
+            a.unknowns
+                .iter()
+                .all(|u| u.reason.starts_with("command name is a glob")),
+            "{line:?}: {a:?}"
+        );
+        let analysed: Vec<String> = a
+            .commands
+            .iter()
+            .filter(|c| c.argv[0] != "[")
+            .map(|c| c.argv.join(" "))
+            .collect();
+        if have("bash") {
+            let log = dir.path().join("ran.log");
+            let _ = std::fs::remove_file(&log);
+            let status = Command::new("bash")
+                .arg("-c")
+                .arg(line)
+                .current_dir(dir.path())
+                .env_clear()
+                .env("PATH", format!("{}:/usr/bin:/bin", dir.path().display()))
+                .stdin(Stdio::null())
+                .status()
+                .expect("bash runs");
+            assert!(status.success(), "{line:?}");
+            let ran = std::fs::read_to_string(&log).expect("a program ran");
+            let ran: Vec<String> = ran.lines().map(|l| l.trim_end().to_owned()).collect();
+            assert_eq!(analysed, ran, "{line:?}");
+        }
+    }
+    // An array element's assignment stays one.
+    let a = analyze("a[1]=x; c[2]+=y; b=([1]=v); echo", &Options::default());
+    assert!(a.unknowns.is_empty(), "{a:?}");
+    assert_eq!(a.assignments, ["a[1]=x", "c[2]+=y", "b=([1]=v)"]);
+}
+
 /// `x$\ ""` is `x$ ` in bash; the grammar dropped the `$` and kept the
 /// backslash. Outside quotes the `$` is escaped, which bash reads the same;
 /// checked against bash.

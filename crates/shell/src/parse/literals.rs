@@ -25,10 +25,26 @@
 //!   command around it (`(cd d; ls) done`, `fi done`, `done }`): bash needs
 //!   no `;` there, the grammar does; one is inserted.
 //!
+//! - A command name that bash reads as one word, with a glob or a brace
+//!   expansion in it, where the grammar reads something else: a test
+//!   (`[w]`, `[c]at`, `[[x]]`: bash's `[` and `[[` are words of their
+//!   own), a group (`{ca,b}t`: `{` too), or a name cut short as if it
+//!   began an assignment (`c?t`, `c[a]t`). An empty pair of quotes is
+//!   put where the grammar goes astray, before the bracket or brace or
+//!   after the name: bash makes the same word of it, pattern and braces
+//!   included, and the grammar reads a word. (`[w]` is no error to the
+//!   grammar, which reads the test `[ w ]`, running nothing, where bash
+//!   runs the program the pattern matches.) And a `[` the grammar takes
+//!   for a test it then fails on (`[ "$v" -eq|ne ]`, which bash runs as
+//!   `[` cut by pipes): `""[` is the word `[` to bash, a command name to
+//!   the grammar. Never inside an assignment, an array's elements or a
+//!   subscript, where `[` starts a key.
+//!
 //! Only characters in unquoted text are touched (not in quotes, here-
 //! document bodies, comments, arithmetic or `[[ ]]`). The rewrite is kept
 //! only when its text parses without any error, and when the tree had no
-//! error only a `$` before a backslash is rewritten. Byte offsets after
+//! error only a `$` before a backslash and a test glued to what follows
+//! its `[` are rewritten. Byte offsets after
 //! an insertion move by its length.
 
 use std::borrow::Cow;
@@ -51,7 +67,12 @@ pub(super) enum Context {
 
 /// The context of the byte at `at` of `src`.
 pub(super) fn context(root: TsNode<'_>, src: &str, at: usize) -> Context {
-    let mut node = root.descendant_for_byte_range(at, at + 1);
+    context_from(root.descendant_for_byte_range(at, at + 1), src, at)
+}
+
+/// The context of the byte at `at`, `node` being the innermost node that
+/// holds it.
+fn context_from(mut node: Option<TsNode<'_>>, src: &str, at: usize) -> Context {
     while let Some(x) = node {
         match kind(x) {
             // Bash starts a comment only where a word starts: one the
@@ -107,6 +128,9 @@ pub(super) fn literals(src: Cow<'_, str>, tree: Tree) -> (Cow<'_, str>, Tree) {
     let errors = root.has_error();
     let mut inserts: Vec<(usize, &'static str)> = Vec::new();
     lone_dollars(root, &src, errors, &mut inserts);
+    if errors || may_glob_name(&src) {
+        glob_names(root, &src, &mut inserts);
+    }
     if errors {
         signs_after_names(root, &src, &mut inserts);
         closers(root, &src, &mut inserts);
@@ -186,6 +210,97 @@ fn lone_dollars(
         }
         inserts.push((at, "\\"));
     }
+}
+
+/// Whether the text may hold a test's `[` glued to what follows it (a `[`
+/// that starts a word and is followed by no blank): the cheap test before
+/// a tree without errors is walked for one.
+fn may_glob_name(src: &str) -> bool {
+    let bytes = src.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        b == b'['
+            && word_starts(bytes, at)
+            && bytes.get(at + 1).is_some_and(|n| !glued_to_nothing(*n))
+    })
+}
+
+/// Whether `b`, after a token, leaves it a word of its own: a blank or
+/// the start of an operator.
+fn glued_to_nothing(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
+    )
+}
+
+/// Where the grammar reads a glob or brace word at a command's start as
+/// something else (see the module's text): `""` inserted before the test's
+/// or group's opening token glued to what follows (before a `[` the grammar
+/// fails on, glued or not), or after a name that `?` or a `[..]` not
+/// followed by `=` goes on from.
+fn glob_names(root: TsNode<'_>, src: &str, inserts: &mut Vec<(usize, &'static str)>) {
+    let bytes = src.as_bytes();
+    let glued = |token: TsNode<'_>| {
+        bytes
+            .get(token.end_byte())
+            .is_some_and(|b| !glued_to_nothing(*b))
+    };
+    let mut found = Vec::new();
+    super::repairs::visit(
+        root,
+        |_| true,
+        |node| {
+            let Some(first) = node.child(0) else {
+                return;
+            };
+            let at = first.start_byte();
+            let hit = match (kind(node), kind(first)) {
+                // `[` is a command like any other to bash, glued or not.
+                ("ERROR", "[") => Some(at),
+                ("test_command", "[" | "[[") | ("ERROR", "[[" | "{") => glued(first).then_some(at),
+                ("ERROR", "variable_name") => {
+                    (bytes.get(first.end_byte()) == Some(&b'?')).then_some(first.end_byte())
+                }
+                ("ERROR", "subscript") => {
+                    let assigns = src
+                        .get(first.end_byte()..)
+                        .is_some_and(|rest| rest.starts_with('=') || rest.starts_with("+="));
+                    match first.child(0) {
+                        Some(name) if kind(name) == "variable_name" && !assigns => {
+                            Some(name.end_byte())
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(insert) = hit
+                && word_starts(bytes, at)
+                && !in_assignment(node)
+                && context_from(node.parent(), src, at) == Context::Unquoted
+            {
+                found.push(insert);
+            }
+        },
+    );
+    inserts.extend(found.into_iter().map(|at| (at, "\"\"")));
+}
+
+/// Whether `node` is in an assignment, an array's elements or a
+/// subscript, where `[` starts a key that bash evaluates: never a command's
+/// name, so never rewritten as one.
+fn in_assignment(node: TsNode<'_>) -> bool {
+    let mut up = node.parent();
+    while let Some(p) = up {
+        if matches!(
+            kind(p),
+            "variable_assignment" | "array" | "subscript" | "declaration_command" | "expansion"
+        ) {
+            return true;
+        }
+        up = p.parent();
+    }
+    false
 }
 
 /// Each `@`, `%` or `#` that follows a variable name starting a word at a
