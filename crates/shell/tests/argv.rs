@@ -288,7 +288,7 @@ fn a_word_the_grammar_does_not_split_at_a_blank() {
 fn a_command_name_with_a_glob_or_braces_is_the_word_bash_makes() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("temporary directory");
-    for name in ["q", "zq", "zqa", "yq"] {
+    for name in ["q", "zq", "zqa", "yq", "!q"] {
         let path = dir.path().join(name);
         std::fs::write(&path, "#!/bin/sh\necho \"${0##*/} $*\" >> ran.log\n").expect("write");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -304,6 +304,7 @@ fn a_command_name_with_a_glob_or_braces_is_the_word_bash_makes() {
         "{z,y}q x",
         "{zq,x}",
         "[ x -eq|zq y ]",
+        "![q]",
     ] {
         let a = analyze(
             line,

@@ -213,13 +213,15 @@ fn lone_dollars(
 }
 
 /// Whether the text may hold a test's `[` glued to what follows it (a `[`
-/// that starts a word and is followed by no blank): the cheap test before
+/// that starts a word, or follows a `!` that does, and is followed by no
+/// blank): the cheap test before
 /// a tree without errors is walked for one.
 fn may_glob_name(src: &str) -> bool {
     let bytes = src.as_bytes();
     bytes.iter().enumerate().any(|(at, &b)| {
+        let bang = at.checked_sub(1).filter(|i| bytes[*i] == b'!');
         b == b'['
-            && word_starts(bytes, at)
+            && (word_starts(bytes, at) || bang.is_some_and(|i| word_starts(bytes, i)))
             && bytes.get(at + 1).is_some_and(|n| !glued_to_nothing(*n))
     })
 }
@@ -253,7 +255,13 @@ fn glob_names(root: TsNode<'_>, src: &str, inserts: &mut Vec<(usize, &'static st
             let Some(first) = node.child(0) else {
                 return;
             };
-            let at = first.start_byte();
+            let mut at = first.start_byte();
+            // `![w]` is one word to bash, not `! [w]`.
+            if node.parent().is_some_and(|p| kind(p) == "negated_command")
+                && at.checked_sub(1).and_then(|i| bytes.get(i)) == Some(&b'!')
+            {
+                at -= 1;
+            }
             let hit = match (kind(node), kind(first)) {
                 // `[` is a command like any other to bash, glued or not.
                 ("ERROR", "[") => Some(at),
