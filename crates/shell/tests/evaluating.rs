@@ -126,6 +126,15 @@ const EVALUATING: &[&str] = &[
     "for PS4 in '$(touch P)'; do set -x; :; done",
     // A builtin that runs a callback.
     "echo 1 > f; mapfile -C 'touch P #' -c 1 arr < f",
+    // Completion: a word list goes through the expansions, and a command
+    // or function given to `compgen` runs at once.
+    "compgen -W '$(touch P)' x",
+    "compgen -W '`touch P`'",
+    "compgen -aW '$(touch P)' x",
+    "x='a[$(touch P)]'; compgen -W '$((x))' 1",
+    "compgen -C 'touch P' x",
+    "f() { touch P; }; compgen -F f x",
+    "compgen -bF f x; f() { touch P; }; compgen -F f x",
 ];
 
 /// The same contexts given plain values: analysable, and bash runs nothing.
@@ -163,6 +172,8 @@ const PLAIN: &[&str] = &[
     "case 3 in $((1+2))) echo three ;; esac",
     "mapfile -t lines <<< 'a b'; echo ${#lines[@]}",
     "export -n HOME; echo ok",
+    "compgen -W 'start stop restart' st",
+    "compgen -A file -X '*.o' -- src",
 ];
 
 fn opts() -> Options {

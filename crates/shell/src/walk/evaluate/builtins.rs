@@ -10,6 +10,53 @@ use crate::arith::Overlay;
 const TEST_ARITH: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
 
 /// Options of `read`, `mapfile` and `wait` that take a value.
+/// Whether `compgen` or `complete` with `args` may run code: `-C` runs a
+/// command and `-F` a function (`compgen` at once, `complete` when a
+/// completion is asked for), and `-W`'s word list goes through the shell's
+/// expansions, command substitution and arithmetic included. A word list
+/// with no `$` or backquote expands to itself; anything not literal may.
+fn completion_runs_code(args: &[Arg]) -> bool {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if !a.literal {
+            return true;
+        }
+        if a.text == "--" {
+            break;
+        }
+        let Some(cluster) = a.text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        for (at, c) in cluster.char_indices() {
+            if matches!(c, 'C' | 'F') {
+                return true;
+            }
+            if !matches!(c, 'o' | 'A' | 'G' | 'W' | 'P' | 'S' | 'X') {
+                continue;
+            }
+            // The rest of the cluster is the option's value, else the next
+            // word.
+            let rest = &cluster[at + c.len_utf8()..];
+            let value = if rest.is_empty() {
+                i += 1;
+                match args.get(i - 1) {
+                    Some(v) if v.literal => v.text.as_str(),
+                    Some(_) => return true,
+                    None => "",
+                }
+            } else {
+                rest
+            };
+            if c == 'W' && value.contains(['$', '`']) {
+                return true;
+            }
+            break;
+        }
+    }
+    false
+}
+
 fn valued_options(name: &str) -> &'static str {
     match name {
         "read" => "adinNptu",
@@ -144,6 +191,15 @@ impl<'o> Walker<'o> {
             {
                 self.unknown(
                     format!("`{name}` may be given a callback (`-C`), which it runs as a command"),
+                    Some(idx),
+                );
+            }
+            "compgen" | "complete" if completion_runs_code(args) => {
+                self.unknown(
+                    format!(
+                        "`{name}` runs a command (`-C`) or a function (`-F`), or expands a word \
+                         list (`-W`) whose expansions may run code"
+                    ),
                     Some(idx),
                 );
             }
