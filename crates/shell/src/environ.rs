@@ -102,6 +102,8 @@ static EXACT: &[(&str, Use)] = &[
     ("DBUS_SESSION_BUS_ADDRESS", Runs(NONE)),
     ("DBUS_SYSTEM_BUS_ADDRESS", Runs(NONE)),
     ("DEPENDENCIES_OUTPUT", Runs(NONE)),
+    // bash: an element assigned is where `popd` goes.
+    ("DIRSTACK", Runs(NONE)),
     ("DISPLAY", Runs(NONE)),
     ("DOCKER_HOST", Runs(NONE)),
     ("EDITOR", Runs(EDITORS)),
@@ -231,6 +233,8 @@ static EXACT: &[(&str, Use)] = &[
     ("NVIM_LOG_FILE", Write),
     ("OBJCOPY", Runs(NONE)),
     ("OBJDUMP", Runs(NONE)),
+    // bash: where `cd -` goes.
+    ("OLDPWD", Runs(NONE)),
     ("OPENSSL_CONF", Runs(NONE)),
     ("OPENSSL_ENGINES", Runs(NONE)),
     ("OPENSSL_MODULES", Runs(NONE)),

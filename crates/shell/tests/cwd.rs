@@ -93,6 +93,54 @@ const ELSEWHERE: &[(&str, &str, bool)] = &[
         "pushd sub >/dev/null; popd >/dev/null; printf '%s\\n' $PWD",
         false,
     ),
+    // `cd -` goes to `$OLDPWD` and `popd` to an element of `DIRSTACK`,
+    // however the script assigns them; `dirs -c` empties the stack,
+    // `pushd -n` changes only the stack, `popd +N` drops an entry.
+    (
+        "mkdir -p @D/sub",
+        "cd sub; OLDPWD=/etc; cd - >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "cd sub; OLDPWD=/etc cd - >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "cd sub; read OLDPWD <<< /etc; cd - >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "f() { OLDPWD=/etc; }; cd sub; f; cd - >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "cd sub; eval 'OLD''PWD=/etc'; cd - >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "pushd sub >/dev/null; DIRSTACK[1]=/etc; popd >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "pushd sub >/dev/null; dirs -c; popd 2>/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "pushd -n sub >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
+    (
+        "mkdir -p @D/sub",
+        "pushd sub >/dev/null; pushd /etc >/dev/null; popd +1 >/dev/null; printf '%s\\n' $PWD",
+        true,
+    ),
 ];
 
 #[test]

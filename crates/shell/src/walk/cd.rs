@@ -1,9 +1,47 @@
-//! `cd`, `pushd` and `popd`: the directory later commands run in.
+//! `cd`, `pushd`, `popd` and `dirs -c`: the directory later commands run
+//! in. (`OLDPWD`, which `cd -` goes to, and `DIRSTACK`, whose elements
+//! `popd` goes to, are in the environment table: a script that assigns
+//! them is unanalysable.)
 
 use super::*;
 
 impl<'o> Walker<'o> {
     pub(super) fn change_dir(&mut self, name: &str, argv: &[Arg], scope: &mut Scope, idx: usize) {
+        if name == "dirs" {
+            // `dirs -c` empties the stack (a later `popd` fails and stays);
+            // the other options only print it.
+            if argv
+                .iter()
+                .skip(1)
+                .any(|a| !a.literal || (a.text.starts_with('-') && a.text.contains('c')))
+            {
+                scope.dir_stack.clear();
+            }
+            return;
+        }
+        // `pushd -n`/`popd -n` change the stack and not the directory, and
+        // `popd +N`/`-N` drop an entry without changing directory: not
+        // followed.
+        let stack_only = name != "cd"
+            && argv.iter().skip(1).any(|a| {
+                !a.literal
+                    || (a.text.starts_with('-') && a.text.len() > 1 && a.text[1..].contains('n'))
+                    || (name == "popd" && (a.text.starts_with('+') || a.text.starts_with('-')))
+            });
+        if stack_only {
+            self.unknown(
+                format!("`{name}` with these arguments changes the directory stack in a way not followed"),
+                Some(idx),
+            );
+            scope.dir_stack.clear();
+            scope.oldpwd = Some(scope.cwd.clone());
+            scope.cwd = Cwd::Unknown;
+            return;
+        }
+        // Where `cd -` goes is `$OLDPWD`, where `popd` goes an element of
+        // `DIRSTACK`: a script may assign either.
+        let oldpwd_set = self.dir_vars_named || scope.vars.contains_key("OLDPWD");
+        let stack_set = self.dir_vars_named || scope.vars.contains_key("DIRSTACK");
         let operands: Vec<&Arg> = argv
             .iter()
             .skip(1)
@@ -16,23 +54,24 @@ impl<'o> Walker<'o> {
             .collect();
         let target = match (name, operands.first()) {
             ("popd", _) => match scope.dir_stack.pop() {
-                Some(d) => d,
-                None => Cwd::Unknown,
+                Some(d) if !stack_set => d,
+                _ => Cwd::Unknown,
             },
             ("cd", None) => match &self.opts.home {
                 Some(h) => Cwd::At(h.clone()),
                 None => Cwd::Unknown,
             },
             (_, None) => match scope.dir_stack.pop() {
-                Some(d) => {
+                Some(d) if !stack_set => {
                     scope.dir_stack.push(scope.cwd.clone());
                     d
                 }
-                None => Cwd::Unknown,
+                _ => Cwd::Unknown,
             },
-            (_, Some(a)) if a.literal && a.text == "-" => {
+            (_, Some(a)) if a.literal && a.text == "-" && !oldpwd_set => {
                 scope.oldpwd.clone().unwrap_or(Cwd::Unknown)
             }
+            (_, Some(a)) if a.literal && a.text == "-" => Cwd::Unknown,
             (_, Some(a)) if a.literal && !a.text.starts_with('+') => {
                 let base = match &scope.cwd {
                     Cwd::At(p) => Some(p.clone()),

@@ -424,7 +424,7 @@ impl<'o> Walker<'o> {
                 });
             }
         }
-        if matches!(name.as_str(), "cd" | "pushd" | "popd") {
+        if matches!(name.as_str(), "cd" | "pushd" | "popd" | "dirs") {
             self.change_dir(&name, &argv, scope, idx);
         }
         let (found_haz, unknowns) = hazards::command(

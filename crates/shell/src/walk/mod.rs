@@ -180,6 +180,9 @@ pub(crate) struct Walker<'o> {
     /// The script names `IFS` somewhere: what word splitting does is not
     /// followed.
     ifs_named: bool,
+    /// The script names `OLDPWD` or `DIRSTACK` (which `cd -` and `popd`
+    /// go to): neither is followed then.
+    dir_vars_named: bool,
     /// Rounds of `for` loops walked once per value, left for this
     /// analysis ([`LOOP_ROUND_BUDGET`]): nested loops multiply them.
     loop_rounds_left: usize,
@@ -217,6 +220,7 @@ impl<'o> Walker<'o> {
             outputs: HashMap::new(),
             sub_outputs: HashMap::new(),
             ifs_named: false,
+            dir_vars_named: false,
             replacing: HashSet::new(),
             loop_rounds_left: LOOP_ROUND_BUDGET,
         }
@@ -226,6 +230,7 @@ impl<'o> Walker<'o> {
     pub fn run(&mut self, script: &str) {
         // A script that may set `IFS` splits `$(..)` at other characters.
         self.ifs_named = script.contains("IFS");
+        self.dir_vars_named = script.contains("OLDPWD") || script.contains("DIRSTACK");
         let mut scope = Scope {
             cwd: Cwd::Start,
             oldpwd: None,
