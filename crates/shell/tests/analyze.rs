@@ -1205,7 +1205,7 @@ fn writers_write_their_operands() {
     check(
         "ln -s target link",
         &["ln -s target link"],
-        &["R target", "W link"],
+        &["R target", "R link/target", "W link"],
         &[],
         &[],
     );

@@ -130,3 +130,35 @@ fn moving_a_directory_is_recursive() {
             .any(|e| e.target == "s2" && e.kind == EffectKind::Write && e.recursive)
     );
 }
+
+/// A symbolic link's target is named from the link's directory: `ln -s
+/// ../.env d/a` points at the workspace's `.env`, not at a file beside the
+/// workspace. What it points at is checked from there, in both readings of
+/// DEST (the link itself, or a directory that gets it).
+#[test]
+fn a_link_target_is_read_from_the_links_directory() {
+    let s = Scratch::new();
+    let reads = |script: &str| -> Vec<String> {
+        analyze(script, &opts(&s))
+            .effects
+            .iter()
+            .filter(|e| e.kind == EffectKind::Read)
+            .map(|e| e.target.clone())
+            .collect()
+    };
+    let r = reads("mkdir d && ln -s ../.env d/a");
+    assert!(r.contains(&"d/../.env".to_string()), "{r:?}");
+    assert!(r.contains(&"d/a/../.env".to_string()), "{r:?}");
+    assert!(!r.contains(&"../.env".to_string()), "{r:?}");
+    let r = reads("ln -sT ../.env d/a");
+    assert_eq!(r, ["d/../.env"]);
+    let r = reads("ln -s -t d ../.env ../x");
+    assert_eq!(r, ["d/../.env", "d/../x"]);
+    let r = reads("ln -s ../.env");
+    assert_eq!(r, ["../.env"]);
+    // An absolute target, a relative link (`-r`) and a hard link name the
+    // file from the working directory, as before.
+    assert_eq!(reads("ln -s /etc/hosts d/h"), ["/etc/hosts"]);
+    assert_eq!(reads("ln -sr .env d/a"), [".env"]);
+    assert_eq!(reads("ln .env d/a"), [".env"]);
+}

@@ -493,7 +493,47 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
                 _ if install_dirs => Access::Write,
                 _ => Access::Read,
             };
-            if spec.operands == Operands::Move {
+            if spec.operands == Operands::Link
+                && name == "ln"
+                && o.has(&["-s", "--symbolic"])
+                && !o.has(&["-r", "--relative"])
+            {
+                // A symbolic link's target is read from the link's
+                // directory, not the working directory: `ln -s ../lib
+                // a/lib` points at `lib`. DEST may be the link or a
+                // directory that gets it; both are checked.
+                let dirs: Vec<String> = match (&target, operands.split_last()) {
+                    (Some(t), _) => vec![t.text.clone()],
+                    (None, Some((last, rest))) if !rest.is_empty() => {
+                        let parent = match last.text.trim_end_matches('/').rsplit_once('/') {
+                            Some(("", _)) => "/".to_string(),
+                            Some((p, _)) => p.to_string(),
+                            None => ".".to_string(),
+                        };
+                        if rest.len() > 1 || last.text.ends_with('/') {
+                            vec![last.text.clone()]
+                        } else if o.has(&["-T", "--no-target-directory"]) {
+                            vec![parent]
+                        } else {
+                            vec![parent, last.text.clone()]
+                        }
+                    }
+                    _ => vec![".".to_string()],
+                };
+                for src in sources {
+                    if !src.literal || src.text.starts_with(['/', '~']) {
+                        d.add(Access::Read, src, recursive);
+                        continue;
+                    }
+                    for dir in &dirs {
+                        let from = match dir.as_str() {
+                            "." => src.text.clone(),
+                            _ => format!("{}/{}", dir.trim_end_matches('/'), src.text),
+                        };
+                        d.add(Access::Read, &src.with_text(from), recursive);
+                    }
+                }
+            } else if spec.operands == Operands::Move {
                 // Moving a directory removes and carries everything beneath
                 // it: a recursive write and delete, and a recursive read
                 // (what it holds is then readable under the new name).
