@@ -142,3 +142,39 @@ fn a_deny_found_elsewhere_still_denies() {
     lock(&root, false);
     assert_eq!(d.decision, Effect::Deny, "{}", d.reason);
 }
+
+/// A write of a directory that holds the policy file, or a file of its
+/// name (a policy to the directory it sits in), may replace it (`tar xf`,
+/// `unzip -o`, `cp -r tpl/. .`, `git checkout -- .`): writing one directly
+/// is a hard limit, so this asks, whatever the allow rules say.
+#[test]
+fn a_recursive_write_over_a_policy_file_asks() {
+    let rules = "allow = [\"Read\", \"Edit\", \"Bash(tar *)\", \"Bash(unzip *)\", \"Bash(cp *)\", \"Bash(git *)\"]\n";
+    let (dir, policy) = workspace(rules);
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("sub/docs")).unwrap();
+    std::fs::write(root.join("sub/docs/toolgate.toml"), "deny = [\"Read\"]\n").unwrap();
+    std::fs::create_dir_all(root.join("tpl")).unwrap();
+    std::fs::create_dir_all(root.join("out")).unwrap();
+    let decide = |cmd: &str| policy.decide(&Call::new("run_shell", json!({ "command": cmd })));
+    for cmd in [
+        "tar xf a.tar",
+        "unzip -o t.zip",
+        "cp -r tpl/. .",
+        "git checkout other -- .",
+        "tar xf a.tar -C sub",
+    ] {
+        let d = decide(cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("hard:policy-file")),
+            "{cmd}: {}",
+            d.reason
+        );
+        assert!(d.reason.contains("toolgate.toml"), "{cmd}: {}", d.reason);
+    }
+    for cmd in ["tar xf a.tar -C out", "cp -r tpl/. out"] {
+        let d = decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}

@@ -259,6 +259,19 @@ impl Eval<'_, '_> {
                         ad.sticky = true;
                         ad.rule = Some(rule_ids::PROTECTED.into());
                     }
+                    // A write of a directory may replace the policy files
+                    // beneath it (`tar xf`, `unzip -o`, `cp -r tpl/. .`,
+                    // `git checkout -- .`): writing one directly is a hard
+                    // limit, so this one asks whatever the rules say.
+                    if asked.is_none() && write && policy_file_beneath(p, &path) {
+                        asked = Some(format!(
+                            "{}: `{}` lies beneath it, and the write may replace that policy file",
+                            ad.action.describe(),
+                            path.display()
+                        ));
+                        ad.sticky = true;
+                        ad.rule = Some(rule_ids::HARD_POLICY_FILE.into());
+                    }
                 }
                 if ft.is_symlink() {
                     // A link beneath the directory may lead outside the roots.
@@ -432,4 +445,17 @@ impl Eval<'_, '_> {
         }
         None
     }
+}
+
+/// Whether `path`, found beneath a directory written as a whole, is the
+/// policy file, a file of its name (a policy to some directory), or lies in
+/// toolgate's state directory.
+fn policy_file_beneath(p: &crate::Policy, path: &Path) -> bool {
+    p.file_real.as_deref() == Some(path)
+        || path
+            .file_name()
+            .is_some_and(|n| n == crate::POLICY_FILE_NAME)
+        || p.state_dir
+            .as_deref()
+            .is_some_and(|sd| crate::paths::is_within(path, sd))
 }
