@@ -315,6 +315,24 @@ fn a_resource_read_meets_the_read_rules_of_its_file() {
     );
     assert_eq!(rows[1].2.as_deref(), Some("deny[0]"));
     assert_eq!(rows[2].2.as_deref(), Some("hard:outside-roots"));
+    // A URI that WHATWG URL parsers read as another file (a leading space,
+    // a tab in the scheme, backslashes for slashes): refused before the
+    // server sees it, never decided as something else.
+    let sub = env.ws("sub").display().to_string();
+    for (id, bad) in [
+        (5, format!(" {}", uri(&secret))),
+        (6, format!("fi\tle://{}", secret.display())),
+        (7, format!("file://{sub}\\..\\secret.txt")),
+    ] {
+        w.request(id, "resources/read", json!({"uri": bad}));
+        let r = w.response();
+        assert_eq!(r["id"], id);
+        assert_eq!(r["error"]["code"], -32602, "{bad:?}: {r}");
+    }
+    assert!(
+        !env.ws("secret.txt.read").exists(),
+        "the server never read the secret"
+    );
 }
 
 #[test]

@@ -197,6 +197,19 @@ fn to_object<T: serde::Serialize>(params: &T) -> Map<String, Value> {
 
 /// A resource read as the gate decides it: by what its URI names.
 fn resource(server: &str, method: &str, uri: &str) -> Plan {
+    // URL parsers of the WHATWG standard (Node's `new URL`, and Python's
+    // `urlsplit` for its leading blanks) drop control characters and
+    // spaces at the ends and tabs and newlines anywhere: ` file:///x` and
+    // `fi\tle:///x` are a file to the server. Such a URI is refused rather
+    // than read two ways.
+    let trimmed = uri.trim_matches(|c: char| c.is_ascii_control() || c == ' ');
+    if trimmed.len() != uri.len() || uri.contains(['\t', '\n', '\r']) {
+        return Plan::Unfit {
+            method: method.to_string(),
+            tool: names::qualified(server, method),
+            raw: uri.to_string(),
+        };
+    }
     let scheme = uri.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
     let (tool, key, value) = match scheme.as_deref() {
         Some("file") => match file_path(uri) {
@@ -231,8 +244,10 @@ fn resource(server: &str, method: &str, uri: &str) -> Plan {
 
 /// The local path a `file:` URI names: `file:///p`, `file://localhost/p`
 /// or `file:/p`, percent-decoded. `None` (refused) for another host, a
-/// query or fragment, a relative path, or a path that does not decode to
-/// text without NUL: what the server would open cannot be told.
+/// query or fragment, a relative path, a backslash (a `/` to WHATWG URL
+/// parsers: `file:///w/sub\..\.env` is `/w/.env` to Node), or a path
+/// that does not decode to text without NUL: what the server would open
+/// cannot be told.
 pub fn file_path(uri: &str) -> Option<String> {
     let rest = match uri.get(..5) {
         Some(p) if p.eq_ignore_ascii_case("file:") => &uri[5..],
@@ -249,7 +264,7 @@ pub fn file_path(uri: &str) -> Option<String> {
         }
         None => rest,
     };
-    if !path.starts_with('/') || path.contains(['?', '#']) {
+    if !path.starts_with('/') || path.contains(['?', '#', '\\']) {
         return None;
     }
     let decoded = percent_decode(path)?;
@@ -295,6 +310,8 @@ mod tests {
             "file:///a%ff",
             "file:rel/path",
             "fil",
+            "file:///w/sub\\..\\.env",
+            "file://localhost\\w\\.env",
         ] {
             assert_eq!(file_path(refused), None, "{refused}");
         }
@@ -337,6 +354,20 @@ mod tests {
             resource("fs", "resources/read", "file://host/x"),
             Plan::Unfit { .. }
         ));
+        // Read otherwise by WHATWG URL parsers: refused, not decided by name.
+        for uri in [
+            " file:///w/.env",
+            "file:///w/.env\n",
+            "fi\tle:///w/.env",
+            "\u{1}file:///w/.env",
+            "file:///w/.e\nnv",
+            "file:///w/sub\\..\\.env",
+        ] {
+            assert!(
+                matches!(resource("fs", "resources/read", uri), Plan::Unfit { .. }),
+                "{uri:?}"
+            );
+        }
     }
 
     #[test]
