@@ -385,6 +385,9 @@ static PREFIXES: &[(&str, bool, Use)] = &[
     ("RUSTUP_", false, Runs(NONE)),
     ("CGO_", false, Runs(NONE)),
     ("DOCKER_", false, Runs(NONE)),
+    // bash(1): a function exported to a child bash (`BASH_FUNC_ls%%`),
+    // which defines it there, over the command of that name.
+    ("BASH_FUNC_", false, Runs(NONE)),
     // lua(1): `LUA_INIT` is code run first; module paths.
     ("LUA_", false, Runs(NONE)),
     // .NET's startup hooks and profilers, loaded into every process.

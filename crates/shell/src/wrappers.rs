@@ -321,15 +321,18 @@ fn env(argv: &[Arg]) -> Step {
     let mut options = true;
     while let Some(a) = words.pop_front() {
         let t = a.text.as_str();
-        let assignment = t
-            .split_once('=')
-            .filter(|(name, _)| a.literal && crate::parse::is_name(name));
+        let option = a.literal && options && t.starts_with('-');
+        // After its options, env(1) takes every word with a `=` before the
+        // command for a variable, whatever its name
+        // (`BASH_FUNC_ls%%=() { ..; }`, which a child bash defines as a
+        // function); options end at the first of them.
+        let assignment = t.split_once('=').filter(|_| a.literal && !option);
         if let Some((name, value)) = assignment {
             vars.push((name.to_string(), a.with_text(value)));
             wrapper.push(a.text.clone());
+            options = false;
             continue;
         }
-        let option = a.literal && options && t.starts_with('-');
         if !option {
             words.push_front(a);
             break;

@@ -98,6 +98,7 @@ fn cases() -> Vec<Case> {
         c("set -o allexport; GIT_CONFIG_GLOBAL=gc; git x", Unknown, git, "printf '[alias]\\n x = !touch P\\n' > gc", Marker),
         // Shells, loaders and interpreters.
         c("BASH_ENV=./x.sh bash -c true", Unknown, &["bash"], "echo 'touch P' > x.sh", Marker),
+        c("env 'BASH_FUNC_echo%%=() { touch P; }' bash -c 'echo hi'", Unknown, &["bash"], "", Marker),
         c("PATH=.:$PATH ls", Unknown, &["bash"], "printf '#!/bin/sh\\ntouch P\\n' > ls; chmod +x ls", Marker),
         c("PYTHONPATH=d python3 -c 1", Unknown, &["python3"], "mkdir d; echo 'import os; os.system(\"touch P\")' > d/sitecustomize.py", Marker),
         c("NODE_OPTIONS='--require ./x.js' node -e 1", Unknown, &["node"], "echo 'require(\"fs\").writeFileSync(\"P\", \"\")' > x.js", Marker),
