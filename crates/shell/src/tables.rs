@@ -409,6 +409,8 @@ pub(crate) static WRAPPERS: &[Wrapper] = &[
     ("taskset", "", &[], 1),
     ("caffeinate", "tw", &[], 0),
     ("unbuffer", "", &[], 0),
+    // sshpass(1): `-f FILE`, `-d FD`, `-p PASSWORD`, `-P PROMPT`.
+    ("sshpass", "fdpP", &[], 0),
     // Tracers run the command they are given.
     (
         "strace",
@@ -749,6 +751,8 @@ pub(crate) const INTERPRETERS: &[&str] = &[
     "php",
     "lua",
     "tclsh",
+    "wish",
+    "expect",
     "pwsh",
     "powershell",
     "osascript",

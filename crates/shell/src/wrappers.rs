@@ -122,6 +122,91 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             }
         }
         "watch" => watch(argv),
+        // `sg [-] GROUP [-c] COMMAND`: COMMAND is a string for /bin/sh -c;
+        // without one, a shell reads standard input (as `newgrp` starts).
+        "sg" => {
+            let mut i = 1;
+            if argv.get(i).is_some_and(|a| a.literal && a.text == "-") {
+                i += 1;
+            }
+            i += 1; // the group
+            if argv.get(i).is_some_and(|a| a.literal && a.text == "-c") {
+                i += 1;
+            }
+            match argv.get(i..).filter(|rest| !rest.is_empty()) {
+                Some(rest) => Step::Shell {
+                    wrapper: texts(&argv[..i]),
+                    script: joined(rest),
+                },
+                None => Step::Shell {
+                    wrapper: texts(argv),
+                    script: Script::Stdin,
+                },
+            }
+        }
+        "newgrp" => Step::Shell {
+            wrapper: texts(argv),
+            script: Script::Stdin,
+        },
+        // capsh hands the words after `--` to bash (or to `--shell=`).
+        "capsh" => match argv.iter().position(|a| a.literal && a.text == "--") {
+            Some(end) => {
+                let changes = argv[1..end].iter().find(|a| {
+                    !a.literal
+                        || ["--chroot", "--shell", "--exec"]
+                            .iter()
+                            .any(|o| a.text.starts_with(o))
+                });
+                let mut rest = vec![Arg::lit("bash")];
+                rest.extend_from_slice(&argv[end + 1..]);
+                Step::Wrapper {
+                    wrapper: texts(&argv[..=end]),
+                    rest,
+                    cwd: None,
+                    env: Vec::new(),
+                    unknown: changes
+                        .map(|a| format!("`capsh {}` changes what runs, or where", a.text)),
+                    xargs: None,
+                }
+            }
+            None => Step::None,
+        },
+        // `nix-shell --run CMD` runs CMD in a shell; `nix develop -c CMD
+        // ARGS`, `nix shell PKGS -c CMD ARGS` run the command. (What the
+        // Nix expressions run, like a Makefile's recipes, is the program's.)
+        "nix-shell" => {
+            let at = argv
+                .iter()
+                .position(|a| a.literal && matches!(a.text.as_str(), "--run" | "--command"));
+            match at.and_then(|i| argv.get(i + 1).map(|s| (i, s))) {
+                Some((i, s)) => Step::Shell {
+                    wrapper: texts(&argv[..=i]),
+                    script: Script::Text {
+                        text: s.text.clone(),
+                        literal: s.literal,
+                    },
+                },
+                None => Step::None,
+            }
+        }
+        "nix" => match argv
+            .iter()
+            .position(|a| a.literal && matches!(a.text.as_str(), "-c" | "--command"))
+        {
+            Some(i) if i + 1 < argv.len() => Step::Wrapper {
+                wrapper: texts(&argv[..=i]),
+                rest: argv[i + 1..].to_vec(),
+                cwd: None,
+                env: Vec::new(),
+                unknown: None,
+                xargs: None,
+            },
+            _ => Step::None,
+        },
+        "vipe" => opaque(
+            argv,
+            "`vipe` runs the editor `$EDITOR` or `$VISUAL` names".into(),
+        ),
         "flock" => flock(argv),
         "script" => script(argv),
         "parallel" => parallel::parallel(argv),

@@ -1930,10 +1930,31 @@ fn bypass_shapes_are_seen() {
         "find ~ -delete", "f() { rm -rf ~; }", "(rm -rf ~)", "{ rm -rf ~; }", "if true; then rm -rf ~; fi",
         "xargs -0 rm -rf ~ < /dev/null", "find . -exec rm -rf ~ \\;", "rm -rf ~/",
         "coproc rm -rf ~", "coproc { rm -rf ~; }", "coproc name { rm -rf ~; }",
+        "sg grp 'rm -rf ~'", "sg - grp -c 'rm -rf ~'", "echo 'rm -rf ~' | newgrp", "capsh -- -c 'rm -rf ~'",
+        "capsh --caps=cap_chown+ep -- -c 'rm -rf ~'", "sshpass -p pw rm -rf ~", "echo 'rm -rf ~' | sg grp",
         "e\"ch\"o 'rm -rf ~' | sh", "'printf' 'rm -rf ~' | bash", "c''at <<'E' | sh\nrm -rf ~\nE",
     ] {
         let a = analyze(cmd, &opts());
         assert!(a.hazards.iter().any(|h| h.kind == "rm-root"), "`{cmd}` hides rm -rf ~:\n{}", summary(&a));
+    }
+}
+
+/// Programs that run code the analysis cannot see (the editor `vipe`
+/// starts, a shell capsh starts in another root) are unknown; the commands
+/// Nix runs are read as commands.
+#[test]
+fn runners_of_code_not_seen_are_unknown() {
+    for cmd in ["echo x | vipe", "capsh --chroot=/tmp/r -- -c ls"] {
+        let a = analyze(cmd, &opts());
+        assert!(!a.unknowns.is_empty(), "{cmd}:\n{}", summary(&a));
+    }
+    for cmd in ["nix-shell --run 'cat .env'", "nix develop -c cat .env"] {
+        let a = analyze(cmd, &opts());
+        assert!(
+            a.effects.iter().any(|e| effect_line(e) == "R .env"),
+            "{cmd}:\n{}",
+            summary(&a)
+        );
     }
 }
 
