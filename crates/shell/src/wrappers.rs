@@ -203,6 +203,19 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             },
             _ => Step::None,
         },
+        // `crontab FILE`, `crontab -` install commands that cron runs
+        // later, outside any gate; `-l` only lists.
+        "crontab"
+            if !argv
+                .iter()
+                .skip(1)
+                .any(|a| a.literal && a.text.starts_with('-') && a.text[1..].contains('l')) =>
+        {
+            opaque(
+                argv,
+                "`crontab` installs commands that cron runs later, outside the gate".into(),
+            )
+        }
         "vipe" => opaque(
             argv,
             "`vipe` runs the editor `$EDITOR` or `$VISUAL` names".into(),

@@ -1939,14 +1939,31 @@ fn bypass_shapes_are_seen() {
     }
 }
 
-/// Programs that run code the analysis cannot see (the editor `vipe`
-/// starts, a shell capsh starts in another root) are unknown; the commands
-/// Nix runs are read as commands.
+/// Programs that run code the analysis cannot see are unknown: the editor
+/// `vipe` starts, a shell capsh starts in another root, ssh to this very
+/// machine (by any of its names), jobs `crontab` installs for later. The
+/// commands Nix runs are read as commands.
 #[test]
 fn runners_of_code_not_seen_are_unknown() {
-    for cmd in ["echo x | vipe", "capsh --chroot=/tmp/r -- -c ls"] {
+    for cmd in [
+        "echo x | vipe",
+        "capsh --chroot=/tmp/r -- -c ls",
+        "ssh localhost cat .env",
+        "ssh -p 22 me@127.1 'cat .env'",
+        "ssh 2130706433 id",
+        "ssh '[::1]' id",
+        "echo 'cat .env' | ssh localhost",
+        "echo '* * * * * cat .env' | crontab -",
+        "crontab jobs.txt",
+        "crontab -e",
+        "ssh \"$H\" id",
+    ] {
         let a = analyze(cmd, &opts());
         assert!(!a.unknowns.is_empty(), "{cmd}:\n{}", summary(&a));
+    }
+    for cmd in ["ssh build.example.com uptime", "crontab -l"] {
+        let a = analyze(cmd, &opts());
+        assert!(a.unknowns.is_empty(), "{cmd}: {}", summary(&a));
     }
     for cmd in ["nix-shell --run 'cat .env'", "nix develop -c cat .env"] {
         let a = analyze(cmd, &opts());

@@ -226,14 +226,77 @@ pub(super) fn connection(name: &str, args: &[Arg], d: &mut Derived) {
                     .or_else(|| dest.text.strip_prefix("sftp://"))
                     .unwrap_or(&dest.text);
                 let host = host.rsplit('@').next().unwrap_or(host);
-                let host = host.split([':', '/']).next().unwrap_or(host);
+                let bare = host.strip_prefix('[').and_then(|h| h.split_once(']'));
+                let host = match bare {
+                    Some((v6, _)) => v6,
+                    None => host.split([':', '/']).next().unwrap_or(host),
+                };
                 if !host.is_empty() {
                     d.add(Access::Fetch, &dest.with_text(tcp(host, None)), false);
+                }
+                // ssh to this very machine runs its command (or a shell that
+                // reads standard input) here, where the analysis does not
+                // see.
+                if name == "ssh" && (!dest.literal || loopback(host)) {
+                    d.unknowns.push(format!(
+                        "`ssh {}` runs a shell on this machine, which is not analysed",
+                        dest.text
+                    ));
                 }
             }
         }
         _ => {}
     }
+}
+
+/// Whether `host` may name this machine: `localhost` and its kin, the
+/// loopback addresses, a number (`127.1`, `2130706433`, `0x7f000001`,
+/// `0` all reach it through the resolver), or this machine's name.
+fn loopback(host: &str) -> bool {
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
+    let numeric = h.starts_with(|c: char| c.is_ascii_digit())
+        && h.chars()
+            .all(|c| c.is_ascii_hexdigit() || c == 'x' || c == '.')
+        && ipv4_aton(&h).is_none_or(|v| v >> 24 == 127 || v >> 24 == 0);
+    h == "localhost"
+        || h.ends_with(".localhost")
+        || h.starts_with("localhost.")
+        || h.starts_with("ip6-")
+        || h.contains(':')
+        || numeric
+        || std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .is_ok_and(|me| me.trim().eq_ignore_ascii_case(&h))
+}
+
+/// An IPv4 address as the resolver reads a number (`inet_aton`): one to
+/// four parts, each decimal, octal (`0` first) or hex (`0x`), the last
+/// filling the bytes left. `None` when it is not one.
+fn ipv4_aton(text: &str) -> Option<u32> {
+    let parts: Vec<u64> = text
+        .split('.')
+        .map(|p| {
+            if let Some(hex) = p.strip_prefix("0x") {
+                u64::from_str_radix(hex, 16).ok()
+            } else if p.len() > 1 && p.starts_with('0') {
+                u64::from_str_radix(&p[1..], 8).ok()
+            } else {
+                p.parse().ok()
+            }
+        })
+        .collect::<Option<_>>()?;
+    let (last, head) = parts.split_last()?;
+    if head.len() > 3 || head.iter().any(|p| *p > 255) {
+        return None;
+    }
+    let room = 8 * (4 - head.len() as u32);
+    if *last >= 1u64 << room {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for (i, p) in head.iter().enumerate() {
+        v |= p << (24 - 8 * i as u32);
+    }
+    u32::try_from(v | last).ok()
 }
 
 /// `nc`, `netcat` (OpenBSD's and the traditional one) and `ncat`: `-e`,
@@ -377,6 +440,45 @@ fn socat_address(a: &Arg, d: &mut Derived) {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_read_as_the_resolver_reads_them() {
+        assert_eq!(ipv4_aton("127.0.0.1"), Some(0x7f00_0001));
+        assert_eq!(ipv4_aton("127.1"), Some(0x7f00_0001));
+        assert_eq!(ipv4_aton("2130706433"), Some(0x7f00_0001));
+        assert_eq!(ipv4_aton("0x7f000001"), Some(0x7f00_0001));
+        assert_eq!(ipv4_aton("0177.0.0.1"), Some(0x7f00_0001));
+        assert_eq!(ipv4_aton("10.0.0.5"), Some(0x0a00_0005));
+        assert_eq!(ipv4_aton("256.1"), None);
+        assert_eq!(ipv4_aton("1.2.3.4.5"), None);
+    }
+
+    #[test]
+    fn this_machine_by_any_name() {
+        for host in [
+            "localhost",
+            "LOCALHOST.",
+            "a.localhost",
+            "localhost.localdomain",
+            "ip6-localhost",
+            "::1",
+            "127.1",
+            "2130706433",
+            "0x7f000001",
+            "0",
+            "0.0.0.0",
+        ] {
+            assert!(loopback(host), "{host}");
+        }
+        for host in ["build.example.com", "10.0.0.5", "192.168.1.2", "github.com"] {
+            assert!(!loopback(host), "{host}");
         }
     }
 }
