@@ -122,6 +122,17 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             }
         }
         "watch" => watch(argv),
+        // ast-grep's `sg` (`sg run --pattern ..`, `sg scan`): not a wrapper.
+        "sg" if argv.get(1).is_some_and(|a| {
+            a.literal
+                && (matches!(
+                    a.text.as_str(),
+                    "run" | "scan" | "test" | "new" | "lsp" | "completions" | "help"
+                ) || (a.text.starts_with('-') && a.text != "-"))
+        }) =>
+        {
+            Step::None
+        }
         // `sg [-] GROUP [-c] COMMAND`: COMMAND is a string for /bin/sh -c;
         // without one, a shell reads standard input (as `newgrp` starts).
         "sg" => {

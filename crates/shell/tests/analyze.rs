@@ -1961,7 +1961,11 @@ fn runners_of_code_not_seen_are_unknown() {
         let a = analyze(cmd, &opts());
         assert!(!a.unknowns.is_empty(), "{cmd}:\n{}", summary(&a));
     }
-    for cmd in ["ssh build.example.com uptime", "crontab -l"] {
+    for cmd in [
+        "ssh build.example.com uptime",
+        "crontab -l",
+        "sg run --pattern 'Some($A)' --rewrite None src",
+    ] {
         let a = analyze(cmd, &opts());
         assert!(a.unknowns.is_empty(), "{cmd}: {}", summary(&a));
     }
