@@ -89,19 +89,19 @@ impl Approver for ElicitApprover {
         let runtime = self.runtime.clone();
         let answer = crate::host::blocking(move || {
             runtime.block_on(async move {
-            let handle = peer
-                .send_request_with_option(request, Default::default())
-                .await
-                .map_err(ElicitError::Send)?;
-            let id = handle.id.clone();
-            tokio::select! {
-                r = handle.await_response() => r.map(Some).map_err(ElicitError::NoAnswer),
-                _ = cancelled.cancelled() => {
-                    let _ = crate::relay::cancel_request::<RoleServer>(&peer, id, "the call was cancelled").await;
-                    Ok(None)
+                let handle = peer
+                    .send_request_with_option(request, Default::default())
+                    .await
+                    .map_err(ElicitError::Send)?;
+                let id = handle.id.clone();
+                tokio::select! {
+                    r = handle.await_response() => r.map(Some).map_err(ElicitError::NoAnswer),
+                    _ = cancelled.cancelled() => {
+                        let _ = crate::relay::cancel_request::<RoleServer>(&peer, id, "the call was cancelled").await;
+                        Ok(None)
+                    }
                 }
-            }
-        })
+            })
         })?;
         let Some(result) = answer else {
             return Ok(Answer::Decline {

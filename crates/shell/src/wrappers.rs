@@ -62,14 +62,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
         "env" => env(argv),
         "xargs" => xargs(argv),
         "busybox" => match argv.get(1) {
-            Some(_) => Step::Wrapper {
-                wrapper: vec![argv[0].text.clone()],
-                rest: argv[1..].to_vec(),
-                cwd: None,
-                env: Vec::new(),
-                unknown: None,
-                xargs: None,
-            },
+            Some(_) => runs(&argv[..1], argv[1..].to_vec(), None),
             None => Step::None,
         },
         "eval" => {
@@ -86,10 +79,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             Some(a) if !(a.literal && (a.text.starts_with('-') || a.text.is_empty())) => {
                 Step::Shell {
                     wrapper: vec![argv[0].text.clone()],
-                    script: Script::Text {
-                        text: a.text.clone(),
-                        literal: a.literal,
-                    },
+                    script: one(a),
                 }
             }
             _ => Step::None,
@@ -170,15 +160,11 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
                 });
                 let mut rest = vec![Arg::lit("bash")];
                 rest.extend_from_slice(&argv[end + 1..]);
-                Step::Wrapper {
-                    wrapper: texts(&argv[..=end]),
+                runs(
+                    &argv[..=end],
                     rest,
-                    cwd: None,
-                    env: Vec::new(),
-                    unknown: changes
-                        .map(|a| format!("`capsh {}` changes what runs, or where", a.text)),
-                    xargs: None,
-                }
+                    changes.map(|a| format!("`capsh {}` changes what runs, or where", a.text)),
+                )
             }
             None => Step::None,
         },
@@ -192,10 +178,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             match at.and_then(|i| argv.get(i + 1).map(|s| (i, s))) {
                 Some((i, s)) => Step::Shell {
                     wrapper: texts(&argv[..=i]),
-                    script: Script::Text {
-                        text: s.text.clone(),
-                        literal: s.literal,
-                    },
+                    script: one(s),
                 },
                 None => Step::None,
             }
@@ -204,14 +187,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             .iter()
             .position(|a| a.literal && matches!(a.text.as_str(), "-c" | "--command"))
         {
-            Some(i) if i + 1 < argv.len() => Step::Wrapper {
-                wrapper: texts(&argv[..=i]),
-                rest: argv[i + 1..].to_vec(),
-                cwd: None,
-                env: Vec::new(),
-                unknown: None,
-                xargs: None,
-            },
+            Some(i) if i + 1 < argv.len() => runs(&argv[..=i], argv[i + 1..].to_vec(), None),
             _ => Step::None,
         },
         // `crontab FILE`, `crontab -` install commands that cron runs
@@ -704,10 +680,7 @@ fn shell(argv: &[Arg]) -> Step {
         return match argv.get(i) {
             Some(script) => Step::Shell {
                 wrapper: texts(&argv[..i]),
-                script: Script::Text {
-                    text: script.text.clone(),
-                    literal: script.literal,
-                },
+                script: one(script),
             },
             None => Step::None,
         };
@@ -733,10 +706,7 @@ fn su(argv: &[Arg]) -> Step {
             return match argv.get(i) {
                 Some(s) => Step::Shell {
                     wrapper: texts(&argv[..i]),
-                    script: Script::Text {
-                        text: s.text.clone(),
-                        literal: s.literal,
-                    },
+                    script: one(s),
                 },
                 None => Step::None,
             };
@@ -786,14 +756,7 @@ fn watch(argv: &[Arg]) -> Step {
         return Step::None;
     }
     if exec {
-        return Step::Wrapper {
-            wrapper: texts(&argv[..i]),
-            rest: rest.to_vec(),
-            cwd: None,
-            env: Vec::new(),
-            unknown: None,
-            xargs: None,
-        };
+        return runs(&argv[..i], rest.to_vec(), None);
     }
     Step::Shell {
         wrapper: texts(&argv[..i]),
@@ -894,10 +857,7 @@ fn flock(argv: &[Arg]) -> Step {
         return match argv.get(p.next + 2) {
             Some(script) => Step::Shell {
                 wrapper: texts(&argv[..p.next + 2]),
-                script: Script::Text {
-                    text: script.text.clone(),
-                    literal: script.literal,
-                },
+                script: one(script),
             },
             None => Step::None,
         };
@@ -951,10 +911,7 @@ fn script(argv: &[Arg]) -> Step {
     Step::Shell {
         wrapper: texts(argv),
         script: match command {
-            Some(c) => Script::Text {
-                text: c.text.clone(),
-                literal: c.literal,
-            },
+            Some(c) => one(c),
             None => Script::Stdin,
         },
     }
@@ -980,15 +937,29 @@ fn at(argv: &[Arg]) -> Step {
     }
 }
 
-/// A command toolgate does not follow into what it starts: `unknown`.
-fn opaque(argv: &[Arg], unknown: String) -> Step {
+/// A wrapper (the words `wrapper`) that runs the command `rest` as it is:
+/// no directory, variables or input of its own.
+fn runs(wrapper: &[Arg], rest: Vec<Arg>, unknown: Option<String>) -> Step {
     Step::Wrapper {
-        wrapper: texts(argv),
-        rest: Vec::new(),
+        wrapper: texts(wrapper),
+        rest,
         cwd: None,
         env: Vec::new(),
-        unknown: Some(unknown),
+        unknown,
         xargs: None,
+    }
+}
+
+/// A command toolgate does not follow into what it starts: `unknown`.
+fn opaque(argv: &[Arg], unknown: String) -> Step {
+    runs(argv, Vec::new(), Some(unknown))
+}
+
+/// A script given as one word (`-c SCRIPT`).
+fn one(a: &Arg) -> Script {
+    Script::Text {
+        text: a.text.clone(),
+        literal: a.literal,
     }
 }
 

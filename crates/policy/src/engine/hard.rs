@@ -39,38 +39,9 @@ impl Eval<'_, '_> {
                 let lexical = resolved.lexical.as_deref();
                 let within = |roots: &[PathBuf]| roots.iter().any(|r| paths::is_within(real, r));
                 if *write {
-                    let is_policy = p
-                        .file_real
-                        .as_deref()
-                        .is_some_and(|f| real == f || lexical == Some(f));
-                    if is_policy {
-                        return Some((
-                            rule_ids::HARD_POLICY_FILE,
-                            "is a write to the policy file".into(),
-                        ));
-                    }
-                    // Any file of that name is a policy file to some
-                    // directory: one the agent writes would govern the
-                    // calls made from there.
-                    let named =
-                        |q: &Path| q.file_name().is_some_and(|n| n == crate::POLICY_FILE_NAME);
-                    if named(real) || lexical.is_some_and(named) {
-                        return Some((
-                            rule_ids::HARD_POLICY_FILE,
-                            format!(
-                                "is a write to a file named `{}`, which toolgate reads as policy",
-                                crate::POLICY_FILE_NAME
-                            ),
-                        ));
-                    }
-                    if let Some(sd) = &p.state_dir
-                        && (paths::is_within(real, sd)
-                            || lexical.is_some_and(|l| paths::is_within(l, sd)))
-                    {
-                        return Some((
-                            rule_ids::HARD_STATE_DIR,
-                            "is a write to toolgate's state directory".into(),
-                        ));
+                    let both: Vec<&Path> = std::iter::once(real.as_path()).chain(lexical).collect();
+                    if let Some(hit) = own_files(p, &both) {
+                        return Some(hit);
                     }
                     if *delete {
                         let catastrophic = real == Path::new("/")
@@ -112,6 +83,41 @@ impl Eval<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// What toolgate itself reads that a write of `paths` (one file: as
+/// resolved, and as written) would change, as `(rule id, why)`: the policy
+/// file, any file of its name (a policy file to some directory: one the
+/// agent writes would govern the calls made from there), the state
+/// directory.
+pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static str, String)> {
+    if paths.iter().any(|q| p.file_real.as_deref() == Some(*q)) {
+        return Some((
+            rule_ids::HARD_POLICY_FILE,
+            "is a write to the policy file".into(),
+        ));
+    }
+    if paths
+        .iter()
+        .any(|q| q.file_name().is_some_and(|n| n == crate::POLICY_FILE_NAME))
+    {
+        return Some((
+            rule_ids::HARD_POLICY_FILE,
+            format!(
+                "is a write to a file named `{}`, which toolgate reads as policy",
+                crate::POLICY_FILE_NAME
+            ),
+        ));
+    }
+    if let Some(sd) = &p.state_dir
+        && paths.iter().any(|q| paths::is_within(q, sd))
+    {
+        return Some((
+            rule_ids::HARD_STATE_DIR,
+            "is a write to toolgate's state directory".into(),
+        ));
+    }
+    None
 }
 
 impl Eval<'_, '_> {

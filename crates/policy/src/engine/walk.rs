@@ -247,30 +247,34 @@ impl Eval<'_, '_> {
                 }
                 if asked.is_none() && rules_meet && acted_on && !shows_names {
                     asked = self.asked_beneath(ask, &path, ad);
-                    if asked.is_none()
-                        && write
-                        && let Some(label) = p.protected.find(&path)
-                    {
+                    // A protected path beneath a write asks, and so does
+                    // what toolgate itself reads (`tar xf`, `unzip -o`, `cp
+                    // -r tpl/. .` or `git checkout -- .` may replace the
+                    // policy file; writing it directly is a hard limit),
+                    // whatever the rules say.
+                    let guarded = if asked.is_some() || !write {
+                        None
+                    } else if let Some(label) = p.protected.find(&path) {
+                        Some((
+                            format!("`{label}` is a protected path"),
+                            rule_ids::PROTECTED,
+                        ))
+                    } else {
+                        super::hard::own_files(p, &[&path]).map(|_| {
+                            (
+                                "the write may replace that policy file".to_string(),
+                                rule_ids::HARD_POLICY_FILE,
+                            )
+                        })
+                    };
+                    if let Some((why, rule)) = guarded {
                         asked = Some(format!(
-                            "{}: `{}` lies beneath it, and `{label}` is a protected path",
+                            "{}: `{}` lies beneath it, and {why}",
                             ad.action.describe(),
                             path.display()
                         ));
                         ad.sticky = true;
-                        ad.rule = Some(rule_ids::PROTECTED.into());
-                    }
-                    // A write of a directory may replace the policy files
-                    // beneath it (`tar xf`, `unzip -o`, `cp -r tpl/. .`,
-                    // `git checkout -- .`): writing one directly is a hard
-                    // limit, so this one asks whatever the rules say.
-                    if asked.is_none() && write && policy_file_beneath(p, &path) {
-                        asked = Some(format!(
-                            "{}: `{}` lies beneath it, and the write may replace that policy file",
-                            ad.action.describe(),
-                            path.display()
-                        ));
-                        ad.sticky = true;
-                        ad.rule = Some(rule_ids::HARD_POLICY_FILE.into());
+                        ad.rule = Some(rule.into());
                     }
                 }
                 if ft.is_symlink() {
@@ -445,17 +449,4 @@ impl Eval<'_, '_> {
         }
         None
     }
-}
-
-/// Whether `path`, found beneath a directory written as a whole, is the
-/// policy file, a file of its name (a policy to some directory), or lies in
-/// toolgate's state directory.
-fn policy_file_beneath(p: &crate::Policy, path: &Path) -> bool {
-    p.file_real.as_deref() == Some(path)
-        || path
-            .file_name()
-            .is_some_and(|n| n == crate::POLICY_FILE_NAME)
-        || p.state_dir
-            .as_deref()
-            .is_some_and(|sd| crate::paths::is_within(path, sd))
 }

@@ -264,8 +264,18 @@ fn loopback(host: &str) -> bool {
         || h.starts_with("ip6-")
         || h.contains(':')
         || numeric
-        || std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .is_ok_and(|me| me.trim().eq_ignore_ascii_case(&h))
+        || this_host().is_some_and(|me| me.eq_ignore_ascii_case(&h))
+}
+
+/// This machine's name, read once.
+fn this_host() -> Option<&'static str> {
+    static NAME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|n| n.trim().to_string())
+    })
+    .as_deref()
 }
 
 /// An IPv4 address as the resolver reads a number (`inet_aton`): one to

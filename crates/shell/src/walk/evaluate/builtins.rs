@@ -9,7 +9,6 @@ use crate::arith::Overlay;
 /// The arithmetic operators of `[[ .. ]]`, which evaluate both operands.
 const TEST_ARITH: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
 
-/// Options of `read`, `mapfile` and `wait` that take a value.
 /// Whether `compgen` or `complete` with `args` may run code: `-C` runs a
 /// command and `-F` a function (`compgen` at once, `complete` when a
 /// completion is asked for), and `-W`'s word list goes through the shell's
@@ -57,6 +56,7 @@ fn completion_runs_code(args: &[Arg]) -> bool {
     false
 }
 
+/// Options of `read`, `mapfile` and `wait` that take a value.
 fn valued_options(name: &str) -> &'static str {
     match name {
         "read" => "adinNptu",
