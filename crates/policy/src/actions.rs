@@ -60,6 +60,10 @@ pub enum What {
         /// A recursive listing lists every directory it reaches whole
         /// (`find -exec ls {} +`), not only the names its filter shows.
         whole_dirs: bool,
+        /// A read of what git tracks beneath the path, or in the
+        /// repository holding it (`git diff`, `git log -p`): the index's
+        /// entries meet the rules, not what the directory holds.
+        tracked: Option<shell::Tracked>,
     },
     /// One simple command.
     Exec {
@@ -151,6 +155,7 @@ fn path_item(
         corrected: false,
         listing: false,
         whole_dirs: false,
+        tracked: None,
     }
 }
 
@@ -507,6 +512,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
                         corrected,
                         listing: e.listing && !write,
                         whole_dirs: e.whole_dirs,
+                        tracked: e.tracked.filter(|_| !write),
                     },
                     other => other,
                 }

@@ -25,6 +25,11 @@ pub enum Action {
         /// not limit a listing.
         #[serde(default, skip_serializing_if = "is_false")]
         listing: bool,
+        /// Only what git tracks is read, from its repository (`git diff`,
+        /// `git log -p`, `git grep`): beneath the path, or in the whole
+        /// repository holding it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tracked: Option<Tracked>,
     },
     /// A file created, changed or removed.
     Write {
@@ -82,6 +87,16 @@ pub enum Action {
     },
 }
 
+/// Which of the files git tracks a read of them reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tracked {
+    /// Those beneath the path.
+    Beneath,
+    /// Every one in the repository holding the path.
+    Repository,
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -94,9 +109,17 @@ impl Action {
                 path,
                 recursive,
                 listing,
+                tracked,
                 ..
             } => {
-                if *recursive {
+                if let Some(t) = tracked {
+                    match t {
+                        Tracked::Beneath => format!("read of what git tracks at `{path}`"),
+                        Tracked::Repository => {
+                            format!("read of what git tracks in the repository holding `{path}`")
+                        }
+                    }
+                } else if *recursive {
                     format!("read of `{path}` and everything beneath it")
                 } else if *listing {
                     format!("listing of `{path}`")

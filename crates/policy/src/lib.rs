@@ -57,6 +57,7 @@ mod engine;
 mod error;
 mod explain;
 mod file;
+mod git_index;
 mod holds;
 mod index;
 pub mod json;
@@ -79,7 +80,7 @@ mod validate;
 
 pub use call::{Call, CallError, Client, UnknownClient, canonical_json, canonical_object, new_id};
 pub use catalog::{Kind, ToolSpec, lookup as lookup_tool};
-pub use decision::{Action, ActionDecision, Decision, Matched};
+pub use decision::{Action, ActionDecision, Decision, Matched, Tracked};
 pub use effect::{Effect, Mode, UnknownEffect, UnknownMode};
 pub use engine::{Context, WALK_LIMIT};
 pub use error::PolicyError;

@@ -217,6 +217,26 @@ pub struct TargetEffect {
     /// what a directory named `x1` holds); otherwise only the names that
     /// pass the filter are shown (`find . -name '*.rs'`, `ls -R`).
     pub whole_dirs: bool,
+    /// For a recursive read: git prints the content of the files it
+    /// tracks there, from its repository, not what the directory holds
+    /// (`git diff`, `git log -p`, `git show`, `git grep`). An ignored
+    /// file is not reached, and a link is shown as the text of its
+    /// target, not followed; a tracked file is, whether the work tree
+    /// still holds it or not.
+    pub tracked: Option<Tracked>,
+}
+
+/// Which tracked files a read of what git tracks reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tracked {
+    /// Those beneath the target, a path git was given (`git diff --
+    /// src`): the target itself meets the rules as an operand does.
+    Beneath,
+    /// Every file tracked in the repository that holds the target (the
+    /// directory the command runs in): git was given no path, or words
+    /// that may be revisions, object names or pathspec patterns, which
+    /// cannot be told from paths here. The target itself meets no rule.
+    Repository,
 }
 
 /// A part of the command that could not be analysed.

@@ -25,6 +25,12 @@ pub(crate) enum Access {
     Fetch,
     /// A directory written into (`tar -C`, `wget -P`, `unzip -d`).
     WriteDir,
+    /// The content of what git tracks beneath a path it was given
+    /// ([`crate::Tracked::Beneath`]).
+    Tracked,
+    /// The content of what git tracks in the repository holding the
+    /// directory ([`crate::Tracked::Repository`]).
+    Repository,
 }
 
 /// What a command's operands are.

@@ -6,6 +6,7 @@ mod cwd;
 mod environ;
 mod evaluating;
 mod fuzz_regressions;
+mod git_shown;
 mod globs;
 mod hardening;
 mod listings;

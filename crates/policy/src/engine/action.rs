@@ -13,6 +13,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
             recursive,
             delete,
             listing,
+            tracked,
             ..
         } => {
             let path = resolved
@@ -35,6 +36,10 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
                     written: written.clone(),
                     recursive: *recursive,
                     listing: *listing,
+                    tracked: tracked.map(|t| match t {
+                        toolgate_shell::Tracked::Beneath => crate::decision::Tracked::Beneath,
+                        toolgate_shell::Tracked::Repository => crate::decision::Tracked::Repository,
+                    }),
                 }
             }
         }

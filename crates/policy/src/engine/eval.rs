@@ -124,9 +124,18 @@ impl Eval<'_, '_> {
             return ad;
         }
 
-        // 2. Rules.
+        // 2. Rules. A read of what a whole repository tracks names no
+        // file of its own: only what it reaches meets rules (step 4).
         let mut hits = Hits::new(self.ctx.trace);
-        self.match_rules(&item.what, &mut hits);
+        if !matches!(
+            item.what,
+            What::Path {
+                tracked: Some(toolgate_shell::Tracked::Repository),
+                ..
+            }
+        ) {
+            self.match_rules(&item.what, &mut hits);
+        }
         self.fill_from_hits(&mut ad, &hits, &what);
         if hits.best.is_none() {
             match (item.via, inherited) {
@@ -233,7 +242,19 @@ impl Eval<'_, '_> {
             _ => {}
         }
 
-        // 4. A recursive read or write covers what lies beneath.
+        // 4. A recursive read or write covers what lies beneath; what git
+        // shows, what it tracks there.
+        if let What::Path {
+            tracked: Some(scope),
+            resolved,
+            ..
+        } = &item.what
+        {
+            if ad.decision != Effect::Deny {
+                self.tracked(*scope, resolved, &mut ad);
+            }
+            return ad;
+        }
         if let What::Path {
             write,
             recursive: true,

@@ -10,6 +10,7 @@ mod hits;
 mod ignore;
 mod matching;
 mod mode;
+mod tracked;
 mod walk;
 
 use std::path::PathBuf;

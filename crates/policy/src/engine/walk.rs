@@ -363,6 +363,23 @@ impl Eval<'_, '_> {
         path: &Path,
         ad: &mut ActionDecision,
     ) -> Option<String> {
+        let why = self.asked_at(ask, path, ad)?;
+        Some(format!(
+            "{}: `{}` lies beneath it, and {why}",
+            ad.action.describe(),
+            path.display(),
+        ))
+    }
+
+    /// Whether an ask rule names `path`, met beneath a recursive read or
+    /// write: "that needs approval by rule `x`" (its id is set on `ad` when
+    /// it was allowed).
+    pub(super) fn asked_at(
+        &mut self,
+        ask: &crate::index::PathRules,
+        path: &Path,
+        ad: &mut ActionDecision,
+    ) -> Option<String> {
         let p = self.policy;
         let cand = Candidate::new(path);
         let mut hits = Hits::new(false);
@@ -374,9 +391,7 @@ impl Eval<'_, '_> {
             ad.rule = Some(p.rules[r].id.clone());
         }
         Some(format!(
-            "{}: `{}` lies beneath it, and that {} by rule `{}`",
-            ad.action.describe(),
-            path.display(),
+            "that {} by rule `{}`",
             verb(Effect::Ask),
             p.rules[r].id
         ))
@@ -416,6 +431,24 @@ impl Eval<'_, '_> {
         rules: bool,
         ad: &mut ActionDecision,
     ) -> Option<String> {
+        let why = self.denied_at(deny, path, rules, ad)?;
+        Some(format!(
+            "{}: `{}` lies beneath it, and {why}",
+            ad.action.describe(),
+            path.display(),
+        ))
+    }
+
+    /// Why `path`, met beneath a recursive read or write, denies it: "that
+    /// is denied by rule `x`" (the id is set on `ad`), or where
+    /// credentials live. Deny rules count only when `rules`.
+    pub(super) fn denied_at(
+        &mut self,
+        deny: &crate::index::PathRules,
+        path: &Path,
+        rules: bool,
+        ad: &mut ActionDecision,
+    ) -> Option<String> {
         let p = self.policy;
         let cand = Candidate::new(path);
         let mut hits = Hits::new(false);
@@ -427,25 +460,14 @@ impl Eval<'_, '_> {
         {
             let rule = &p.rules[r];
             ad.rule = Some(rule.id.clone());
-            return Some(format!(
-                "{}: `{}` lies beneath it, and that {} by rule `{}`",
-                ad.action.describe(),
-                path.display(),
-                verb(Effect::Deny),
-                rule.id
-            ));
+            return Some(format!("that {} by rule `{}`", verb(Effect::Deny), rule.id));
         }
         let write = matches!(ad.action, crate::decision::Action::Write { .. });
         if let Some(label) = p.credentials.find(path)
             && !p.credentials.allowed(path, write)
         {
             ad.rule = Some(rule_ids::BUILTIN_CREDENTIALS.into());
-            return Some(format!(
-                "{}: `{}` lies beneath it, and {}",
-                ad.action.describe(),
-                path.display(),
-                super::hard::credential_reason(label, path)
-            ));
+            return Some(super::hard::credential_reason(label, path));
         }
         None
     }

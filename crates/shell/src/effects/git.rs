@@ -281,15 +281,25 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             } else {
                 o.operands.get(1..).unwrap_or_default()
             };
+            // A range (`HEAD~3..HEAD`) is not a path.
             let paths: Vec<&Arg> = paths
                 .iter()
                 .filter(|a| !a.text.contains("..") || a.text.contains('/'))
                 .collect();
-            if paths.is_empty() {
-                d.add(Access::Read, &Arg::lit("."), true);
-            }
-            for p in paths {
-                d.add(Access::Read, p, true);
+            let dashes = rest.iter().any(|a| a.literal && a.text == "--");
+            grep_reads(&paths, dashes, d);
+            // `--untracked` and `--no-index` search what git does not
+            // track as well, ignored files with `--no-exclude-standard`.
+            if texts
+                .iter()
+                .any(|t| is_option(t, "--untracked") || is_option(t, "--no-index"))
+            {
+                if paths.is_empty() {
+                    d.add(Access::Read, &Arg::lit("."), true);
+                }
+                for p in paths {
+                    d.add(Access::Read, p, true);
+                }
             }
             d.read_only = true;
         }
@@ -326,7 +336,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                     d.add(Access::Read, f, true);
                 }
             } else {
-                shown_paths(rest, d);
+                shown_paths(sub, rest, d);
             }
             d.read_only = !matches!(sub, "format-patch" | "archive");
         }
@@ -355,12 +365,12 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             d.read_only = true;
         }
         "cat-file" => {
-            shown_paths(rest, d);
+            shown_paths(sub, rest, d);
             d.read_only = true;
         }
         // What is staged is read into the repository, and goes out with
         // the next push: `git add .env` meets the rules on reading `.env`.
-        "add" | "stage" => shown_paths(rest, d),
+        "add" | "stage" => shown_paths(sub, rest, d),
         "submodule" if texts.first() == Some(&"foreach") => {
             let cmd: Vec<&Arg> = rest[1..]
                 .iter()
@@ -473,6 +483,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             }
         }
     }
+    tracked_reads(sub, rest, d);
     let read_only = d.read_only;
     risky::git(sub, rest, read_only, d);
 }
@@ -518,9 +529,12 @@ fn is_remote_helper(text: &str) -> bool {
 /// `origin/main:.env`, `:.env`, `:0:.env`). They are reads, so that a deny
 /// rule on `.env` meets `git show HEAD:.env` as it meets `cat .env`. A
 /// directory is not walked: what git shows beneath it is only what it
-/// tracks, which ignored secrets are not. A revision read as a path
+/// tracks, which [`tracked_reads`] covers. A revision read as a path
 /// (`HEAD`, `main`) is a harmless read of a file that rules rarely name.
-fn shown_paths(rest: &[Arg], d: &mut Derived) {
+/// A path after `--` of a subcommand that shows content is left to
+/// [`tracked_reads`], which reads what git tracks beneath it.
+fn shown_paths(sub: &str, rest: &[Arg], d: &mut Derived) {
+    let content = shows_content(sub, rest);
     // Options of these subcommands that take their value apart.
     const VALUED: &[&str] = &[
         "-o",
@@ -544,15 +558,27 @@ fn shown_paths(rest: &[Arg], d: &mut Derived) {
     ];
     for (a, after_dashes) in path_operands(rest, VALUED) {
         let t = a.text.as_str();
+        if after_dashes && content {
+            continue;
+        }
         if !after_dashes {
             if let Some((rev, path)) = t.split_once(':') {
+                // `:/TEXT` names the youngest commit whose message matches.
+                if rev.is_empty() && path.starts_with('/') {
+                    continue;
+                }
                 let path = match (rev, path.split_once(':')) {
                     ("", Some(("0" | "1" | "2" | "3", p))) => p,
                     _ => path,
                 };
-                let path = path.strip_prefix("./").unwrap_or(path);
-                if !path.is_empty() {
-                    d.add(Access::Read, &a.with_text(path), false);
+                // A revision may hold a `:` itself (`HEAD^{/fix: typo}:.env`):
+                // the path may start after any later one too.
+                let later = path.match_indices(':').map(|(i, _)| &path[i + 1..]);
+                for path in std::iter::once(path).chain(later) {
+                    let path = path.strip_prefix("./").unwrap_or(path);
+                    if !path.is_empty() {
+                        d.add(Access::Read, &a.with_text(path), false);
+                    }
                 }
                 continue;
             }

@@ -462,6 +462,7 @@ impl<'o> Walker<'o> {
         for f in &d.found {
             let (kind, delete, recursive) = match f.access {
                 Access::Read | Access::List => (EffectKind::Read, false, f.recursive),
+                Access::Tracked | Access::Repository => (EffectKind::Read, false, true),
                 Access::Write => (EffectKind::Write, false, f.recursive),
                 Access::Delete => (EffectKind::Write, true, f.recursive),
                 Access::WriteDir => (EffectKind::Write, false, true),
@@ -498,6 +499,16 @@ impl<'o> Walker<'o> {
                 for e in &mut self.out.effects[first..] {
                     e.listing = true;
                     e.whole_dirs = whole;
+                }
+            }
+            let tracked = match f.access {
+                Access::Tracked => Some(crate::Tracked::Beneath),
+                Access::Repository => Some(crate::Tracked::Repository),
+                _ => None,
+            };
+            if tracked.is_some() {
+                for e in &mut self.out.effects[first..] {
+                    e.tracked = tracked;
                 }
             }
         }

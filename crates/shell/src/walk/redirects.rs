@@ -90,6 +90,7 @@ impl<'o> Walker<'o> {
             filter: if recursive { arg.filter.clone() } else { None },
             listing: false,
             whole_dirs: false,
+            tracked: None,
         };
         if self.made.is_empty() && self.made_anywhere.is_none() {
             self.out.effects.push(effect);

@@ -1,0 +1,140 @@
+//! A read of what git tracks (`git diff`, `git log -p`, `git show`, `git
+//! grep`): git prints the content of the files its index lists, from the
+//! repository, so each of them meets the deny and ask rules on reading it
+//! and the credential locations, as `cat` of it would. What the work tree
+//! holds beside them (an ignored `.env`) is not reached, and a tracked
+//! link is shown as the text of its target, not followed.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use toolgate_shell::Tracked;
+
+use crate::decision::ActionDecision;
+use crate::effect::Effect;
+use crate::git_index;
+use crate::paths::Resolved;
+
+use super::Eval;
+
+/// Whether `path` is `base` or beneath it, ignoring ASCII case: git can be
+/// told to match pathspecs so (`GIT_ICASE_PATHSPECS`, `:(icase)`), and a
+/// wider match only asks more.
+fn within_folded(path: &Path, base: &[u8]) -> bool {
+    let p = path.as_os_str().as_bytes();
+    if p.len() < base.len() || !p[..base.len()].eq_ignore_ascii_case(base) {
+        return false;
+    }
+    p.len() == base.len() || base.ends_with(b"/") || p[base.len()] == b'/'
+}
+
+impl Eval<'_, '_> {
+    /// Meets what git tracks beneath `resolved` (or, for
+    /// [`Tracked::Repository`], in the whole repository holding it) with
+    /// the deny and ask rules on reading, and the credential locations. An
+    /// index that cannot be read asks: which files git shows is not known.
+    pub(super) fn tracked(&mut self, scope: Tracked, resolved: &Resolved, ad: &mut ActionDecision) {
+        let p = self.policy;
+        let deny = p.index.read(Effect::Deny);
+        let ask = p.index.read(Effect::Ask);
+        let targets: Vec<&PathBuf> = resolved
+            .real
+            .as_ref()
+            .ok()
+            .into_iter()
+            .chain(resolved.lexical.as_ref())
+            .collect();
+        let Some(start) = targets.first() else {
+            return;
+        };
+        let Some(repo) = git_index::find(start) else {
+            // Not in a repository: git shows nothing of it.
+            return;
+        };
+        let top = repo.top.clone().unwrap_or_else(|| repo.git_dir.clone());
+        if deny.is_empty() && ask.is_empty() && !p.credentials.may_hold(&top) {
+            return;
+        }
+        let names = match git_index::tracked(&repo.git_dir) {
+            Ok(names) => names,
+            Err(e) => {
+                ad.decision = ad.decision.max(Effect::Ask);
+                ad.sticky = true;
+                ad.rule = None;
+                ad.reason = format!(
+                    "{}: the index of the repository cannot be read ({e}), so which files git shows cannot be checked",
+                    ad.action.describe()
+                );
+                return;
+            }
+        };
+        let bases: Vec<&[u8]> = targets.iter().map(|t| t.as_os_str().as_bytes()).collect();
+        let mut asked: Option<String> = None;
+        for name in names {
+            let path = top.join(&name);
+            if scope == Tracked::Beneath && !bases.iter().any(|b| within_folded(&path, b)) {
+                continue;
+            }
+            if name.as_os_str().as_bytes().ends_with(b"/") {
+                // A sparse index stands for a whole directory by one entry:
+                // what it holds is not listed.
+                if asked.is_none() {
+                    asked = Some(format!(
+                        "{}: the index lists `{}` as a sparse directory, whose files cannot be checked",
+                        ad.action.describe(),
+                        path.display()
+                    ));
+                    ad.sticky = true;
+                    ad.rule = None;
+                }
+                continue;
+            }
+            if let Some(why) = self.denied_at(deny, &path, true, ad) {
+                ad.decision = Effect::Deny;
+                ad.sticky = false;
+                ad.reason = format!(
+                    "{}: git tracks `{}`, and {why}{}",
+                    ad.action.describe(),
+                    path.display(),
+                    match scope {
+                        Tracked::Repository => {
+                            " (with no path after `--`, what git shows may come from any file it tracks)"
+                        }
+                        Tracked::Beneath => "",
+                    }
+                );
+                return;
+            }
+            if asked.is_none()
+                && let Some(why) = self.asked_at(ask, &path, ad)
+            {
+                asked = Some(format!(
+                    "{}: git tracks `{}`, and {why}",
+                    ad.action.describe(),
+                    path.display()
+                ));
+            }
+        }
+        if let Some(reason) = asked {
+            ad.decision = ad.decision.max(Effect::Ask);
+            ad.reason = reason;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within_folded;
+    use std::path::Path;
+
+    #[test]
+    fn within_is_by_component_and_ignores_case() {
+        assert!(within_folded(Path::new("/w/.env"), b"/w/.env"));
+        assert!(within_folded(Path::new("/w/.env"), b"/w/.ENV"));
+        assert!(within_folded(Path::new("/w/src/a"), b"/w/src"));
+        assert!(within_folded(Path::new("/w/src/a"), b"/w/src/"));
+        assert!(within_folded(Path::new("/w/src/a"), b"/"));
+        assert!(!within_folded(Path::new("/w/srcx/a"), b"/w/src"));
+        assert!(!within_folded(Path::new("/w"), b"/w/src"));
+    }
+}

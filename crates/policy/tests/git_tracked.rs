@@ -1,0 +1,203 @@
+//! What git prints of the files it tracks, against the real git: a
+//! scratch repository holds a secret, committed (and changed since) or
+//! ignored; each command is run there for real and asked of the gate. A
+//! command whose output holds the secret must be denied by the secret's
+//! rule; with the secret ignored, git prints none of it and every command
+//! is allowed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::json;
+use toolgate_policy::{Call, Effect, LoadOptions, Policy};
+
+const POLICY: &str = r#"
+allow = ["Read", "Bash(git *)"]
+deny = ["Read(.env)", "Read(secrets/**)"]
+"#;
+
+const SECRET: &str = "SECRET-VALUE";
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    home: PathBuf,
+    policy: Policy,
+}
+
+fn git(ws: &Path, home: &Path, args: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("git {args}"))
+        .current_dir(ws)
+        .env("HOME", home)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_PAGER", "cat")
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .output()
+        .expect("bash runs")
+}
+
+/// A repository with `src/main.rs` committed and `.env` holding the
+/// secret: committed and then changed (`tracked`), or ignored.
+fn repo(tracked: bool) -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("ws");
+    let home = base.join("home");
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(ws.join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(ws.join(".env"), format!("KEY={SECRET}-1\n")).unwrap();
+    if !tracked {
+        std::fs::write(ws.join(".gitignore"), ".env\n").unwrap();
+    }
+    for step in ["init -q", "add .", "commit -qm first"] {
+        assert!(git(&ws, &home, step).status.success(), "git {step}");
+    }
+    std::fs::write(ws.join(".env"), format!("KEY={SECRET}-2\n")).unwrap();
+    std::fs::write(ws.join("src/main.rs"), "fn main() { }\n").unwrap();
+    let file = base.join("toolgate.toml");
+    std::fs::write(&file, POLICY).unwrap();
+    let opts = LoadOptions {
+        workspace: Some(ws.clone()),
+        home: Some(home.clone()),
+        state_dir: Some(base.join("state")),
+    };
+    let policy = Policy::load(&file, &opts).unwrap();
+    Repo {
+        _dir: dir,
+        ws,
+        home,
+        policy,
+    }
+}
+
+/// Whether `git ARGS` prints the secret, and the gate's decision on it.
+fn run(r: &Repo, args: &str) -> (bool, Effect, Option<String>, String) {
+    let out = git(&r.ws, &r.home, args);
+    let printed = String::from_utf8_lossy(&out.stdout).contains(SECRET);
+    let mut call = Call::new("run_shell", json!({ "command": format!("git {args}") }));
+    call.cwd = Some(r.ws.clone());
+    let d = r.policy.decide(&call);
+    (printed, d.decision, d.rule, d.reason)
+}
+
+/// Commands that show content, each in several spellings; `{blob}` is
+/// the object name of the committed `.env`.
+const SHOWING: &[&str] = &[
+    "diff",
+    "diff HEAD",
+    "diff --cached HEAD~0",
+    "diff src",
+    "log -p",
+    "log --patch --all",
+    "log --pat",
+    "log -U1",
+    "log -G KEY",
+    "whatchanged -p",
+    "show",
+    "show HEAD",
+    "show HEAD --",
+    "show HEAD:.env",
+    "show HEAD:./.env",
+    "show :.env",
+    "show {blob}",
+    "cat-file -p {blob}",
+    "cat-file blob {blob}",
+    "grep KEY",
+    "grep KEY HEAD",
+    "grep -e KEY -- '*.env'",
+    "grep KEY -- ':/'",
+    "diff -- '*.env'",
+    "diff -- ':(top).env'",
+    "log -p -- ':(icase).ENV'",
+    "archive HEAD",
+    "archive --format=tar HEAD",
+    "format-patch -1 --stdout",
+    "diff-tree -p HEAD~0 --root",
+    "reflog -p",
+    "range-diff HEAD~0...HEAD~0",
+];
+
+/// Commands that show names, counts or messages, never content.
+const QUIET: &[&str] = &[
+    "log --oneline",
+    "log --stat",
+    "diff --stat",
+    "diff --name-only",
+    "show --stat",
+    "status",
+    "diff -- src",
+    "log -p -- src",
+    "grep main -- src",
+];
+
+fn blob(r: &Repo) -> String {
+    let out = git(&r.ws, &r.home, "rev-parse HEAD:.env");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_tracked_secret_is_denied_wherever_git_prints_it() {
+    let r = repo(true);
+    let blob = blob(&r);
+    let mut printing = 0;
+    for args in SHOWING {
+        let args = args.replace("{blob}", &blob);
+        let (printed, decision, rule, reason) = run(&r, &args);
+        printing += usize::from(printed);
+        if printed {
+            assert_eq!(
+                (decision, rule.as_deref()),
+                (Effect::Deny, Some("deny[0]")),
+                "`git {args}` printed the secret: {reason}"
+            );
+        }
+    }
+    // The premise: git printed it in most of these (not `diff src`, an
+    // oracle such as `log -G`, a comparison of equal trees, or `--pat`,
+    // which git finds ambiguous).
+    assert!(printing >= SHOWING.len() - 6, "{printing} printed");
+    for args in QUIET {
+        let (printed, decision, _, reason) = run(&r, args);
+        assert!(!printed, "`git {args}` printed the secret");
+        assert_eq!(decision, Effect::Allow, "`git {args}`: {reason}");
+    }
+}
+
+#[test]
+fn an_ignored_secret_leaves_every_git_command_allowed() {
+    let r = repo(false);
+    for args in SHOWING.iter().chain(QUIET) {
+        if args.contains("{blob}") || args.contains(".env") || args.contains(".ENV") {
+            continue;
+        }
+        let (printed, decision, _, reason) = run(&r, args);
+        assert!(!printed, "`git {args}` printed the ignored secret");
+        assert_eq!(decision, Effect::Allow, "`git {args}`: {reason}");
+    }
+}
+
+/// A secret staged after the last commit, or only in a linked worktree's
+/// index, is tracked as well; a broken index asks.
+#[test]
+fn what_the_index_holds_decides() {
+    let r = repo(false);
+    assert!(git(&r.ws, &r.home, "add -f .env").status.success());
+    let (printed, decision, rule, reason) = run(&r, "diff --cached");
+    assert!(printed);
+    assert_eq!(
+        (decision, rule.as_deref()),
+        (Effect::Deny, Some("deny[0]")),
+        "{reason}"
+    );
+    std::fs::write(r.ws.join(".git/index"), b"DIRC\0\0\0\x02\0\0\0\x09").unwrap();
+    let (_, decision, _, reason) = run(&r, "log -p");
+    assert_eq!(decision, Effect::Ask, "{reason}");
+    assert!(reason.contains("index"), "{reason}");
+}

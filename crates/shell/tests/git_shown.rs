@@ -1,0 +1,122 @@
+//! Which git commands print the content of what git tracks, and where:
+//! `git diff`, `log -p`, `show`, `grep`, `archive`, patch modes. Each is
+//! a read of what git tracks ([`Tracked`]) beneath the paths it was given
+//! after `--`, or in the whole repository when a word may be a revision,
+//! an object name or a pathspec pattern. Commands that print names,
+//! counts or messages make none. Which of these print a committed secret
+//! is proven against git in the policy's `git_tracked` tests.
+
+use toolgate_shell::{EffectKind, Options, Tracked, analyze};
+
+/// The tracked reads of `cmd`: `R .` for the repository, `B path` for
+/// beneath a path.
+fn shown(cmd: &str) -> Vec<String> {
+    let a = analyze(cmd, &Options::default());
+    a.effects
+        .iter()
+        .filter_map(|e| {
+            let scope = match e.tracked? {
+                Tracked::Repository => "R",
+                Tracked::Beneath => "B",
+            };
+            assert_eq!(e.kind, EffectKind::Read, "{cmd}");
+            assert!(e.recursive, "{cmd}");
+            Some(format!("{scope} {}", e.target))
+        })
+        .collect()
+}
+
+#[test]
+fn what_shows_content_reads_what_git_tracks() {
+    let cases: &[(&str, &[&str])] = &[
+        ("git diff", &["R ."]),
+        ("git diff HEAD~3", &["R ."]),
+        ("git diff src", &["R ."]),
+        ("git diff -- src", &["B src"]),
+        ("git diff HEAD -- src tests", &["B src", "B tests"]),
+        ("git diff -- src '*.env'", &["R ."]),
+        ("git diff -- ':(top).env'", &["R ."]),
+        ("git diff --", &["R ."]),
+        ("git diff --stat", &[]),
+        ("git diff --name-only HEAD~1", &[]),
+        ("git diff --stat -p", &["R ."]),
+        ("git diff --no-index a b", &[]),
+        ("git log", &[]),
+        ("git log --oneline -n 5", &[]),
+        ("git log --stat", &[]),
+        ("git log --color", &[]),
+        ("git log -p", &["R ."]),
+        ("git log --pa", &["R ."]),
+        ("git log -U1", &["R ."]),
+        ("git log -Skey --oneline", &["R ."]),
+        ("git log -G key", &["R ."]),
+        ("git log -L1,2:src/a.rs", &["R ."]),
+        ("git log -p -- src", &["B src"]),
+        ("git whatchanged --patch", &["R ."]),
+        ("git reflog -p", &["R ."]),
+        ("git diff-tree -p HEAD", &["R ."]),
+        ("git diff-tree HEAD", &[]),
+        ("git show", &["R ."]),
+        ("git show --stat", &[]),
+        ("git show --stat abc123", &["R ."]),
+        ("git show abc123", &["R ."]),
+        ("git cat-file -p HEAD", &["R ."]),
+        ("git cat-file blob abc123", &["R ."]),
+        ("git cat-file -t HEAD", &[]),
+        ("git cat-file --batch-check", &[]),
+        ("git cat-file --batch", &["R ."]),
+        ("git grep x", &["B ."]),
+        ("git grep x HEAD", &["B .", "B HEAD"]),
+        ("git grep -e x -- src", &["B src"]),
+        ("git grep x ../other", &["R ."]),
+        ("git grep x -- ':/'", &["R ."]),
+        ("git grep x -- '*.env'", &["R ."]),
+        ("git stash show", &["R ."]),
+        ("git stash list", &[]),
+        ("git stash -p", &["R ."]),
+        ("git add -p", &["R ."]),
+        ("git add --interactive", &["R ."]),
+        ("git add -e", &["R ."]),
+        ("git add src", &[]),
+        ("git commit -m x", &[]),
+        ("git commit -pm x", &["R ."]),
+        ("git checkout -p", &["R ."]),
+        ("git reset --patch", &["R ."]),
+        ("git archive HEAD", &["R ."]),
+        ("git format-patch -1", &["R ."]),
+        ("git bundle create b.bundle HEAD", &["R ."]),
+        ("git fast-export --all", &["R ."]),
+        ("git worktree add w", &["R ."]),
+        ("git worktree list", &[]),
+        ("git checkout-index -a --prefix=copy/", &["R ."]),
+        ("git status", &[]),
+        ("git blame src/a.rs", &[]),
+        ("git ls-files", &[]),
+    ];
+    let mut wrong = Vec::new();
+    for (cmd, want) in cases {
+        let got = shown(cmd);
+        if got != *want {
+            wrong.push(format!("{cmd}: {got:?}, not {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `REV:PATH` reads the path, wherever the revision's own `:` falls;
+/// `:/TEXT` names a commit by its message, not a file.
+#[test]
+fn a_revision_path_is_read_and_a_message_search_is_not() {
+    let reads = |cmd: &str| -> Vec<String> {
+        analyze(cmd, &Options::default())
+            .effects
+            .iter()
+            .filter(|e| e.kind == EffectKind::Read && e.tracked.is_none())
+            .map(|e| e.target.clone())
+            .collect()
+    };
+    assert_eq!(reads("git show HEAD:.env"), [".env"]);
+    assert!(reads("git show 'HEAD^{/fix: typo}:.env'").contains(&".env".to_string()));
+    assert_eq!(reads("git show :0:.env"), [".env"]);
+    assert!(!reads("git show :/fix").iter().any(|r| r.contains("fix")));
+}
