@@ -145,10 +145,24 @@ fn path_item(
     cwd: &Path,
     env: &DeriveEnv<'_>,
 ) -> What {
+    path_item_for(written, write, recursive, delete, cwd, env, false)
+}
+
+/// [`path_item`] of a path a shell command (`command`) or a client's tool
+/// names (see [`paths::resolve_for`]).
+fn path_item_for(
+    written: &str,
+    write: bool,
+    recursive: bool,
+    delete: bool,
+    cwd: &Path,
+    env: &DeriveEnv<'_>,
+    command: bool,
+) -> What {
     What::Path {
         write,
         written: written.to_string(),
-        resolved: paths::resolve_seen(written, cwd, env.home, env.canonical, env.seen),
+        resolved: paths::resolve_for(written, cwd, env.home, env.canonical, env.seen, command),
         recursive,
         delete,
         filter: None,
@@ -493,7 +507,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
             // (`grep -r --include`, `find . -name '*.o' -delete`).
             shell::EffectKind::Read | shell::EffectKind::Write => {
                 let write = e.kind == shell::EffectKind::Write;
-                match path_item(&e.target, write, e.recursive, e.delete, cwd, env) {
+                match path_item_for(&e.target, write, e.recursive, e.delete, cwd, env, true) {
                     What::Path {
                         write,
                         written,

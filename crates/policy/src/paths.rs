@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::FileType;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -58,6 +58,14 @@ pub enum PathError {
         /// The component that is a file.
         component: PathBuf,
     },
+    /// A link in toolgate's own `/proc` entry (`/proc/self/cwd`,
+    /// `/proc/thread-self/cwd`, `/dev/fd/..`): in the command it is the
+    /// command's own process, whose working directory and files differ.
+    #[error(
+        "`{}` leads through `/proc/self`, which the command would read as its own process, not this one",
+        .0.display()
+    )]
+    OwnProcess(PathBuf),
     /// A component that cannot be looked at (a permission error).
     #[error("`{}`: cannot resolve: {detail}", .component.display())]
     Unresolvable {
@@ -169,6 +177,21 @@ pub(crate) fn resolve_seen(
     canonical: &[PathBuf],
     seen: &Lookups,
 ) -> Resolved {
+    resolve_for(written, cwd, home, canonical, seen, false)
+}
+
+/// [`resolve_seen`] of a path a shell command names: the command runs in
+/// `cwd`, so its `/proc/self/cwd` is `cwd`. For a client's tool, which
+/// runs in the client's process whose directory is not known here, such a
+/// path cannot be resolved.
+pub(crate) fn resolve_for(
+    written: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+    canonical: &[PathBuf],
+    seen: &Lookups,
+    command: bool,
+) -> Resolved {
     match absolute(written, cwd, home) {
         Err(e) => Resolved {
             lexical: None,
@@ -176,15 +199,30 @@ pub(crate) fn resolve_seen(
         },
         Ok(abs) => Resolved {
             lexical: Some(normalize_lexically(&abs)),
-            real: resolve_real_within(&abs, canonical, seen),
+            real: resolve_real_within(&abs, command.then_some(cwd), canonical, seen),
         },
     }
+}
+
+/// Whether `link` lies beneath this process's own `/proc/PID` (reached as
+/// `/proc/self`, `/proc/thread-self` or `/dev/fd`): its links (`cwd`,
+/// `root`, `fd/N`, `exe`) name what this process has open, which the
+/// command that runs later reads as its own: `cwd` is the directory the
+/// path is resolved against, `root` is `/`, and the others cannot be
+/// known.
+fn own_process(link: &Path) -> bool {
+    let mut c = link.components();
+    let pid = std::process::id().to_string();
+    c.next() == Some(Component::RootDir)
+        && c.next() == Some(Component::Normal(OsStr::new("proc")))
+        && c.next() == Some(Component::Normal(OsStr::new(&pid)))
+        && c.next().is_some()
 }
 
 /// Follows symlinks of the longest existing prefix of an absolute path and
 /// joins the rest lexically.
 pub fn resolve_real(abs: &Path) -> Result<PathBuf, PathError> {
-    resolve_real_within(abs, &[], &Lookups::default())
+    resolve_real_within(abs, None, &[], &Lookups::default())
 }
 
 /// What looking at one path found: its `lstat`, and for a symlink its
@@ -300,6 +338,7 @@ impl Lookups {
 
 fn resolve_real_within(
     abs: &Path,
+    cwd: Option<&Path>,
     canonical: &[PathBuf],
     seen: &Lookups,
 ) -> Result<PathBuf, PathError> {
@@ -343,10 +382,20 @@ fn resolve_real_within(
                 if hops > MAX_SYMLINK_HOPS {
                     return Err(PathError::SymlinkLoop(abs.to_path_buf()));
                 }
-                let target = target.map_err(|detail| PathError::ReadLink {
-                    link: cur.clone(),
-                    detail,
-                })?;
+                let target = if own_process(&cur) {
+                    // The command's own working directory and root; what
+                    // else it has open is not known here.
+                    match (cur.file_name().and_then(OsStr::to_str), cwd) {
+                        (Some("cwd"), Some(cwd)) => cwd.to_path_buf(),
+                        (Some("root"), _) => PathBuf::from("/"),
+                        _ => return Err(PathError::OwnProcess(abs.to_path_buf())),
+                    }
+                } else {
+                    target.map_err(|detail| PathError::ReadLink {
+                        link: cur.clone(),
+                        detail,
+                    })?
+                };
                 cur.pop();
                 let mut front: Vec<OsString> = Vec::new();
                 if target.is_absolute() {
@@ -435,6 +484,58 @@ mod tests {
         // `link/..` is the parent of the link's target, not `d`.
         let r = resolve("d/link/..", &root, None);
         assert_eq!(r.real.unwrap(), PathBuf::from("/"));
+    }
+
+    fn command(written: &str, cwd: &Path) -> Resolved {
+        resolve_for(written, cwd, None, &[], &Lookups::default(), true)
+    }
+
+    /// `/proc/self` is this process: its `cwd` is the directory the path
+    /// is resolved against (the command's, not this process's), its `root`
+    /// is `/`, and what else it has open (`/dev/fd/N`, `/dev/stdin`) is
+    /// not the command's.
+    #[test]
+    fn this_processs_own_links_are_the_commands() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join("sub/secrets")).unwrap();
+        let cwd = root.join("sub");
+        for written in [
+            "/proc/self/cwd/secrets/k",
+            "/proc/thread-self/cwd/secrets/k",
+            "/dev/fd/../cwd/secrets/k",
+            "/proc/self/root/proc/self/cwd/secrets/k",
+        ] {
+            let r = command(written, &cwd);
+            assert_eq!(r.real.unwrap(), cwd.join("secrets/k"), "{written}");
+        }
+        let own = format!("/proc/{}/cwd/k", std::process::id());
+        assert_eq!(command(&own, &cwd).real.unwrap(), cwd.join("k"));
+        assert_eq!(
+            command("/proc/self/root/etc/hosts", &cwd).real.unwrap(),
+            PathBuf::from("/etc/hosts")
+        );
+        for written in [
+            "/dev/stdin",
+            "/dev/fd/3",
+            "/proc/self/exe",
+            "/proc/self/fd/0",
+        ] {
+            assert!(
+                matches!(command(written, &cwd).real, Err(PathError::OwnProcess(_))),
+                "{written}"
+            );
+        }
+        // A client's tool runs in the client's process, whose directory
+        // is not known.
+        assert!(matches!(
+            resolve("/proc/self/cwd/k", &cwd, None).real,
+            Err(PathError::OwnProcess(_))
+        ));
+        assert!(matches!(
+            resolve_real(Path::new("/proc/self/cwd/x")),
+            Err(PathError::OwnProcess(_))
+        ));
     }
 
     #[test]

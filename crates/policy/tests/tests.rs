@@ -11,6 +11,7 @@ mod differential;
 mod fuzz_regressions;
 mod git_tracked;
 mod layers;
+mod proc_self;
 mod properties;
 mod reach;
 mod review;
