@@ -155,13 +155,20 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
             d.unknowns
                 .push("`hash -p` sets the program a name runs".into());
         }
-        "history" if o.has(&["-a", "-w"]) => {
+        // `-a` and `-w` write the history file, `-r` and `-n` read it into
+        // the history (which `history` then prints and `fc` runs).
+        "history" if o.has(&["-a", "-w", "-r", "-n"]) => {
             let file = o
                 .operands
                 .first()
                 .cloned()
                 .unwrap_or_else(|| Arg::lit("~/.bash_history"));
-            d.add(Access::Write, &file, false);
+            let access = if o.has(&["-a", "-w"]) {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            d.add(access, &file, false);
         }
         "stty" => {
             let reads = ["-a", "--all", "-g", "--save", "size", "speed"];
@@ -311,6 +318,15 @@ fn set(args: &[Arg], d: &mut Derived) {
         if t[1..].contains('k') || matches!(opt_name, Some("keyword" | "posix" | "onecmd")) {
             d.unknowns
                 .push(format!("`set {t}` changes how later commands run"));
+        }
+        // History expansion: a later `!!`, `!N` or `!text` becomes text
+        // from the history, which runs.
+        if (t.starts_with('-') && t[1..].contains('H'))
+            || (t == "-o" && opt_name == Some("histexpand"))
+        {
+            d.unknowns.push(format!(
+                "`set {t}` turns on history expansion, which runs text from the history"
+            ));
         }
     }
 }

@@ -135,11 +135,23 @@ const EVALUATING: &[&str] = &[
     "compgen -C 'touch P' x",
     "f() { touch P; }; compgen -F f x",
     "compgen -bF f x; f() { touch P; }; compgen -F f x",
+    // The history runs again: `fc` re-executes an entry (changed by `-s
+    // old=new`, or after the editor `-e` names), and history expansion
+    // (`set -H`) makes `!!` the text of an earlier line.
+    "set -o history\necho P\nfc -s echo=touch",
+    "set -o history\nhistory -s touch P\nfc -s",
+    "set -o history\nhistory -s 'touch P'\nfc -e true",
+    "set -o history\necho P\nfc -e 'sed -i s/echo/touch/' -1",
+    "set -o history; set -H\necho P\n!!:s/echo/touch/",
+    "set -o history -o histexpand\necho P\n!!:s/echo/touch/",
 ];
 
 /// The same contexts given plain values: analysable, and bash runs nothing.
 /// Several hold the payload in a variable that is never evaluated.
 const PLAIN: &[&str] = &[
+    "set -o history\necho P\nfc -l",
+    "set -o history\nfc -ln -1",
+    "set +H\necho done",
     "echo $((1+2))",
     "echo $(( 0x1f + 2#101 - 3 ))",
     "n=3; echo $((n*2))",
@@ -322,4 +334,47 @@ fn values_from_the_environment_are_unknown() {
         .expect("bash runs");
     let _ = status;
     assert!(marker(dir.path()), "bash did not evaluate `v`");
+}
+
+/// `history -r FILE` and `-n` read a file into the history, which
+/// `history` prints and `fc` runs; `-a` and `-w` write it. Proven in bash:
+/// the file's line is printed back.
+#[test]
+fn history_reads_and_writes_the_file_it_names() {
+    use toolgate_shell::EffectKind;
+    let touched = |script: &str| -> Vec<(EffectKind, String)> {
+        analyze(script, &opts())
+            .effects
+            .iter()
+            .map(|e| (e.kind, e.target.clone()))
+            .collect()
+    };
+    for flag in ["-r", "-n"] {
+        let script = format!("set -o history; history {flag} f; history");
+        assert_eq!(
+            touched(&script),
+            [(EffectKind::Read, "f".to_string())],
+            "{script}"
+        );
+    }
+    for flag in ["-a", "-w"] {
+        let script = format!("history {flag} f");
+        assert_eq!(
+            touched(&script),
+            [(EffectKind::Write, "f".to_string())],
+            "{script}"
+        );
+    }
+    if bash().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    std::fs::write(dir.path().join("f"), "SECRET-LINE\n").expect("file");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg("set -o history; history -r f; history")
+        .current_dir(dir.path())
+        .output()
+        .expect("bash runs");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SECRET-LINE"));
 }

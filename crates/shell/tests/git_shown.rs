@@ -89,6 +89,7 @@ fn what_shows_content_reads_what_git_tracks() {
         ("git worktree add w", &["R ."]),
         ("git worktree list", &[]),
         ("git checkout-index -a --prefix=copy/", &["R ."]),
+        ("git checkout-index -f src/a.rs", &[]),
         ("git status", &[]),
         ("git blame src/a.rs", &[]),
         ("git ls-files", &[]),
@@ -119,4 +120,40 @@ fn a_revision_path_is_read_and_a_message_search_is_not() {
     assert!(reads("git show 'HEAD^{/fix: typo}:.env'").contains(&".env".to_string()));
     assert_eq!(reads("git show :0:.env"), [".env"]);
     assert!(!reads("git show :/fix").iter().any(|r| r.contains("fix")));
+}
+
+/// `checkout-index` writes the paths it is given, at its prefix joined as
+/// text; with `--all` or `--stdin` what it writes is not named.
+#[test]
+fn checkout_index_writes_its_paths_at_its_prefix() {
+    let writes = |cmd: &str| -> (Vec<String>, bool) {
+        let a = analyze(cmd, &Options::default());
+        let w = a
+            .effects
+            .iter()
+            .filter(|e| e.kind == EffectKind::Write)
+            .map(|e| e.target.clone())
+            .collect();
+        (w, !a.unknowns.is_empty())
+    };
+    assert_eq!(
+        writes("git checkout-index -f toolgate.toml"),
+        (vec!["toolgate.toml".to_string()], false)
+    );
+    assert_eq!(
+        writes("git checkout-index --prefix=x/ a b"),
+        (vec!["x/a".to_string(), "x/b".to_string()], false)
+    );
+    assert_eq!(
+        writes("git checkout-index --prefix x- a"),
+        (vec!["x-a".to_string()], false)
+    );
+    for cmd in [
+        "git checkout-index -a",
+        "git checkout-index -fa --prefix=x/",
+        "git checkout-index --all",
+        "git checkout-index --stdin",
+    ] {
+        assert!(writes(cmd).1, "{cmd}");
+    }
 }

@@ -87,6 +87,15 @@ impl Eval<'_, '_> {
                     ad.reason
                 );
                 ad.decision = Effect::Ask;
+            } else if let Some((rule, why)) = self.guarded(&item.what) {
+                // What toolgate itself reads, or a protected path: the
+                // program may write it, which no allow covers.
+                ad.rule = Some(rule.into());
+                ad.sticky = true;
+                ad.reason = format!(
+                    "{what}: `{program}` is given it and may write it, and it {why}; so it needs approval"
+                );
+                ad.decision = Effect::Ask;
             } else {
                 ad.decision = Effect::Allow;
                 ad.rule = None;

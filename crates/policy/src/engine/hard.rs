@@ -40,8 +40,8 @@ impl Eval<'_, '_> {
                 let within = |roots: &[PathBuf]| roots.iter().any(|r| paths::is_within(real, r));
                 if *write {
                     let both: Vec<&Path> = std::iter::once(real.as_path()).chain(lexical).collect();
-                    if let Some(hit) = own_files(p, &both) {
-                        return Some(hit);
+                    if let Some((rule, which)) = own_files(p, &both) {
+                        return Some((rule, format!("is a write to {which}")));
                     }
                     if *delete {
                         let catastrophic = real == Path::new("/")
@@ -86,16 +86,13 @@ impl Eval<'_, '_> {
 }
 
 /// What toolgate itself reads that a write of `paths` (one file: as
-/// resolved, and as written) would change, as `(rule id, why)`: the policy
-/// file, any file of its name (a policy file to some directory: one the
-/// agent writes would govern the calls made from there), the state
+/// resolved, and as written) would change, as `(rule id, which)`: the
+/// policy file, any file of its name (a policy file to some directory: one
+/// the agent writes would govern the calls made from there), the state
 /// directory.
 pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static str, String)> {
     if paths.iter().any(|q| p.file_real.as_deref() == Some(*q)) {
-        return Some((
-            rule_ids::HARD_POLICY_FILE,
-            "is a write to the policy file".into(),
-        ));
+        return Some((rule_ids::HARD_POLICY_FILE, "the policy file".into()));
     }
     if paths
         .iter()
@@ -104,7 +101,7 @@ pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static 
         return Some((
             rule_ids::HARD_POLICY_FILE,
             format!(
-                "is a write to a file named `{}`, which toolgate reads as policy",
+                "a file named `{}`, which toolgate reads as policy",
                 crate::POLICY_FILE_NAME
             ),
         ));
@@ -114,13 +111,39 @@ pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static 
     {
         return Some((
             rule_ids::HARD_STATE_DIR,
-            "is a write to toolgate's state directory".into(),
+            "toolgate's state directory".into(),
         ));
     }
     None
 }
 
 impl Eval<'_, '_> {
+    /// Whether a path is one of toolgate's own files (the policy file, a
+    /// file of its name, the state directory) or a protected path, which a
+    /// write would need more than an allow for: `(rule id, why)`.
+    pub(super) fn guarded(&self, what: &What) -> Option<(&'static str, String)> {
+        let What::Path { resolved, .. } = what else {
+            return None;
+        };
+        let p = self.policy;
+        let both: Vec<&Path> = resolved
+            .real
+            .as_deref()
+            .ok()
+            .into_iter()
+            .chain(resolved.lexical.as_deref())
+            .collect();
+        if let Some((rule, which)) = own_files(p, &both) {
+            return Some((rule, format!("is {which}")));
+        }
+        both.iter().find_map(|q| p.protected.find(q)).map(|label| {
+            (
+                rule_ids::PROTECTED,
+                format!("is beneath `{label}`, a protected path"),
+            )
+        })
+    }
+
     /// The credential location a path action touches (`~/.ssh/**`,
     /// `/etc/shadow`, ...), as `(location, path)`, unless an allow rule
     /// names that exact file: the path with its symlinks resolved, or as

@@ -260,12 +260,8 @@ impl Eval<'_, '_> {
                             rule_ids::PROTECTED,
                         ))
                     } else {
-                        super::hard::own_files(p, &[&path]).map(|_| {
-                            (
-                                "the write may replace that policy file".to_string(),
-                                rule_ids::HARD_POLICY_FILE,
-                            )
-                        })
+                        super::hard::own_files(p, &[&path])
+                            .map(|(rule, which)| (format!("the write may replace {which}"), rule))
                     };
                     if let Some((why, rule)) = guarded {
                         asked = Some(format!(

@@ -395,7 +395,8 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             }
         }
         // Subcommands that write the files of the work tree they name.
-        "checkout" | "restore" | "rm" | "mv" | "clean" | "apply" | "worktree" => {
+        "checkout" | "restore" | "rm" | "mv" | "clean" | "apply" | "worktree"
+        | "checkout-index" => {
             worktree_writes(sub, rest, d);
         }
         "rebase" => {
@@ -638,6 +639,7 @@ fn worktree_writes(sub: &str, rest: &[Arg], d: &mut Derived) {
             "--whitespace",
         ],
         "worktree" => &["-b", "-B", "--reason"],
+        "checkout-index" => &["--prefix"],
         _ => &[],
     };
     let paths: Vec<&Arg> = path_operands(rest, valued)
@@ -687,6 +689,50 @@ fn worktree_writes(sub: &str, rest: &[Arg], d: &mut Derived) {
                 d.add(Access::Read, p, false);
             }
             d.add(Access::WriteDir, &Arg::lit("."), true);
+        }
+        // `checkout-index` writes each path from the index, at PREFIX
+        // joined to it as text (`--prefix=x/` writes `x/PATH`, `--prefix=x`
+        // writes `xPATH`); `--all` and `--stdin` write paths not named here.
+        "checkout-index" => {
+            let mut prefix = String::new();
+            let mut literal = true;
+            let mut iter = rest.iter();
+            while let Some(a) = iter.next() {
+                if !a.literal {
+                    continue;
+                }
+                if let Some(v) = a.text.strip_prefix("--prefix=") {
+                    prefix = v.to_string();
+                } else if a.text == "--prefix" {
+                    if let Some(v) = iter.next() {
+                        prefix.clone_from(&v.text);
+                        literal = v.literal;
+                    }
+                } else if a.text == "--" {
+                    break;
+                }
+            }
+            let all = rest.iter().any(|a| {
+                a.literal
+                    && (is_option(&a.text, "--all")
+                        || is_option(&a.text, "--stdin")
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('a')))
+            });
+            if all || !literal {
+                d.unknowns.push(
+                    "`git checkout-index` writes files from the index that are not named here"
+                        .into(),
+                );
+            }
+            for p in paths {
+                d.add(
+                    Access::Write,
+                    &p.with_text(format!("{prefix}{}", p.text)),
+                    false,
+                );
+            }
         }
         "worktree" if paths.first().is_some_and(|a| a.text == "add") => {
             if let Some(dir) = paths.get(1) {

@@ -158,13 +158,14 @@ pub(super) fn shows_content(sub: &str, rest: &[Arg]) -> bool {
         }
         "stash" => first == Some("show") || patch_mode(sub, &opts),
         "bundle" => first == Some("create"),
+        // A copy elsewhere; in place, the files are where rules meet them.
+        "checkout-index" => opts.iter().any(|o| o.starts_with("--prefix")),
         "worktree" => first == Some("add"),
         "rerere" => first == Some("diff"),
         "add" | "stage" | "checkout" | "reset" | "restore" | "commit" => patch_mode(sub, &opts),
-        "format-patch" | "archive" | "range-diff" | "fast-export" | "unpack-file"
-        | "checkout-index" | "grep" | "difftool" | "merge-tree" | "send-email" | "diff-pairs"
-        | "instaweb" | "daemon" | "upload-pack" | "upload-archive" | "pack-objects"
-        | "http-backend" => true,
+        "format-patch" | "archive" | "range-diff" | "fast-export" | "unpack-file" | "grep"
+        | "difftool" | "merge-tree" | "send-email" | "diff-pairs" | "instaweb" | "daemon"
+        | "upload-pack" | "upload-archive" | "pack-objects" | "http-backend" => true,
         _ => false,
     }
 }

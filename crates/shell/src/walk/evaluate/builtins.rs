@@ -203,6 +203,22 @@ impl<'o> Walker<'o> {
                     Some(idx),
                 );
             }
+            // `fc` runs commands from the history (`-s`, or after an
+            // editor, which `-e` names); only `fc -l` lists them.
+            "fc" if !args.iter().any(|a| {
+                a.literal
+                    && a.text.starts_with('-')
+                    && a.text[1..].chars().all(|c| matches!(c, 'l' | 'n' | 'r'))
+                    && a.text.contains('l')
+            }) || args
+                .iter()
+                .any(|a| !a.literal || a.text.starts_with("-e") || a.text.starts_with("-s")) =>
+            {
+                self.unknown(
+                    "`fc` runs commands from the shell's history, which are not analysed".into(),
+                    Some(idx),
+                );
+            }
             "enable" if args.iter().any(|a| !a.literal || a.text.starts_with("-f")) => {
                 self.unknown(
                     "`enable -f` loads a shared object, whose code runs".into(),
