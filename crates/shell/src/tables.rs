@@ -417,6 +417,32 @@ pub(crate) static WRAPPERS: &[Wrapper] = &[
     ("unbuffer", "", &[], 0),
     // sshpass(1): `-f FILE`, `-d FD`, `-p PASSWORD`, `-P PROMPT`.
     ("sshpass", "fdpP", &[], 0),
+    // moreutils' `chronic` and `ifne` run the command they are given.
+    ("chronic", "", &[], 0),
+    ("ifne", "", &[], 0),
+    // Run the command with a display, a session bus, a faked root or
+    // clock, through a proxy, or under a memory checker.
+    (
+        "xvfb-run",
+        "nsfepw",
+        &[
+            "server-num",
+            "server-args",
+            "auth-file",
+            "error-file",
+            "xauth-protocol",
+            "wait",
+        ],
+        0,
+    ),
+    ("dbus-run-session", "", &["config-file", "dbus-daemon"], 0),
+    ("fakeroot", "lsib", &["lib", "faked"], 0),
+    ("faketime", "", &["date-prog"], 1),
+    ("torsocks", "uPpa", &["user", "pass", "address", "port"], 0),
+    ("proxychains", "f", &[], 0),
+    ("proxychains4", "f", &[], 0),
+    ("catchsegv", "", &[], 0),
+    ("valgrind", "", &[], 0),
     // Tracers run the command they are given.
     (
         "strace",
@@ -528,6 +554,27 @@ pub(crate) static WRAPPERS: &[Wrapper] = &[
         ],
         0,
     ),
+];
+
+/// Options of wrappers that load or run code of their choosing, or write
+/// files (`fakeroot -l LIB`, `valgrind --log-file=F`): with one, what the
+/// wrapper does is not analysed.
+pub(crate) static WRAPPER_RISKY: &[(&str, &[&str])] = &[
+    ("fakeroot", &["l", "lib", "faked"]),
+    ("faketime", &["date-prog"]),
+    ("dbus-run-session", &["dbus-daemon", "config-file"]),
+    (
+        "valgrind",
+        &[
+            "log-file",
+            "xml-file",
+            "log-socket",
+            "xml-socket",
+            "db-command",
+            "vgdb-prefix",
+        ],
+    ),
+    ("torsocks", &["shell"]),
 ];
 
 /// The options without a value of the wrappers whose every option is

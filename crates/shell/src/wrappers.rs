@@ -207,6 +207,76 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
             argv,
             "`vipe` runs the editor `$EDITOR` or `$VISUAL` names".into(),
         ),
+        // Each argument of `pee` is a command for `sh -c`; one alone is
+        // read as such, several are not joined (a here-document opened in
+        // one would swallow the next).
+        "pee" => match argv.get(1..) {
+            Some([one_script]) => Step::Shell {
+                wrapper: texts(&argv[..1]),
+                script: one(one_script),
+            },
+            Some([]) | None => Step::None,
+            Some(_) => opaque(
+                argv,
+                "`pee` runs each of its arguments as a shell command".into(),
+            ),
+        },
+        "hyperfine" => opaque(
+            argv,
+            "`hyperfine` runs the commands it is given through a shell, with parameters put in"
+                .into(),
+        ),
+        // Sandboxes that build the command's file system from their options.
+        "bwrap" | "proot" => opaque(
+            argv,
+            format!("`{name}` runs a command in a file system its options build"),
+        ),
+        "direnv" if argv.get(1).is_some_and(|a| a.text == "exec") => opaque(
+            argv,
+            "`direnv exec` runs the `.envrc` of the directory it is given, then the command".into(),
+        ),
+        "perf"
+            if argv.get(1).is_some_and(|a| {
+                !a.literal
+                    || matches!(
+                        a.text.as_str(),
+                        "stat"
+                            | "record"
+                            | "trace"
+                            | "ftrace"
+                            | "c2c"
+                            | "mem"
+                            | "kmem"
+                            | "lock"
+                            | "sched"
+                            | "kvm"
+                            | "timechart"
+                            | "script"
+                            | "kwork"
+                            | "daemon"
+                            | "test"
+                            | "bench"
+                    )
+            }) =>
+        {
+            opaque(
+                argv,
+                "`perf` runs the command (or the scripts) it is given".into(),
+            )
+        }
+        // `entr UTILITY ARGS`; with `-s`, one command for the shell.
+        "entr" => {
+            let p = parse_leading(argv, "", &[]);
+            let rest = argv.get(p.next..).unwrap_or_default();
+            match rest.first() {
+                None => Step::None,
+                Some(first) if p.options.iter().any(|o| o.contains('s')) => Step::Shell {
+                    wrapper: texts(&argv[..p.next]),
+                    script: one(first),
+                },
+                Some(_) => runs(&argv[..p.next], rest.to_vec(), None),
+            }
+        }
         "flock" => flock(argv),
         "script" => script(argv),
         "parallel" => parallel::parallel(argv),
@@ -244,12 +314,20 @@ fn simple_wrapper(name: &str, argv: &[Arg], short: &str, long: &[&str], leading:
         return Step::None;
     }
     let (cwd, changes) = root_and_dir(name, argv, &p);
+    let risky = tables::WRAPPER_RISKY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, risky)| p.options.iter().find(|o| risky.contains(o)))
+        .map(|o| {
+            let dashes = if o.len() == 1 { "-" } else { "--" };
+            format!("`{name} {dashes}{o}` loads or runs code, or writes a file, of its own")
+        });
     Step::Wrapper {
         wrapper: texts(&argv[..end]),
         rest: argv[end..].to_vec(),
         cwd,
         env: Vec::new(),
-        unknown: unknown_option(name, &p, short, long).or(changes),
+        unknown: unknown_option(name, &p, short, long).or(changes).or(risky),
         xargs: None,
     }
 }

@@ -1933,6 +1933,10 @@ fn bypass_shapes_are_seen() {
         "sg grp 'rm -rf ~'", "sg - grp -c 'rm -rf ~'", "echo 'rm -rf ~' | newgrp", "capsh -- -c 'rm -rf ~'",
         "capsh --caps=cap_chown+ep -- -c 'rm -rf ~'", "sshpass -p pw rm -rf ~", "echo 'rm -rf ~' | sg grp",
         "e\"ch\"o 'rm -rf ~' | sh", "'printf' 'rm -rf ~' | bash", "c''at <<'E' | sh\nrm -rf ~\nE",
+        "chronic rm -rf ~", "ifne rm -rf ~", "xvfb-run -a rm -rf ~", "xvfb-run -s '-screen 0' rm -rf ~",
+        "dbus-run-session -- rm -rf ~", "fakeroot rm -rf ~", "fakeroot -- rm -rf ~", "faketime 2020-01-01 rm -rf ~",
+        "torsocks rm -rf ~", "proxychains -q rm -rf ~", "proxychains4 -f p.conf rm -rf ~", "catchsegv rm -rf ~",
+        "valgrind --leak-check=full rm -rf ~", "pee 'rm -rf ~'", "entr rm -rf ~", "entr -s 'rm -rf ~'",
     ] {
         let a = analyze(cmd, &opts());
         assert!(a.hazards.iter().any(|h| h.kind == "rm-root"), "`{cmd}` hides rm -rf ~:\n{}", summary(&a));
@@ -1957,6 +1961,17 @@ fn runners_of_code_not_seen_are_unknown() {
         "crontab jobs.txt",
         "crontab -e",
         "ssh \"$H\" id",
+        "pee 'cat .env' 'true'",
+        "hyperfine 'cat .env'",
+        "bwrap --ro-bind / / cat .env",
+        "proot -r /tmp cat .env",
+        "direnv exec . cat .env",
+        "perf stat cat .env",
+        "perf record -o p.data cat .env",
+        "fakeroot -l ./lib.so ls",
+        "faketime --date-prog ./d 2020-01-01 ls",
+        "valgrind --log-file=out ls",
+        "dbus-run-session --dbus-daemon=./d ls",
     ] {
         let a = analyze(cmd, &opts());
         assert!(!a.unknowns.is_empty(), "{cmd}:\n{}", summary(&a));
