@@ -20,6 +20,16 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
     let runs = |d: &mut Derived, what: &str| {
         d.unknowns.push(format!("`{name} {what}` runs a program"));
     };
+    // The files a `--files0-from` list names are read (or listed); an
+    // empty list (`/dev/null`) names none.
+    if matches!(name, "sort" | "wc" | "du")
+        && o.values(&["--files0-from"])
+            .any(|v| !(v.literal && v.text == "/dev/null"))
+    {
+        d.unknowns.push(format!(
+            "`{name} --files0-from` reads the files its list names, which are not known here"
+        ));
+    }
     match name {
         // `-z` runs the decompression programs found on `PATH`.
         "rg" => {

@@ -221,6 +221,7 @@ pub(crate) fn step(name: &str, argv: &[Arg]) -> Step {
                 "`pee` runs each of its arguments as a shell command".into(),
             ),
         },
+        "sqlite3" => sqlite3(argv),
         "hyperfine" => opaque(
             argv,
             "`hyperfine` runs the commands it is given through a shell, with parameters put in"
@@ -1025,6 +1026,86 @@ fn runs(wrapper: &[Arg], rest: Vec<Arg>, unknown: Option<String>) -> Step {
         env: Vec::new(),
         unknown,
         xargs: None,
+    }
+}
+
+/// The sqlite3 shell: its dot-commands run programs (`.shell`, `.system`),
+/// read and write files (`.read`, `.output`, `.import`, `.open`, `.load`),
+/// and so do SQL functions it adds (`readfile`, `writefile`, `edit`,
+/// `load_extension`) and `ATTACH`. SQL given as arguments that uses none
+/// of them is analysed as a program's arguments; anything else (commands
+/// read from its input, `-cmd`, `-init`, `-A`) is not, unless `-safe`
+/// turns all of that off.
+fn sqlite3(argv: &[Arg]) -> Step {
+    const VALUED: &[&str] = &[
+        "-cmd",
+        "-init",
+        "-separator",
+        "-newline",
+        "-nullvalue",
+        "-mmap",
+        "-vfs",
+        "-maxsize",
+        "-nonce",
+        "-escape",
+    ];
+    const TWO_VALUES: &[&str] = &["-lookaside", "-pagecache", "-heap"];
+    const RISKY: &[&str] = &[
+        "readfile",
+        "writefile",
+        "edit",
+        "load_extension",
+        "attach",
+        "fts3_tokenizer",
+    ];
+    let mut i = 1;
+    let mut safe = false;
+    let mut why: Option<String> = None;
+    while let Some(a) = argv.get(i) {
+        let t = a.text.trim_start_matches('-');
+        if !a.literal {
+            why = Some(format!("`sqlite3` argument `{}` is not literal", a.text));
+            break;
+        }
+        if !a.text.starts_with('-') {
+            break;
+        }
+        let opt = format!("-{t}");
+        if opt == "-safe" {
+            safe = true;
+        } else if matches!(opt.as_str(), "-cmd" | "-init" | "-A" | "-archive") {
+            why = Some(format!(
+                "`sqlite3 {opt}` runs commands or archive operations of its own"
+            ));
+            break;
+        }
+        i += if VALUED.contains(&opt.as_str()) {
+            2
+        } else if TWO_VALUES.contains(&opt.as_str()) {
+            3
+        } else {
+            1
+        };
+    }
+    let sql = argv.get(i + 1..).unwrap_or_default();
+    if why.is_none() && !safe {
+        if sql.is_empty() {
+            why = Some("`sqlite3` reads its commands from its input".into());
+        } else if let Some(a) = sql.iter().find(|a| {
+            let lower = a.text.to_ascii_lowercase();
+            !a.literal
+                || a.text.trim_start().starts_with('.')
+                || RISKY.iter().any(|r| lower.contains(r))
+        }) {
+            why = Some(format!(
+                "`sqlite3` runs `{}`, whose dot-commands or functions may run programs or read and write files",
+                a.text
+            ));
+        }
+    }
+    match why {
+        Some(why) => opaque(argv, why),
+        None => Step::None,
     }
 }
 

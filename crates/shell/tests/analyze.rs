@@ -1972,6 +1972,13 @@ fn runners_of_code_not_seen_are_unknown() {
         "faketime --date-prog ./d 2020-01-01 ls",
         "valgrind --log-file=out ls",
         "dbus-run-session --dbus-daemon=./d ls",
+        "sqlite3 :memory: '.shell cat .env'",
+        "sqlite3 db \"select readfile('.env')\"",
+        "sqlite3 db \"SELECT WriteFile('x', 1)\"",
+        "sqlite3 db \"attach 'other.db' as o\"",
+        "sqlite3 -cmd '.system id' db 'select 1'",
+        "echo '.system id' | sqlite3 db",
+        "sqlite3 db < script.sql",
     ] {
         let a = analyze(cmd, &opts());
         assert!(!a.unknowns.is_empty(), "{cmd}:\n{}", summary(&a));
@@ -1980,6 +1987,9 @@ fn runners_of_code_not_seen_are_unknown() {
         "ssh build.example.com uptime",
         "crontab -l",
         "sg run --pattern 'Some($A)' --rewrite None src",
+        "sqlite3 app.db 'select * from users'",
+        "sqlite3 -json -readonly app.db 'select 1'",
+        "sqlite3 -safe app.db < script.sql",
     ] {
         let a = analyze(cmd, &opts());
         assert!(a.unknowns.is_empty(), "{cmd}: {}", summary(&a));
@@ -2216,5 +2226,53 @@ fn arguments_of_programs_without_a_table_name_files() {
             .map(|e| e.target.as_str())
             .collect();
         assert_eq!(targets, files, "{cmd}");
+    }
+}
+
+/// The sqlite3 shell runs programs and reads and writes files from its
+/// dot-commands and SQL functions, unless `-safe`: proven on the real
+/// `sqlite3` (installed by `scripts/test.sh`), each shape unknown to the
+/// analysis exactly when it does so.
+#[test]
+fn sqlite3_runs_and_reads_as_the_real_shell_does() {
+    use std::process::Command;
+    if Command::new("sqlite3").arg("-version").output().is_err() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "sqlite3 is not installed: CI runs this case against it"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.txt"), "SECRET-LINE\n").unwrap();
+    let run = |cmd: &str| -> (String, bool) {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(dir.path())
+            .output()
+            .expect("bash runs");
+        let marker = dir.path().join("P");
+        let made = marker.exists();
+        let _ = std::fs::remove_file(marker);
+        (String::from_utf8_lossy(&out.stdout).into_owned(), made)
+    };
+    for (cmd, acts) in [
+        ("sqlite3 :memory: '.shell touch P'", true),
+        ("echo '.system touch P' | sqlite3 :memory:", true),
+        ("sqlite3 -cmd '.shell touch P' :memory: 'select 1'", true),
+        ("sqlite3 :memory: \"select readfile('s.txt')\"", true),
+        ("sqlite3 :memory: \"select writefile('P', 'x')\"", true),
+        ("sqlite3 -safe :memory: \"select readfile('s.txt')\"", false),
+        ("sqlite3 :memory: 'select 1 + 1'", false),
+    ] {
+        let (out, made) = run(cmd);
+        assert_eq!(
+            made || out.contains("SECRET-LINE"),
+            acts,
+            "`{cmd}` in sqlite3"
+        );
+        let a = analyze(cmd, &opts());
+        assert_eq!(!a.unknowns.is_empty(), acts, "`{cmd}`:\n{}", summary(&a));
     }
 }

@@ -238,6 +238,15 @@ fn options_that_run_programs_are_unknown() {
         ("dc -e '!id'", "shell commands"),
         ("dc prog.dc", "shell commands"),
         ("dc", "shell commands"),
+        // Lists of files to read, whose names are not known: coreutils'
+        // `--files0-from`, tar's `-T`, zip's `-@`.
+        ("sort --files0-from=list", "its list names"),
+        ("wc --files0-from list", "its list names"),
+        ("du --files0-from=list", "its list names"),
+        ("tar -cf a.tar -T list", "its list names"),
+        ("tar -c --files-from=list -f a.tar", "its list names"),
+        ("zip a.zip -@ < list", "from its input"),
+        ("zip -r@ a.zip", "from its input"),
     ] {
         unknown(cmd, why);
     }
@@ -605,4 +614,35 @@ fn literal_variables_are_followed() {
             show(&a)
         );
     }
+}
+
+/// The arguments of a perl or ruby program (`-e CODE`, or a script) are
+/// what `<>` and `ARGF` read: each that names a file is checked as a
+/// program's argument; with `-n`, `-p` or `-i` they are read (and
+/// written) outright.
+#[test]
+fn perl_and_ruby_program_arguments_are_checked() {
+    use toolgate_shell::Origin;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "K=1\n").unwrap();
+    let at = Options {
+        cwd: Some(dir.path().to_path_buf()),
+        ..opts()
+    };
+    for cmd in [
+        "perl -e 'print <>' .env",
+        "ruby -e 'puts ARGF.read' .env",
+        "perl tool.pl .env",
+        "ruby -rjson tool.rb .env",
+    ] {
+        let a = analyze(cmd, &at);
+        assert!(
+            a.effects
+                .iter()
+                .any(|e| e.origin == Origin::Argument && e.target == ".env"),
+            "`{cmd}`\n{}",
+            show(&a)
+        );
+    }
+    reads("perl -ne print .env", ".env");
 }

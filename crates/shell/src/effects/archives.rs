@@ -74,6 +74,13 @@ pub(super) fn tar(spec: &Spec, args: &[Arg], d: &mut Derived) {
     ]) {
         d.add(Access::Read, f, false);
     }
+    // The files a `-T` list names are archived (or extracted) as well.
+    if o.values(&["-T", "--files-from"])
+        .any(|v| !(v.literal && v.text == "/dev/null"))
+    {
+        d.unknowns
+            .push("`tar -T` archives the files its list names, which are not known here".into());
+    }
     let extract = o.has(&["-x", "--extract", "--get"]);
     let snapshots: Vec<Arg> = o.values(&["-g", "--listed-incremental"]).cloned().collect();
     let create = o.has(&[

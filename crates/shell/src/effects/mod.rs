@@ -75,6 +75,11 @@ pub(crate) struct Derived {
     /// filter): what a command given that output (`| xargs`, `$(..)`)
     /// reads.
     pub output: Option<Vec<Arg>>,
+    /// Words handed to a program toolgate has no table for (the arguments
+    /// of `perl script.pl ..` or `ruby -e CODE ..`, which `<>` and `ARGF`
+    /// read): each that names a file is checked as a program's argument
+    /// is ([`crate::Origin::Argument`]).
+    pub arguments: Vec<Arg>,
 }
 
 /// Schemes of URLs that name no network host: what fetches them (if
@@ -790,6 +795,18 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             let o = parse_opts(args, "bnitxTO", &["unzip-command"], &[]);
             if o.has(&["-TT", "--unzip-command"]) || args.iter().any(|a| a.text == "-TT") {
                 d.unknowns.push("`zip -TT` runs a command".into());
+            }
+            // `-@` (and `--names-stdin`) reads the names of the files to
+            // add from standard input.
+            if args.iter().any(|a| {
+                a.literal
+                    && ((a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains('@'))
+                        || is_option(&a.text, "--names-stdin"))
+            }) {
+                d.unknowns
+                    .push("`zip -@` reads the names of the files it adds from its input".into());
             }
             let recursive = o.has(&["-r", "--recurse-paths"]);
             if let Some((archive, files)) = o.operands.split_first() {

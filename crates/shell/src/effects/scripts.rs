@@ -95,6 +95,9 @@ pub(super) fn perl_like(name: &str, args: &[Arg], d: &mut Derived) {
         }
     };
     if !(in_place || line_loop) {
+        // The program's own arguments: `<>` (perl) and `ARGF` (ruby) read
+        // them as files, or the program does anything else with them.
+        d.arguments = files.iter().map(|a| (*a).clone()).collect();
         return;
     }
     for f in files {

@@ -514,6 +514,10 @@ impl<'o> Walker<'o> {
         }
         if literal_name && known.spec.is_none() && !known.shell && known.wrapper.is_none() {
             self.argument_files(&argv, idx, &effect_cwd);
+        } else if !d.arguments.is_empty() {
+            let mut given = vec![argv[0].clone()];
+            given.append(&mut d.arguments);
+            self.argument_files(&given, idx, &effect_cwd);
         }
         for n in std::mem::take(&mut d.nested) {
             match n {
