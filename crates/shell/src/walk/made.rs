@@ -381,6 +381,31 @@ impl<'o> Walker<'o> {
     }
 
     /// `text` joined to `base` (or the starting directory), `~` expanded,
+    /// `.` and `..` removed by text: how a file written earlier in the
+    /// script is recognised when a later part runs it.
+    pub(super) fn written_path(&self, text: &str, base: Option<&Path>) -> PathBuf {
+        use std::path::Component;
+        let mut out = PathBuf::new();
+        for c in self.raw_path(text, base).components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    /// Whether `text`, run where `base` is, is a file written earlier in
+    /// the script.
+    pub(super) fn is_written(&self, text: &str, base: Option<&Path>) -> bool {
+        !self.written_files.is_empty()
+            && self.written_files.contains(&self.written_path(text, base))
+    }
+
+    /// `text` joined to `base` (or the starting directory), `~` expanded,
     /// not normalised: `..` is applied while walking it.
     fn raw_path(&self, text: &str, base: Option<&Path>) -> PathBuf {
         if let Some(rest) = text

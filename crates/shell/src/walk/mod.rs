@@ -126,6 +126,10 @@ pub(crate) struct Walker<'o> {
     defining: Vec<String>,
     /// Files written by a network fetch earlier in the script.
     fetched_files: HashSet<String>,
+    /// Files written earlier in the script (redirects, operands, the
+    /// files programs are given), by path joined to where it ran and
+    /// normalised: a program run from one is code not known here.
+    written_files: HashSet<PathBuf>,
     /// Unknowns and hazards already reported, to report each once.
     seen: HashSet<(String, Option<usize>)>,
     /// Words added by expansion so far, against [`EXPANSION_BUDGET`].
@@ -199,6 +203,7 @@ impl<'o> Walker<'o> {
             functions: HashMap::new(),
             defining: Vec::new(),
             fetched_files: HashSet::new(),
+            written_files: HashSet::new(),
             seen: HashSet::new(),
             expanded: 0,
             glob_entries: Cell::new(GLOB_ENTRY_BUDGET),

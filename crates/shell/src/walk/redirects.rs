@@ -78,6 +78,10 @@ impl<'o> Walker<'o> {
                 self.hazard(k, reason, command);
             }
         }
+        if kind == EffectKind::Write && arg.literal {
+            let path = self.written_path(&arg.text, cwd.clone().flatten().as_deref());
+            self.written_files.insert(path);
+        }
         let effect = TargetEffect {
             kind,
             target: arg.text.clone(),
