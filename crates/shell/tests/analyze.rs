@@ -1308,7 +1308,7 @@ fn writers_write_their_operands() {
         &[],
         &[],
     );
-    check("gzip f", &["gzip f"], &["Wd f"], &[], &[]);
+    check("gzip f", &["gzip f"], &["Wd f", "W f.gz"], &[], &[]);
     check("gzip -c f", &["gzip -c f"], &["R f"], &[], &[]);
     check(
         "cp file.txt{,.bak}",

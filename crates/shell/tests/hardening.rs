@@ -646,3 +646,36 @@ fn perl_and_ruby_program_arguments_are_checked() {
     }
     reads("perl -ne print .env", ".env");
 }
+
+/// A compressor writes the file beside its operand: the operand with its
+/// suffix added, or taken off when it decompresses (`gunzip
+/// toolgate.toml.gz` writes `toolgate.toml`, `gzip -S .toml toolgate`
+/// too). Proved against gzip where it is installed.
+#[test]
+fn compressors_write_the_file_beside_their_operand() {
+    writes("gunzip toolgate.toml.gz", "toolgate.toml");
+    writes("gzip -d -f toolgate.toml.gz", "toolgate.toml");
+    writes("gzip -S .toml toolgate", "toolgate.toml");
+    writes("gzip --suffix=.toml toolgate", "toolgate.toml");
+    writes("gzip -dS .x toolgate.toml.x", "toolgate.toml");
+    writes("bunzip2 a.tbz2", "a.tar");
+    writes("unxz -k notes.txt.xz", "notes.txt");
+    writes("zstd -d f.zst", "f");
+    writes("gzip notes.txt", "notes.txt.gz");
+    unknown("gzip -S \"$S\" f", "suffix");
+    let a = analyze("gzip -c notes.txt", &opts());
+    assert!(
+        !a.effects.iter().any(|e| e.kind == EffectKind::Write),
+        "{}",
+        show(&a)
+    );
+    if !crate::real::have("gzip") {
+        return;
+    }
+    let s = crate::real::Scratch::new();
+    s.run(
+        "echo x > toolgate; gzip -S .toml toolgate; echo y > a; gzip a; mv a.gz b.toml.gz; gunzip b.toml.gz",
+        "",
+    );
+    assert!(s.join("toolgate.toml").exists() && s.join("b.toml").exists());
+}

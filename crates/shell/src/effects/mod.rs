@@ -189,6 +189,74 @@ impl Derived {
     }
 }
 
+/// The file a compressor writes beside each operand: the operand with its
+/// suffix (`-S`, or the program's own) added, or, decompressing, taken off
+/// (`gunzip toolgate.toml.gz` writes `toolgate.toml`; `.tgz` gives `.tar`).
+/// An operand without a suffix the program knows is left alone by it.
+fn compressed_outputs(name: &str, o: &Opts, d: &mut Derived) {
+    let decompress = name.starts_with("gun")
+        || name.starts_with("bun")
+        || name.starts_with("un")
+        || o.has(&["-d", "--decompress", "--uncompress"]);
+    let given = o.values(&["-S", "--suffix"]).last().cloned();
+    if let Some(s) = given.as_ref().filter(|s| !s.literal) {
+        d.unknowns.push(format!(
+            "`{name} -S {}`: the suffix, and so the file written, is not known",
+            s.text
+        ));
+        return;
+    }
+    let own = match name {
+        "gzip" | "gunzip" => ".gz",
+        "bzip2" | "bunzip2" => ".bz2",
+        "xz" | "unxz" => ".xz",
+        "lzma" | "unlzma" => ".lzma",
+        "compress" | "uncompress" => ".Z",
+        "lz4" => ".lz4",
+        _ => ".zst",
+    };
+    const KNOWN: &[(&str, &str)] = &[
+        (".tgz", ".tar"),
+        (".taz", ".tar"),
+        (".tbz2", ".tar"),
+        (".tbz", ".tar"),
+        (".txz", ".tar"),
+        (".tlz", ".tar"),
+        (".tzst", ".tar"),
+        (".gz", ""),
+        ("-gz", ""),
+        (".z", ""),
+        ("-z", ""),
+        ("_z", ""),
+        (".Z", ""),
+        (".bz2", ""),
+        (".bz", ""),
+        (".xz", ""),
+        (".lzma", ""),
+        (".lz4", ""),
+        (".zst", ""),
+    ];
+    for a in o.operands.iter().filter(|a| a.literal && a.text != "-") {
+        let t = a.text.as_str();
+        let out = if decompress {
+            let stripped = match &given {
+                Some(s) => t.strip_suffix(s.text.as_str()).map(str::to_string),
+                None => KNOWN.iter().find_map(|(suffix, becomes)| {
+                    t.strip_suffix(suffix)
+                        .map(|stem| format!("{stem}{becomes}"))
+                }),
+            };
+            match stripped {
+                Some(s) if !s.is_empty() && !s.ends_with('/') => s,
+                _ => continue,
+            }
+        } else {
+            format!("{t}{}", given.as_ref().map_or(own, |s| s.text.as_str()))
+        };
+        d.add(Access::Write, &a.with_text(out), false);
+    }
+}
+
 /// Options and operands, split the way GNU tools read them.
 #[derive(Debug, Default)]
 pub(crate) struct Opts {
@@ -837,6 +905,9 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             };
             let recursive = o.has(&["-r", "--recursive"]);
             each(d, access, &o.operands, recursive);
+            if !to_stdout && !recursive {
+                compressed_outputs(name, &o, d);
+            }
         }
         "curl" => curl(spec, args, d),
         "wget" | "wget2" => wget(spec, args, d),
