@@ -679,3 +679,42 @@ fn compressors_write_the_file_beside_their_operand() {
     );
     assert!(s.join("toolgate.toml").exists() && s.join("b.toml").exists());
 }
+
+/// cpio, ar, 7-Zip and pax extract the names their archive holds into a
+/// directory (a recursive write of it, as `tar x` is); creating from names
+/// on standard input or in a list file is unknown.
+#[test]
+fn other_archivers_extract_into_a_directory() {
+    let recursive_write = |cmd: &str, dir: &str| {
+        let a = analyze(cmd, &opts());
+        assert!(
+            a.effects
+                .iter()
+                .any(|e| e.kind == EffectKind::Write && e.recursive && e.target == dir),
+            "`{cmd}`: no recursive write of `{dir}`\n{}",
+            show(&a)
+        );
+    };
+    recursive_write("cpio -id < a.cpio", ".");
+    recursive_write("cpio -i -D out < a.cpio", "out");
+    recursive_write("ar x lib.a", ".");
+    recursive_write("ar -x lib.a", ".");
+    recursive_write("7z x a.7z", ".");
+    recursive_write("7z x a.7z -oout", "out");
+    recursive_write("pax -r < a.pax", ".");
+    writes("ar rc lib.a a.o", "lib.a");
+    reads("ar rc lib.a a.o", "a.o");
+    writes("7z a a.7z src", "a.7z");
+    for cmd in ["find . | cpio -o > a.cpio", "find . | cpio -pd out"] {
+        let a = analyze(cmd, &opts());
+        assert!(
+            a.unknowns
+                .iter()
+                .any(|u| u.reason.contains("from its input")),
+            "`{cmd}`\n{}",
+            show(&a)
+        );
+    }
+    unknown("7z a a.7z @list", "list");
+    unknown("pax -w > a.pax", "from its input");
+}

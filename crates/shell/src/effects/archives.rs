@@ -168,3 +168,118 @@ pub(super) fn unzip(args: &[Arg], d: &mut Derived) {
     }
     d.read_only = list_only;
 }
+
+/// cpio, ar, 7-Zip and pax: extracting writes the names the archive holds
+/// into a directory (a recursive write of it, as `tar x` is); creating
+/// from names read on standard input (`cpio -o`, `cpio -p`, `pax -w`
+/// without operands) reads files not named here.
+pub(super) fn other_archivers(name: &str, args: &[Arg], d: &mut Derived) {
+    let flags = |a: &Arg| a.literal && a.text.starts_with('-') && !a.text.starts_with("--");
+    let has = |letter: char| {
+        args.iter()
+            .any(|a| flags(a) && a.text[1..].contains(letter))
+    };
+    let long = |wanted: &str| args.iter().any(|a| a.literal && is_option(&a.text, wanted));
+    let operands: Vec<&Arg> = args
+        .iter()
+        .filter(|a| !(a.literal && a.text.starts_with('-')))
+        .collect();
+    let names_from_input = |d: &mut Derived| {
+        d.unknowns.push(format!(
+            "`{name}` reads the names of the files it archives from its input"
+        ));
+    };
+    match name {
+        "cpio" => {
+            if has('i') || long("--extract") {
+                let dir = args
+                    .iter()
+                    .position(|a| a.literal && (a.text == "-D" || a.text == "--directory"))
+                    .and_then(|i| args.get(i + 1))
+                    .cloned()
+                    .unwrap_or_else(|| Arg::lit("."));
+                d.add(Access::WriteDir, &dir, true);
+            } else if has('o') || has('p') || long("--create") || long("--pass-through") {
+                names_from_input(d);
+            }
+        }
+        "ar" => {
+            // `ar KEYS ARCHIVE MEMBERS`: the keys may go without a dash.
+            let Some((keys, rest)) = args.split_first() else {
+                return;
+            };
+            let k = keys.text.trim_start_matches('-');
+            if !keys.literal {
+                d.unknowns.push("`ar` operation is not literal".into());
+            } else if k.contains('x') {
+                d.add(Access::WriteDir, &Arg::lit("."), true);
+            } else if k.contains(['r', 'q', 'd', 'm', 's']) {
+                if let Some((archive, members)) = rest.split_first() {
+                    d.add(Access::Write, archive, false);
+                    for m in members {
+                        d.add(Access::Read, m, false);
+                    }
+                }
+            } else if let Some(archive) = rest.first() {
+                d.add(Access::Read, archive, false);
+            }
+        }
+        "pax" => {
+            if has('r') && has('w') {
+                names_from_input(d);
+            } else if has('r') {
+                d.add(Access::WriteDir, &Arg::lit("."), true);
+            } else if has('w') {
+                if operands.is_empty() {
+                    names_from_input(d);
+                }
+                for f in &operands {
+                    d.add(Access::Read, f, true);
+                }
+            }
+        }
+        // 7-Zip: `7z COMMAND ARCHIVE [FILES]`, `-oDIR` for where it extracts.
+        _ => {
+            let Some((cmd, rest)) = operands.split_first() else {
+                return;
+            };
+            let out = args
+                .iter()
+                .find_map(|a| a.text.strip_prefix("-o").map(|d| a.with_text(d)));
+            match cmd.text.as_str() {
+                "x" | "e" => {
+                    if let Some(archive) = rest.first() {
+                        d.add(Access::Read, archive, false);
+                    }
+                    d.add(
+                        Access::WriteDir,
+                        &out.unwrap_or_else(|| Arg::lit(".")),
+                        true,
+                    );
+                }
+                "a" | "u" | "d" | "rn" => {
+                    if let Some((archive, files)) = rest.split_first() {
+                        d.add(Access::Write, archive, false);
+                        for f in files {
+                            d.add(Access::Read, f, true);
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(archive) = rest.first() {
+                        d.add(Access::Read, archive, false);
+                    }
+                }
+            }
+            // `@LIST` and `-i@LIST` name the files in a list file.
+            if args
+                .iter()
+                .any(|a| !a.literal || a.text.starts_with('@') || a.text.starts_with("-i@"))
+            {
+                d.unknowns.push(format!(
+                    "`{name}` archives the files a list names, or words that are not literal"
+                ));
+            }
+        }
+    }
+}

@@ -859,6 +859,7 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         }
         "tar" | "bsdtar" | "gtar" => tar(spec, args, d),
         "unzip" => unzip(args, d),
+        "cpio" | "ar" | "7z" | "7za" | "7zr" | "pax" => other_archivers(name, args, d),
         "zip" => {
             let o = parse_opts(args, "bnitxTO", &["unzip-command"], &[]);
             if o.has(&["-TT", "--unzip-command"]) || args.iter().any(|a| a.text == "-TT") {
