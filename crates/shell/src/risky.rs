@@ -20,9 +20,9 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
     let runs = |d: &mut Derived, what: &str| {
         d.unknowns.push(format!("`{name} {what}` runs a program"));
     };
-    // The files a `--files0-from` list names are read (or listed); an
-    // empty list (`/dev/null`) names none.
-    if matches!(name, "sort" | "wc" | "du")
+    // The files a `--files0-from` list names are read; an empty list
+    // (`/dev/null`) names none. (`du` shows only their sizes.)
+    if matches!(name, "sort" | "wc")
         && o.values(&["--files0-from"])
             .any(|v| !(v.literal && v.text == "/dev/null"))
     {

@@ -242,7 +242,6 @@ fn options_that_run_programs_are_unknown() {
         // `--files0-from`, tar's `-T`, zip's `-@`.
         ("sort --files0-from=list", "its list names"),
         ("wc --files0-from list", "its list names"),
-        ("du --files0-from=list", "its list names"),
         ("tar -cf a.tar -T list", "its list names"),
         ("tar -c --files-from=list -f a.tar", "its list names"),
         ("zip a.zip -@ < list", "from its input"),
