@@ -77,14 +77,21 @@ fn repo(tracked: bool) -> Repo {
     }
 }
 
-/// Whether `git ARGS` prints the secret, and the gate's decision on it.
+/// Whether `git ARGS` prints the secret, and the gate's decision on it
+/// (asked before it runs).
 fn run(r: &Repo, args: &str) -> (bool, Effect, Option<String>, String) {
+    let (decision, rule, reason) = decide(r, args);
     let out = git(&r.ws, &r.home, args);
     let printed = String::from_utf8_lossy(&out.stdout).contains(SECRET);
+    (printed, decision, rule, reason)
+}
+
+/// The gate's decision on `git ARGS`, which is not run.
+fn decide(r: &Repo, args: &str) -> (Effect, Option<String>, String) {
     let mut call = Call::new("run_shell", json!({ "command": format!("git {args}") }));
     call.cwd = Some(r.ws.clone());
     let d = r.policy.decide(&call);
-    (printed, d.decision, d.rule, d.reason)
+    (d.decision, d.rule, d.reason)
 }
 
 /// Commands that show content, each in several spellings; `{blob}` is
@@ -200,4 +207,44 @@ fn what_the_index_holds_decides() {
     let (_, decision, _, reason) = run(&r, "log -p");
     assert_eq!(decision, Effect::Ask, "{reason}");
     assert!(reason.contains("index"), "{reason}");
+}
+
+/// What git stores from the work tree: `git add .` and `git stash -u`
+/// take every untracked file the ignore files do not leave out, which
+/// `git show :.env` or `git show stash^3` then prints. An ignored `.env`
+/// is not taken (allowed); one that is not ignored is (denied).
+#[test]
+fn what_git_add_and_stash_take_from_the_work_tree() {
+    let ignored = repo(false);
+    for args in ["add .", "add -A", "add --all src", "stash -u"] {
+        let (decision, _, reason) = decide(&ignored, args);
+        assert_eq!(decision, Effect::Allow, "`git {args}`: {reason}");
+    }
+    for args in ["add -f .", "stash -a"] {
+        let (decision, rule, reason) = decide(&ignored, args);
+        assert_eq!(
+            (decision, rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "`git {args}`: {reason}"
+        );
+    }
+    // Not ignored: git takes it, and prints it afterwards.
+    let r = repo(false);
+    std::fs::remove_file(r.ws.join(".gitignore")).unwrap();
+    for args in [
+        "add .",
+        "add -A",
+        "stash -u",
+        "stash push --include-untracked",
+    ] {
+        let (decision, rule, reason) = decide(&r, args);
+        assert_eq!(
+            (decision, rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "`git {args}`: {reason}"
+        );
+    }
+    assert!(git(&r.ws, &r.home, "stash -u").status.success());
+    let out = git(&r.ws, &r.home, "show 'stash@{0}^3'");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(SECRET));
 }

@@ -370,7 +370,10 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         }
         // What is staged is read into the repository, and goes out with
         // the next push: `git add .env` meets the rules on reading `.env`.
-        "add" | "stage" => shown_paths(sub, rest, d),
+        "add" | "stage" => {
+            shown_paths(sub, rest, d);
+            untracked_reads(sub, rest, d);
+        }
         "submodule" if texts.first() == Some(&"foreach") => {
             let cmd: Vec<&Arg> = rest[1..]
                 .iter()
@@ -485,6 +488,9 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         }
     }
     tracked_reads(sub, rest, d);
+    if sub == "stash" {
+        untracked_reads(sub, rest, d);
+    }
     let read_only = d.read_only;
     risky::git(sub, rest, read_only, d);
 }

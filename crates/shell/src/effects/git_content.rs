@@ -221,3 +221,98 @@ pub(super) fn grep_reads(paths: &[&Arg], dashes: bool, d: &mut Derived) {
         d.add(Access::Tracked, p, true);
     }
 }
+
+/// Which entries beneath a directory git takes for untracked files it may
+/// add: not `.git`, and not what `.gitignore`, `.git/info/exclude` (or, as
+/// far as it re-includes, the global excludes file) leave out.
+fn untracked() -> Filter {
+    let not_git = NameTest::Not(Box::new(NameTest::Glob {
+        pattern: ".git".into(),
+        fold: false,
+    }));
+    Filter {
+        files: NameTest::Any,
+        dirs: not_git.clone(),
+        split: false,
+        ignores: Some(Box::new(Ignores {
+            rgignore: Honour::Off,
+            ignore: Honour::Off,
+            gitignore: Honour::Read,
+            exclude: Honour::Read,
+            global: Honour::Maybe,
+            parents: true,
+            require_git: true,
+            fold: false,
+            unread: false,
+            kept_files: NameTest::Never,
+            kept_dirs: NameTest::Never,
+            included_files: NameTest::Any,
+            included_dirs: not_git,
+        })),
+    }
+}
+
+/// What git reads into the repository from the work tree, untracked files
+/// included: `git add DIR` (and `-A`, `.`) stages every file beneath that
+/// the ignore files do not leave out (all of them with `-f`), and `git
+/// stash -u` (`-a`: ignored ones too) stores them, to be shown by `git
+/// show stash^3`. Each is a read of what lies beneath, as `cat` of it
+/// would be.
+pub(super) fn untracked_reads(sub: &str, rest: &[Arg], d: &mut Derived) {
+    let flag = |short: char, long: &[&str]| {
+        rest.iter()
+            .take_while(|a| !(a.literal && a.text == "--"))
+            .any(|a| {
+                a.literal
+                    && ((a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains(short))
+                        || long.iter().any(|l| is_option(&a.text, l)))
+            })
+    };
+    match sub {
+        "add" | "stage" => {
+            if rest
+                .iter()
+                .any(|a| a.literal && a.text.starts_with("--pathspec-from-file"))
+            {
+                d.unknowns
+                    .push("`git add --pathspec-from-file` adds the paths a file names".into());
+            }
+            if flag('u', &["--update"]) {
+                return;
+            }
+            let filter = (!flag('f', &["--force"])).then(untracked);
+            let paths: Vec<&Arg> = rest
+                .iter()
+                .filter(|a| !(a.literal && (a.text.starts_with('-') || a.text.is_empty())))
+                .collect();
+            if paths.is_empty() && flag('A', &["--all", "--no-ignore-removal"]) {
+                d.add_filtered(Access::Read, &Arg::lit("."), true, filter);
+                return;
+            }
+            for p in paths {
+                if p.literal && is_pattern(&p.text) {
+                    d.add_filtered(Access::Read, &Arg::lit("."), true, filter.clone());
+                } else {
+                    d.add_filtered(Access::Read, p, true, filter.clone());
+                }
+            }
+        }
+        "stash" => {
+            let first = rest
+                .iter()
+                .find(|a| !(a.literal && a.text.starts_with('-')));
+            let pushes = first.is_none_or(|a| matches!(a.text.as_str(), "push" | "save"));
+            if !pushes {
+                return;
+            }
+            if flag('a', &["--all"]) {
+                d.add(Access::Read, &Arg::lit("."), true);
+            } else if flag('u', &["--include-untracked"]) {
+                d.add_filtered(Access::Read, &Arg::lit("."), true, Some(untracked()));
+            }
+        }
+        _ => {}
+    }
+}
