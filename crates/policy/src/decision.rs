@@ -95,6 +95,10 @@ pub enum Tracked {
     Beneath,
     /// Every one in the repository holding the path.
     Repository,
+    /// The untracked files of the work tree holding the path, which git
+    /// may store (`git add -A`, `git stash -u`).
+    #[serde(rename = "work-tree")]
+    WorkTree,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -118,6 +122,9 @@ impl Action {
                         Tracked::Repository => {
                             format!("read of what git tracks in the repository holding `{path}`")
                         }
+                        Tracked::WorkTree => format!(
+                            "read of the work tree of the repository holding `{path}`, as git stores it"
+                        ),
                     }
                 } else if *recursive {
                     format!("read of `{path}` and everything beneath it")

@@ -12,7 +12,7 @@ use serde_json::json;
 use toolgate_policy::{Call, Effect, LoadOptions, Policy};
 
 const POLICY: &str = r#"
-allow = ["Read", "Bash(git *)"]
+allow = ["Read", "Bash(git *)", "Bash(cd *)"]
 deny = ["Read(.env)", "Read(secrets/**)"]
 "#;
 
@@ -242,6 +242,28 @@ fn what_git_add_and_stash_take_from_the_work_tree() {
             (decision, rule.as_deref()),
             (Effect::Deny, Some("deny[0]")),
             "`git {args}`: {reason}"
+        );
+    }
+    // From a directory beneath, `-A` and `stash -u` still take the whole
+    // work tree; `git add .` takes what lies beneath it.
+    for (cmd, denied) in [
+        ("cd src && git add -A", true),
+        ("cd src && git stash -u", true),
+        ("cd src && git add .", false),
+    ] {
+        let mut call = Call::new("run_shell", json!({ "command": cmd }));
+        call.cwd = Some(r.ws.clone());
+        let d = r.policy.decide(&call);
+        let want = if denied {
+            (Effect::Deny, Some("deny[0]"))
+        } else {
+            (Effect::Allow, Some("allow[2]"))
+        };
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            want,
+            "`{cmd}`: {}",
+            d.reason
         );
     }
     assert!(git(&r.ws, &r.home, "stash -u").status.success());

@@ -237,6 +237,12 @@ pub enum Tracked {
     /// that may be revisions, object names or pathspec patterns, which
     /// cannot be told from paths here. The target itself meets no rule.
     Repository,
+    /// The work tree of the repository that holds the target, what its
+    /// filter lets through (the untracked files `git add -A` and `git
+    /// stash -u` take, from the top of the work tree whatever directory
+    /// they run in): read as a recursive read of that directory. The
+    /// target itself meets no rule.
+    WorkTree,
 }
 
 /// A part of the command that could not be analysed.

@@ -31,6 +31,9 @@ pub(crate) enum Access {
     /// The content of what git tracks in the repository holding the
     /// directory ([`crate::Tracked::Repository`]).
     Repository,
+    /// What lies in the work tree of the repository holding the directory
+    /// ([`crate::Tracked::WorkTree`]).
+    WorkTree,
 }
 
 /// What a command's operands are.

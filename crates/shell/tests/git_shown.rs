@@ -18,6 +18,7 @@ fn shown(cmd: &str) -> Vec<String> {
             let scope = match e.tracked? {
                 Tracked::Repository => "R",
                 Tracked::Beneath => "B",
+                Tracked::WorkTree => "W",
             };
             assert_eq!(e.kind, EffectKind::Read, "{cmd}");
             assert!(e.recursive, "{cmd}");
@@ -78,6 +79,9 @@ fn what_shows_content_reads_what_git_tracks() {
         ("git add --interactive", &["R ."]),
         ("git add -e", &["R ."]),
         ("git add src", &[]),
+        ("git add -A", &["W ."]),
+        ("git stash -u", &["W ."]),
+        ("git stash push --all", &["W ."]),
         ("git commit -m x", &[]),
         ("git commit -pm x", &["R ."]),
         ("git checkout -p", &["R ."]),

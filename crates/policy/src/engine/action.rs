@@ -39,6 +39,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
                     tracked: tracked.map(|t| match t {
                         toolgate_shell::Tracked::Beneath => crate::decision::Tracked::Beneath,
                         toolgate_shell::Tracked::Repository => crate::decision::Tracked::Repository,
+                        toolgate_shell::Tracked::WorkTree => crate::decision::Tracked::WorkTree,
                     }),
                 }
             }

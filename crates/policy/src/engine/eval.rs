@@ -139,7 +139,9 @@ impl Eval<'_, '_> {
         if !matches!(
             item.what,
             What::Path {
-                tracked: Some(toolgate_shell::Tracked::Repository),
+                tracked: Some(
+                    toolgate_shell::Tracked::Repository | toolgate_shell::Tracked::WorkTree
+                ),
                 ..
             }
         ) {
@@ -256,11 +258,17 @@ impl Eval<'_, '_> {
         if let What::Path {
             tracked: Some(scope),
             resolved,
+            filter,
             ..
         } = &item.what
         {
             if ad.decision != Effect::Deny {
-                self.tracked(*scope, resolved, &mut ad);
+                match scope {
+                    toolgate_shell::Tracked::WorkTree => {
+                        self.work_tree(resolved, filter.as_ref(), &mut ad)
+                    }
+                    _ => self.tracked(*scope, resolved, &mut ad),
+                }
             }
             return ad;
         }

@@ -100,7 +100,7 @@ impl Eval<'_, '_> {
                         Tracked::Repository => {
                             " (with no path after `--`, what git shows may come from any file it tracks)"
                         }
-                        Tracked::Beneath => "",
+                        Tracked::Beneath | Tracked::WorkTree => "",
                     }
                 );
                 return;
@@ -118,6 +118,28 @@ impl Eval<'_, '_> {
         if let Some(reason) = asked {
             ad.decision = ad.decision.max(Effect::Ask);
             ad.reason = reason;
+        }
+    }
+}
+
+impl Eval<'_, '_> {
+    /// A read of the work tree of the repository holding `resolved`, from
+    /// its top (the directory itself outside a repository), through
+    /// `filter`: what `git add -A` and `git stash -u` store.
+    pub(super) fn work_tree(
+        &mut self,
+        resolved: &Resolved,
+        filter: Option<&toolgate_shell::Filter>,
+        ad: &mut ActionDecision,
+    ) {
+        let Some(start) = resolved.real.as_ref().ok().or(resolved.lexical.as_ref()) else {
+            return;
+        };
+        let top = git_index::find(start)
+            .and_then(|r| r.top)
+            .unwrap_or_else(|| start.clone());
+        if self.seen.is_dir(&top) {
+            self.walk(false, &top, filter, None, ad);
         }
     }
 }

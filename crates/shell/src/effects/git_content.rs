@@ -287,8 +287,10 @@ pub(super) fn untracked_reads(sub: &str, rest: &[Arg], d: &mut Derived) {
                 .iter()
                 .filter(|a| !(a.literal && (a.text.starts_with('-') || a.text.is_empty())))
                 .collect();
+            // Without paths, `-A` takes the whole work tree, wherever it
+            // runs.
             if paths.is_empty() && flag('A', &["--all", "--no-ignore-removal"]) {
-                d.add_filtered(Access::Read, &Arg::lit("."), true, filter);
+                d.add_filtered(Access::WorkTree, &Arg::lit("."), true, filter);
                 return;
             }
             for p in paths {
@@ -308,9 +310,9 @@ pub(super) fn untracked_reads(sub: &str, rest: &[Arg], d: &mut Derived) {
                 return;
             }
             if flag('a', &["--all"]) {
-                d.add(Access::Read, &Arg::lit("."), true);
+                d.add(Access::WorkTree, &Arg::lit("."), true);
             } else if flag('u', &["--include-untracked"]) {
-                d.add_filtered(Access::Read, &Arg::lit("."), true, Some(untracked()));
+                d.add_filtered(Access::WorkTree, &Arg::lit("."), true, Some(untracked()));
             }
         }
         _ => {}

@@ -151,7 +151,7 @@ impl Derived {
         } else {
             None
         };
-        arg.filter = if matches!(access, Access::Read | Access::List) {
+        arg.filter = if matches!(access, Access::Read | Access::List | Access::WorkTree) {
             match (provenance, filter) {
                 (Some(a), Some(b)) => a.and(b).or_none(),
                 (a, b) => a.or(b).and_then(Filter::or_none),

@@ -484,7 +484,9 @@ impl<'o> Walker<'o> {
         for f in &d.found {
             let (kind, delete, recursive) = match f.access {
                 Access::Read | Access::List => (EffectKind::Read, false, f.recursive),
-                Access::Tracked | Access::Repository => (EffectKind::Read, false, true),
+                Access::Tracked | Access::Repository | Access::WorkTree => {
+                    (EffectKind::Read, false, true)
+                }
                 Access::Write => (EffectKind::Write, false, f.recursive),
                 Access::Delete => (EffectKind::Write, true, f.recursive),
                 Access::WriteDir => (EffectKind::Write, false, true),
@@ -526,6 +528,7 @@ impl<'o> Walker<'o> {
             let tracked = match f.access {
                 Access::Tracked => Some(crate::Tracked::Beneath),
                 Access::Repository => Some(crate::Tracked::Repository),
+                Access::WorkTree => Some(crate::Tracked::WorkTree),
                 _ => None,
             };
             if tracked.is_some() {

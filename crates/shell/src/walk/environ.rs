@@ -135,7 +135,7 @@ impl<'o> Walker<'o> {
         for u in uses {
             let (kind, recursive) = match u.access {
                 Access::Read | Access::List => (EffectKind::Read, false),
-                Access::Tracked | Access::Repository => (EffectKind::Read, true),
+                Access::Tracked | Access::Repository | Access::WorkTree => (EffectKind::Read, true),
                 Access::Write | Access::Delete => (EffectKind::Write, false),
                 Access::WriteDir => (EffectKind::Write, true),
                 Access::Fetch => (EffectKind::Fetch, false),
