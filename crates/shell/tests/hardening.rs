@@ -616,11 +616,11 @@ fn literal_variables_are_followed() {
 }
 
 /// The arguments of a perl or ruby program (`-e CODE`, or a script) are
-/// what `<>` and `ARGF` read: each that names a file is checked as a
-/// program's argument; with `-n`, `-p` or `-i` they are read (and
-/// written) outright.
+/// what `<>` and `ARGF` read, and a shell script's are its `$1`..: each
+/// that names a file is checked as a program's argument; with `-n`, `-p`
+/// or `-i` they are read (and written) outright.
 #[test]
-fn perl_and_ruby_program_arguments_are_checked() {
+fn script_arguments_are_checked() {
     use toolgate_shell::Origin;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(".env"), "K=1\n").unwrap();
@@ -633,6 +633,8 @@ fn perl_and_ruby_program_arguments_are_checked() {
         "ruby -e 'puts ARGF.read' .env",
         "perl tool.pl .env",
         "ruby -rjson tool.rb .env",
+        "bash tool.sh .env",
+        "sh -x tool.sh x .env",
     ] {
         let a = analyze(cmd, &at);
         assert!(

@@ -470,6 +470,14 @@ impl<'o> Walker<'o> {
         }
         let env_writes = self.env_effects(&name, scope, idx, &effect_cwd);
         if let Some(file) = self.script_file.take() {
+            // The script's own arguments (`bash tool.sh .env`), as a
+            // program's: it may read or write the files they name.
+            if let Some(at) = argv
+                .iter()
+                .position(|a| a.text == file.text && a.literal == file.literal)
+            {
+                d.arguments.extend(argv.iter().skip(at + 1).cloned());
+            }
             if file.pattern.as_deref() != Some("<process substitution>") {
                 d.found.push(effects::Found {
                     access: Access::Read,
