@@ -719,3 +719,38 @@ fn other_archivers_extract_into_a_directory() {
     unknown("7z a a.7z @list", "list");
     unknown("pax -w > a.pax", "from its input");
 }
+
+/// A variable the environment table calls data may still name a file the
+/// program opens (`ENV_FILE=.env make`, `export CONF=.env; ./run.sh`): its
+/// value is checked as a program's argument.
+#[test]
+fn variables_naming_files_are_checked_as_arguments() {
+    use toolgate_shell::Origin;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "K=1\n").unwrap();
+    let at = Options {
+        cwd: Some(dir.path().to_path_buf()),
+        ..opts()
+    };
+    for cmd in [
+        "ENV_FILE=.env make",
+        "env CONF=.env python3 app.py",
+        "export CONF=.env; ./run.sh",
+        "CONF=./.env cargo run",
+    ] {
+        let a = analyze(cmd, &at);
+        assert!(
+            a.effects.iter().any(
+                |e| e.origin == Origin::Argument && e.target.trim_start_matches("./") == ".env"
+            ),
+            "`{cmd}`\n{}",
+            show(&a)
+        );
+    }
+    let a = analyze("N=3 LANG=C ls", &at);
+    assert!(
+        !a.effects.iter().any(|e| e.origin == Origin::Argument),
+        "{}",
+        show(&a)
+    );
+}

@@ -11,6 +11,10 @@ use crate::environ::{self, Given};
 pub(super) struct EnvUse {
     access: Access,
     arg: Arg,
+    /// A variable the table calls data, whose value may still name a
+    /// file the program opens (`ENV_FILE=.env make`): checked as a
+    /// program's argument is ([`Origin::Argument`]).
+    argument: bool,
 }
 
 /// The declaration builtins whose `NAME=value` operands assign (and with
@@ -37,7 +41,21 @@ impl<'o> Walker<'o> {
         how: &str,
     ) {
         match environ::given(name, value) {
-            Given::Nothing => {}
+            Given::Nothing => {
+                // A value that may be a path: what a program does with the
+                // variable is its own.
+                if value.literal && !value.text.is_empty() && !value.text.contains("://") {
+                    let u = EnvUse {
+                        access: Access::Read,
+                        arg: value.clone(),
+                        argument: true,
+                    };
+                    match only {
+                        Some(list) => list.push(u),
+                        None => self.exported.push(u),
+                    }
+                }
+            }
             Given::Unknown(why) => {
                 let reach = if only.is_some() {
                     ""
@@ -47,7 +65,11 @@ impl<'o> Walker<'o> {
                 self.unknown(format!("{how} `{name}`, which {why}{reach}"), None);
             }
             Given::Effect { access, arg } => {
-                let u = EnvUse { access, arg };
+                let u = EnvUse {
+                    access,
+                    arg,
+                    argument: false,
+                };
                 match only {
                     Some(list) => list.push(u),
                     None => self.exported.push(u),
@@ -133,6 +155,23 @@ impl<'o> Walker<'o> {
             .cloned()
             .collect();
         for u in uses {
+            if u.argument {
+                // Only a value naming a file that exists: a variable's
+                // value is seldom a file to create.
+                let path = self.written_path(&u.arg.text, cwd.clone().flatten().as_deref());
+                if path.is_absolute() && std::fs::symlink_metadata(&path).is_ok() {
+                    self.effect(
+                        EffectKind::Read,
+                        &u.arg,
+                        Origin::Argument,
+                        false,
+                        false,
+                        Some(idx),
+                        cwd,
+                    );
+                }
+                continue;
+            }
             let (kind, recursive) = match u.access {
                 Access::Read | Access::List => (EffectKind::Read, false),
                 Access::Tracked | Access::Repository | Access::WorkTree => (EffectKind::Read, true),
