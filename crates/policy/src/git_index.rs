@@ -395,6 +395,38 @@ mod tests {
         assert_eq!(find(none.path()), None);
     }
 
+    proptest::proptest! {
+        /// Whatever the bytes after a valid header, reading them ends in
+        /// names or an error, never a panic; a real index with bytes
+        /// changed anywhere too.
+        #[test]
+        fn any_bytes_are_names_or_an_error(
+            version in 2u32..=4,
+            count in 0u32..64,
+            body in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+        ) {
+            let mut data = b"DIRC".to_vec();
+            data.extend_from_slice(&version.to_be_bytes());
+            data.extend_from_slice(&count.to_be_bytes());
+            data.extend_from_slice(&body);
+            let _ = parse(&data);
+        }
+    }
+
+    #[test]
+    fn a_changed_byte_anywhere_is_names_or_an_error() {
+        let t = repo(&[]);
+        git(t.path(), &["update-index", "--index-version", "4"]);
+        let data = std::fs::read(t.path().join(".git/index")).unwrap();
+        for i in 0..data.len() {
+            for b in [0u8, 0x7f, 0xff] {
+                let mut d = data.clone();
+                d[i] = b;
+                let _ = parse(&d);
+            }
+        }
+    }
+
     fn names_in(git_dir: &Path) -> Vec<String> {
         tracked(git_dir)
             .unwrap()
