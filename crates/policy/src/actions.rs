@@ -428,12 +428,7 @@ fn shell_cwd(
     if let Some(dir) = given.first().copied() {
         let what = path_item(dir, false, false, false, env.cwd, env);
         let cwd = match &what {
-            What::Path { resolved, .. } => resolved
-                .real
-                .clone()
-                .ok()
-                .or_else(|| resolved.lexical.clone())
-                .unwrap_or_else(|| env.cwd.to_path_buf()),
+            What::Path { resolved, .. } => resolved.best().unwrap_or(env.cwd).to_path_buf(),
             _ => env.cwd.to_path_buf(),
         };
         return (cwd, vec![direct(what)]);

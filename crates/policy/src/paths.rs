@@ -103,6 +103,24 @@ pub struct Resolved {
     pub real: Result<PathBuf, PathError>,
 }
 
+impl Resolved {
+    /// The path with its links followed, else as written: the one path
+    /// an action is shown and found by.
+    pub fn best(&self) -> Option<&Path> {
+        self.real.as_deref().ok().or(self.lexical.as_deref())
+    }
+
+    /// Both forms that exist, resolved first: what deny rules, protected
+    /// paths and toolgate's own files are met on.
+    pub fn both(&self) -> impl Iterator<Item = &Path> {
+        self.real
+            .as_deref()
+            .ok()
+            .into_iter()
+            .chain(self.lexical.as_deref())
+    }
+}
+
 /// Expands a leading `~` and makes the path absolute against `cwd`.
 fn absolute(written: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, PathError> {
     if written.is_empty() {

@@ -17,10 +17,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
             ..
         } => {
             let path = resolved
-                .real
-                .as_ref()
-                .ok()
-                .or(resolved.lexical.as_ref())
+                .best()
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_else(|| written.clone());
             if *write {

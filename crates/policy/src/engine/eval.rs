@@ -201,17 +201,7 @@ impl Eval<'_, '_> {
                 resolved,
                 ..
             } if ad.decision != Effect::Deny => {
-                let hit = resolved
-                    .real
-                    .as_ref()
-                    .ok()
-                    .and_then(|p| self.policy.protected.find(p))
-                    .or_else(|| {
-                        resolved
-                            .lexical
-                            .as_deref()
-                            .and_then(|p| self.policy.protected.find(p))
-                    });
+                let hit = resolved.both().find_map(|p| self.policy.protected.find(p));
                 if let Some(label) = hit {
                     ad.decision = Effect::Ask;
                     ad.rule = Some(rule_ids::PROTECTED.into());

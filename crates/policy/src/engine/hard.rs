@@ -126,13 +126,7 @@ impl Eval<'_, '_> {
             return None;
         };
         let p = self.policy;
-        let both: Vec<&Path> = resolved
-            .real
-            .as_deref()
-            .ok()
-            .into_iter()
-            .chain(resolved.lexical.as_deref())
-            .collect();
+        let both: Vec<&Path> = resolved.both().collect();
         if let Some((rule, which)) = own_files(p, &both) {
             return Some((rule, format!("is {which}")));
         }
@@ -156,14 +150,10 @@ impl Eval<'_, '_> {
             return None;
         };
         let c = &self.policy.credentials;
-        let real = resolved.real.as_ref().ok();
-        let lexical = resolved.lexical.as_ref();
-        let (label, path) = real
-            .into_iter()
-            .chain(lexical)
-            .find_map(|p| c.find(p).map(|l| (l, p.clone())))?;
-        let lifted = real.is_some_and(|r| c.allowed(r, *write))
-            || lexical.is_some_and(|l| c.allowed(l, *write));
+        let (label, path) = resolved
+            .both()
+            .find_map(|p| c.find(p).map(|l| (l, p.to_path_buf())))?;
+        let lifted = resolved.both().any(|p| c.allowed(p, *write));
         (!lifted).then_some((label, path))
     }
 }

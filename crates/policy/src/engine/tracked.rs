@@ -6,7 +6,7 @@
 //! link is shown as the text of its target, not followed.
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use toolgate_shell::Tracked;
 
@@ -37,13 +37,7 @@ impl Eval<'_, '_> {
         let p = self.policy;
         let deny = p.index.read(Effect::Deny);
         let ask = p.index.read(Effect::Ask);
-        let targets: Vec<&PathBuf> = resolved
-            .real
-            .as_ref()
-            .ok()
-            .into_iter()
-            .chain(resolved.lexical.as_ref())
-            .collect();
+        let targets: Vec<&Path> = resolved.both().collect();
         let Some(start) = targets.first() else {
             return;
         };
@@ -120,9 +114,7 @@ impl Eval<'_, '_> {
             ad.reason = reason;
         }
     }
-}
 
-impl Eval<'_, '_> {
     /// A read of the work tree of the repository holding `resolved`, from
     /// its top (the directory itself outside a repository), through
     /// `filter`: what `git add -A` and `git stash -u` store.
@@ -132,12 +124,12 @@ impl Eval<'_, '_> {
         filter: Option<&toolgate_shell::Filter>,
         ad: &mut ActionDecision,
     ) {
-        let Some(start) = resolved.real.as_ref().ok().or(resolved.lexical.as_ref()) else {
+        let Some(start) = resolved.best() else {
             return;
         };
         let top = git_index::find(start)
             .and_then(|r| r.top)
-            .unwrap_or_else(|| start.clone());
+            .unwrap_or_else(|| start.to_path_buf());
         if self.seen.is_dir(&top) {
             self.walk(false, &top, filter, None, ad);
         }

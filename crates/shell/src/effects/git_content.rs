@@ -67,37 +67,39 @@ fn options(rest: &[Arg]) -> Vec<&str> {
         .collect()
 }
 
+/// The name of a long option as given, without its `=VALUE`.
+fn long_name(opt: &str) -> &str {
+    opt.split('=').next().unwrap_or(opt)
+}
+
+/// Whether a cluster of short options (`-pw`, `-U5`) holds one of
+/// `letters` before any value glued to it.
+fn short_has(opt: &str, letters: &[char]) -> bool {
+    opt.strip_prefix('-').is_some_and(|c| {
+        c.chars()
+            .take_while(char::is_ascii_alphabetic)
+            .any(|ch| letters.contains(&ch))
+    })
+}
+
 /// Whether an option asks for changed lines: a [`PATCH_LONG`] option or
 /// an abbreviation of one, or a short option that is or holds `-p`, `-u`,
 /// `-c`, `-m`, or starts `-U`, `-W`, `-S`, `-G` or `-L` (whose value may
 /// be glued: `-Skey`, `-U5`, `-L1,5:f`).
 fn asks_for_patch(opt: &str) -> bool {
-    if let Some(long) = opt.strip_prefix("--") {
-        let name = long.split('=').next().unwrap_or(long);
-        let given = format!("--{name}");
-        if NOT_ABBREVIATIONS.contains(&given.as_str()) || name.len() < 2 {
-            return false;
-        }
-        return PATCH_LONG.iter().any(|p| p.starts_with(&given));
+    if opt.starts_with("--") {
+        let given = long_name(opt);
+        return !NOT_ABBREVIATIONS.contains(&given)
+            && PATCH_LONG.iter().any(|p| is_option(given, p));
     }
-    let Some(cluster) = opt.strip_prefix('-') else {
-        return false;
-    };
-    if cluster.starts_with(['U', 'W', 'S', 'G', 'L']) {
-        return true;
-    }
-    cluster
-        .chars()
-        .take_while(char::is_ascii_alphabetic)
-        .any(|c| matches!(c, 'p' | 'u' | 'c' | 'm'))
+    opt.strip_prefix('-')
+        .is_some_and(|c| c.starts_with(['U', 'W', 'S', 'G', 'L']))
+        || short_has(opt, &['p', 'u', 'c', 'm'])
 }
 
 /// Whether `opts` make `diff` or `show` print no changed lines.
 fn summary_only(opts: &[&str]) -> bool {
-    let summary = opts.iter().any(|o| {
-        let name = o.split('=').next().unwrap_or(o);
-        SUMMARY.contains(&name)
-    });
+    let summary = opts.iter().any(|o| SUMMARY.contains(&long_name(o)));
     summary && !opts.iter().any(|o| asks_for_patch(o))
 }
 
@@ -105,26 +107,19 @@ fn summary_only(opts: &[&str]) -> bool {
 /// each changed hunk (`add -p`, `checkout --patch`, `reset -p`, `stash
 /// -p`, `commit --interactive`; `add -e` opens the whole diff).
 fn patch_mode(sub: &str, opts: &[&str]) -> bool {
+    let adds = matches!(sub, "add" | "stage");
+    let (modes, letters): (&[&str], &[char]) = if adds {
+        (&["--patch", "--interactive", "--edit"], &['p', 'i', 'e'])
+    } else {
+        (&["--patch", "--interactive"], &['p'])
+    };
     opts.iter().any(|o| {
-        if let Some(long) = o.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or(long);
-            let given = format!("--{name}");
-            let mut modes = vec!["--patch", "--interactive"];
-            if matches!(sub, "add" | "stage") {
-                modes.push("--edit");
-            }
-            return name.len() >= 2 && modes.iter().any(|m| m.starts_with(&given));
-        }
-        let letters = if matches!(sub, "add" | "stage") {
-            &['p', 'i', 'e'][..]
+        if o.starts_with("--") {
+            let given = long_name(o);
+            modes.iter().any(|m| is_option(given, m))
         } else {
-            &['p'][..]
-        };
-        o.strip_prefix('-').is_some_and(|c| {
-            c.chars()
-                .take_while(char::is_ascii_alphabetic)
-                .any(|ch| letters.contains(&ch))
-        })
+            short_has(o, letters)
+        }
     })
 }
 
