@@ -615,6 +615,17 @@ fn literal_variables_are_followed() {
     }
 }
 
+/// A scratch directory holding `.env`, and options that run there.
+fn with_env_file() -> (tempfile::TempDir, Options) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "K=1\n").unwrap();
+    let at = Options {
+        cwd: Some(dir.path().to_path_buf()),
+        ..opts()
+    };
+    (dir, at)
+}
+
 /// The arguments of a perl or ruby program (`-e CODE`, or a script) are
 /// what `<>` and `ARGF` read, and a shell script's are its `$1`..: each
 /// that names a file is checked as a program's argument; with `-n`, `-p`
@@ -622,12 +633,7 @@ fn literal_variables_are_followed() {
 #[test]
 fn script_arguments_are_checked() {
     use toolgate_shell::Origin;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".env"), "K=1\n").unwrap();
-    let at = Options {
-        cwd: Some(dir.path().to_path_buf()),
-        ..opts()
-    };
+    let (_dir, at) = with_env_file();
     for cmd in [
         "perl -e 'print <>' .env",
         "ruby -e 'puts ARGF.read' .env",
@@ -726,12 +732,7 @@ fn other_archivers_extract_into_a_directory() {
 #[test]
 fn variables_naming_files_are_checked_as_arguments() {
     use toolgate_shell::Origin;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".env"), "K=1\n").unwrap();
-    let at = Options {
-        cwd: Some(dir.path().to_path_buf()),
-        ..opts()
-    };
+    let (_dir, at) = with_env_file();
     for cmd in [
         "ENV_FILE=.env make",
         "env CONF=.env python3 app.py",
