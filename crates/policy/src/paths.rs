@@ -394,7 +394,13 @@ fn resolve_real_within(
             continue;
         }
         cur.push(&name);
-        match seen.look(&cur) {
+        let found = seen.look(&cur);
+        if matches!(found, Found::Missing) && own_process(&cur) {
+            // What this process has (or lacks: `/dev/fd/3` when it has no
+            // descriptor 3) says nothing of the command's.
+            return Err(PathError::OwnProcess(abs.to_path_buf()));
+        }
+        match found {
             Found::Link(target) => {
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
@@ -536,6 +542,8 @@ mod tests {
         for written in [
             "/dev/stdin",
             "/dev/fd/3",
+            "/dev/fd/97",
+            "/proc/self/fd/97",
             "/proc/self/exe",
             "/proc/self/fd/0",
         ] {
