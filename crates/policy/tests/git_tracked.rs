@@ -270,3 +270,52 @@ fn what_git_add_and_stash_take_from_the_work_tree() {
     let out = git(&r.ws, &r.home, "show 'stash@{0}^3'");
     assert!(String::from_utf8_lossy(&out.stdout).contains(SECRET));
 }
+
+/// A sparse index stands for a directory outside the sparse checkout by
+/// one entry; a path after `--` inside that directory cannot be checked
+/// file by file, so it asks (what the directory holds may be denied).
+#[test]
+fn a_sparse_directory_holding_a_target_asks() {
+    let r = repo(false);
+    std::fs::create_dir_all(r.ws.join("lib/sub")).unwrap();
+    std::fs::write(r.ws.join("lib/sub/a.key"), format!("{SECRET}\n")).unwrap();
+    for step in [
+        "add lib",
+        "commit -qm lib",
+        "sparse-checkout set --cone --sparse-index src",
+    ] {
+        let out = git(&r.ws, &r.home, step);
+        assert!(out.status.success(), "git {step}: {out:?}");
+    }
+    let index = std::fs::read(r.ws.join(".git/index")).unwrap();
+    assert!(
+        index.windows(5).any(|w| w == b"sdir\0") || index.windows(4).any(|w| w == b"lib/"),
+        "git wrote no sparse directory entry"
+    );
+    let file = r.ws.parent().unwrap().join("sparse.toml");
+    std::fs::write(
+        &file,
+        "allow = [\"Read\", \"Bash(git *)\"]\ndeny = [\"Read(**/*.key)\"]\n",
+    )
+    .unwrap();
+    let opts = LoadOptions {
+        workspace: Some(r.ws.clone()),
+        home: Some(r.home.clone()),
+        state_dir: Some(r.ws.parent().unwrap().join("state")),
+    };
+    let policy = Policy::load(&file, &opts).unwrap();
+    let decide = |cmd: &str| {
+        let mut call = Call::new("run_shell", json!({ "command": cmd }));
+        call.cwd = Some(r.ws.clone());
+        policy.decide(&call)
+    };
+    let out = git(&r.ws, &r.home, "log -p -- lib/sub");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(SECRET));
+    for cmd in ["git log -p -- lib/sub", "git log -p -- lib", "git log -p"] {
+        let d = decide(cmd);
+        assert_eq!(d.decision, Effect::Ask, "`{cmd}`: {}", d.reason);
+        assert!(d.reason.contains("sparse"), "`{cmd}`: {}", d.reason);
+    }
+    let d = decide("git log -p -- src");
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+}

@@ -66,10 +66,19 @@ impl Eval<'_, '_> {
         let mut asked: Option<String> = None;
         for name in names {
             let path = top.join(&name);
-            if scope == Tracked::Beneath && !bases.iter().any(|b| within_folded(&path, b)) {
+            let sparse = name.as_os_str().as_bytes().ends_with(b"/");
+            if scope == Tracked::Beneath
+                && !bases.iter().any(|b| within_folded(&path, b))
+                && !(sparse
+                    && targets
+                        .iter()
+                        .any(|t| within_folded(t, path.as_os_str().as_bytes())))
+            {
+                // Neither beneath a target nor, for a sparse directory, a
+                // directory some target lies in.
                 continue;
             }
-            if name.as_os_str().as_bytes().ends_with(b"/") {
+            if sparse {
                 // A sparse index stands for a whole directory by one entry:
                 // what it holds is not listed.
                 if asked.is_none() {
