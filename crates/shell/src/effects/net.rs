@@ -85,6 +85,7 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
     let remote_name = o.has(&["-O", "--remote-name", "--remote-name-all"]);
     let mut urls: Vec<&Arg> = o.operands.iter().collect();
     urls.extend(o.values(&["--url"]));
+    curl_globs(&o, &urls, d);
     for u in o.operands.iter() {
         d.add(Access::Fetch, u, false);
     }
@@ -122,6 +123,41 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
                 },
                 false,
             );
+        }
+    }
+}
+
+/// curl's globbing (`{a,b}`, `[1-3]`, off with `-g`) expands an upload's
+/// file name as it does a URL: `-T '{.env,x}'` uploads `.env`. And `#N`
+/// in an output name is what the Nth glob of the URL matched: `-o
+/// 'toolgate.t#1' 'https://h/{oml,x}'` writes `toolgate.toml`. Neither
+/// is known before curl runs.
+fn curl_globs(o: &Opts, urls: &[&Arg], d: &mut Derived) {
+    if o.has(&["-g", "--globoff"]) {
+        return;
+    }
+    let globbed = |t: &str| t.contains(['{', '[']);
+    for v in o.values(&["-T", "--upload-file"]) {
+        if globbed(&v.text) {
+            d.unknowns.push(format!(
+                "`curl -T {}` expands `{{..}}` and `[..]` in the file name to the files it uploads",
+                v.text
+            ));
+        }
+    }
+    if urls.iter().any(|u| globbed(&u.text)) {
+        for v in o.values(&["-o", "--output"]) {
+            let numbered = v
+                .text
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'#' && w[1].is_ascii_digit());
+            if numbered {
+                d.unknowns.push(format!(
+                    "`curl -o {}` names the file after what a glob of the URL matches",
+                    v.text
+                ));
+            }
         }
     }
 }
