@@ -319,3 +319,56 @@ fn a_sparse_directory_holding_a_target_asks() {
     let d = decide("git log -p -- src");
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
 }
+
+/// Files git subcommands take by name, whatever git tracks: each proof
+/// (run for real) prints the secret of `.env`, ignored here, through the
+/// command named beside it (asked of the gate alone), which must be
+/// denied by the rule on reading `.env`.
+#[test]
+fn files_git_is_given_by_name_are_reads() {
+    let r = repo(false);
+    // Without a file named, the same commands stay allowed (asked first:
+    // `update-index --add .env` below makes `.env` tracked).
+    for cmd in [
+        "commit --allow-empty -m fix",
+        "tag -a v1 -m rel",
+        "config -l",
+        "hash-object src/main.rs",
+        "format-patch -1 --stdout",
+    ] {
+        let (decision, _, reason) = decide(&r, cmd);
+        assert_eq!(decision, Effect::Allow, "`git {cmd}`: {reason}");
+    }
+    let cases: &[(&str, &str)] = &[
+        ("commit --allow-empty -F .env", "log -1 --format=%B"),
+        ("commit --allow-empty -qF.env", "log -1 --format=%B"),
+        ("tag -F .env t1", "tag -n5 -l t1"),
+        ("notes add -F .env", "notes show"),
+        ("hash-object -w .env", "cat-file -p $(git hash-object .env)"),
+        ("update-index --add .env", "show :.env"),
+        ("config -f .env -l", ""),
+        ("merge-file -p .env .env .env", ""),
+        ("interpret-trailers .env", ""),
+        ("archive --add-file=.env HEAD", ""),
+        ("format-patch --signature-file=.env -1 --stdout", ""),
+    ];
+    for (cmd, then) in cases {
+        let (decision, rule, reason) = decide(&r, cmd);
+        assert_eq!(
+            (decision, rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "`git {cmd}`: {reason}"
+        );
+        let out = git(&r.ws, &r.home, cmd);
+        let shown = if then.is_empty() {
+            out.stdout
+        } else {
+            git(&r.ws, &r.home, then).stdout
+        };
+        assert!(
+            shown.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+            "`git {cmd}`, then `git {then}`: {}",
+            String::from_utf8_lossy(&shown)
+        );
+    }
+}

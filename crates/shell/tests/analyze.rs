@@ -2123,7 +2123,7 @@ fn remote_copies_read_their_sources() {
 fn git_config_writes_its_file() {
     check("git config core.pager 'cat .env'", &["git config core.pager cat .env"], &["W .git/config"], &[], &[]);
     check("git config --global alias.x '!sh'", &["git config --global alias.x !sh"], &["W ~/.gitconfig"], &[], &[]);
-    check("git config --file=x.cfg a.b c", &["git config --file=x.cfg a.b c"], &["W x.cfg"], &[], &[]);
+    check("git config --file=x.cfg a.b c", &["git config --file=x.cfg a.b c"], &["R x.cfg", "W x.cfg"], &[], &[]);
     check("git config --unset core.pager", &["git config --unset core.pager"], &["W .git/config"], &[], &[]);
     check("git config set core.pager less", &["git config set core.pager less"], &["W .git/config"], &[], &[]);
     check(

@@ -161,3 +161,54 @@ fn checkout_index_writes_its_paths_at_its_prefix() {
         assert!(writes(cmd).1, "{cmd}");
     }
 }
+
+/// Files git subcommands take by name: read (a message, an object, a file
+/// printed back) or written (`mailinfo MSG PATCH`, `merge-file` into its
+/// first file, `interpret-trailers --in-place`, exported marks).
+#[test]
+fn files_given_by_name_are_read_or_written() {
+    let effects = |cmd: &str| -> Vec<String> {
+        analyze(cmd, &Options::default())
+            .effects
+            .iter()
+            .filter(|e| e.tracked.is_none())
+            .map(|e| format!("{:?} {}", e.kind, e.target))
+            .collect()
+    };
+    let cases: &[(&str, &[&str])] = &[
+        ("git commit -F msg", &["Read msg"]),
+        ("git commit -p -F msg", &["Read msg"]),
+        ("git commit -m x -F -", &[]),
+        ("git commit -t tpl -m x", &["Read tpl"]),
+        ("git tag -u key -F msg v1", &["Read msg"]),
+        ("git merge -s ours -F msg b", &["Read msg"]),
+        ("git hash-object -t blob -w a b", &["Read a", "Read b"]),
+        ("git update-index --add --chmod=+x a", &["Read a"]),
+        ("git mailinfo msg patch", &["Write msg", "Write patch"]),
+        (
+            "git merge-file a b c",
+            &["Read a", "Read b", "Read c", "Write a"],
+        ),
+        (
+            "git merge-file -p -L x a b c",
+            &["Read a", "Read b", "Read c"],
+        ),
+        (
+            "git interpret-trailers --in-place m",
+            &["Read m", "Write m"],
+        ),
+        ("git config --file=f --list", &["Read f"]),
+        ("git bundle verify b.bundle", &["Read b.bundle"]),
+        ("git fast-export --export-marks=m HEAD", &["Write m"]),
+        ("git archive --add-file=a HEAD", &["Read a", "Read HEAD"]),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(effects(cmd), *want, "{cmd}");
+    }
+    for cmd in ["git hash-object --stdin-paths", "git update-index --stdin"] {
+        assert!(
+            !analyze(cmd, &Options::default()).unknowns.is_empty(),
+            "{cmd}"
+        );
+    }
+}

@@ -74,6 +74,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             wrapper: vec!["git".into(), what.into()],
         });
     };
+    named_files(sub, rest, d);
     match sub {
         "clone" => {
             if texts.iter().any(|t| {

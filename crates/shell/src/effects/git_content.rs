@@ -157,6 +157,7 @@ pub(super) fn shows_content(sub: &str, rest: &[Arg]) -> bool {
         "checkout-index" => opts.iter().any(|o| o.starts_with("--prefix")),
         "worktree" => first == Some("add"),
         "rerere" => first == Some("diff"),
+        "merge-file" => takes_objects(sub, rest),
         "add" | "stage" | "checkout" | "reset" | "restore" | "commit" => patch_mode(sub, &opts),
         "format-patch" | "archive" | "range-diff" | "fast-export" | "unpack-file" | "grep"
         | "difftool" | "merge-tree" | "send-email" | "diff-pairs" | "instaweb" | "daemon"
