@@ -42,6 +42,24 @@ enum How {
     Unknown,
 }
 
+/// Programs that mount a file system: what the mount point shows
+/// afterwards is another tree.
+const MOUNTERS: &[&str] = &[
+    "mount",
+    "bindfs",
+    "sshfs",
+    "fuse-overlayfs",
+    "squashfuse",
+    "fuse2fs",
+    "fuse-zip",
+    "archivemount",
+    "guestmount",
+    "rclone",
+    "s3fs",
+    "gocryptfs",
+    "encfs",
+];
+
 /// Git commands that rewrite the work tree from the repository: a tracked
 /// file may become a link.
 const GIT_TREE_WRITERS: &[&str] = &[
@@ -80,7 +98,7 @@ impl<'o> Walker<'o> {
         let makes_names = matches!(
             name,
             "ln" | "link" | "mv" | "cp" | "install" | "rename" | "prename" | "file-rename"
-        );
+        ) || MOUNTERS.contains(&name);
         let Some(base) = cwd else {
             if makes_names || found.iter().any(|f| f.access == Access::WriteDir) {
                 self.made_anywhere = Some(format!(
@@ -206,6 +224,52 @@ impl<'o> Walker<'o> {
                     let p = abs(self, &a.text);
                     if let Some(dir) = p.parent() {
                         made.push((dir.to_path_buf(), How::Unknown));
+                    }
+                }
+            }
+            // A mount point shows another tree (`mount --bind secrets a`
+            // then `cat a/k` reads `secrets/k`); a FUSE file system shows
+            // whatever it serves. Without a literal mount point (`mount -a`,
+            // `mount DEV` from fstab), any name may be one.
+            _ if MOUNTERS.contains(&name) => {
+                let o = parse_opts(
+                    args,
+                    "toOLUTNp",
+                    &[
+                        "types",
+                        "options",
+                        "test-opts",
+                        "label",
+                        "uuid",
+                        "fstab",
+                        "namespace",
+                        "source",
+                        "target",
+                        "target-prefix",
+                        "options-mode",
+                        "options-source",
+                        "port",
+                        "config",
+                    ],
+                    &[],
+                );
+                let point = o
+                    .values(&["--target"])
+                    .next()
+                    .or_else(|| (o.operands.len() >= 2).then(|| o.operands.last()).flatten());
+                match point {
+                    Some(p) if p.literal && o.operands.iter().all(|a| a.literal) => {
+                        made.push((abs(self, &p.text), How::Unknown));
+                    }
+                    // `mount` alone lists what is mounted.
+                    _ if name == "mount" && o.operands.is_empty() && !o.has(&["-a", "--all"]) => {}
+                    _ if name == "rclone"
+                        && o.operands.first().is_none_or(|a| a.text != "mount") => {}
+                    _ => {
+                        self.made_anywhere = Some(format!(
+                            "`{text}` mounts a file system where it is not known"
+                        ));
+                        return;
                     }
                 }
             }
