@@ -186,6 +186,8 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "CUFILSxXDW", long_args: &["show-function-line", "ignore-matching-lines", "label", "starting-file", "exclude", "exclude-from", "ifdef", "width", "tabsize", "line-format", "from-file", "to-file", "palette", "horizon-lines", "old-line-format", "new-line-format", "unchanged-line-format", "group-format"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read)], recursive: &["-r", "--recursive"], ..spec(&["diff", "colordiff"], All(Read), true) },
     Spec { short_args: "in", long_args: &["ignore-initial", "bytes"], ..spec(&["cmp"], All(Read), true) },
     Spec { short_args: "w", long_args: &["wrap"], file_opts: &[("-o", Write), ("--output", Write), ("-i", Read), ("--input", Read)], ..spec(&["base64"], All(Read), true) },
+    Spec { short_args: "w", long_args: &["wrap"], ..spec(&["basenc"], All(Read), true) },
+    Spec { short_args: "", ..spec(&["tsort"], All(Read), true) },
     Spec { short_args: "cglnos", long_args: &["cols", "groupsize", "len", "name", "seek"], ..spec(&["xxd"], InOut, true) },
     Spec { short_args: "AjNtS", long_args: &["address-radix", "skip-bytes", "read-bytes", "format", "endian"], file_opts: &[("-f", Read), ("--format-file", Read)], ..spec(&["od", "hexdump", "hd"], All(Read), true) },
     Spec { short_args: "ntesT", long_args: &["bytes", "radix", "encoding", "target", "output-separator"], ..spec(&["strings"], All(Read), true) },
