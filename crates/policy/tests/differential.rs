@@ -86,6 +86,8 @@ static PROGRAMS: &[Program] = &[
     p(&["cat"]),
     p(&["rev"]),
     p(&["base32"]),
+    p(&["basenc"]),
+    p(&["tsort"]),
     p(&["zcat"]),
     p(&["bzcat"]),
     p(&["xzcat"]),
