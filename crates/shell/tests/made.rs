@@ -228,7 +228,10 @@ fn a_mount_point_shows_another_tree() {
     let script = "mkdir a && mount --bind secrets a && cat a/k.pem";
     let s = Scratch::new();
     let a = analyze(script, &opts(&s));
-    assert!(a.unknowns.iter().any(|u| u.reason.contains("a/k.pem")), "{a:?}");
+    assert!(
+        a.unknowns.iter().any(|u| u.reason.contains("a/k.pem")),
+        "{a:?}"
+    );
     let probe = std::process::Command::new("unshare")
         .args(["-rm", "true"])
         .status();

@@ -331,23 +331,45 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
         let dir = Arg::lit(prefix.unwrap_or_else(|| ".".into()));
         d.add(Access::WriteDir, &dir, true);
     } else if !o.has(&["-O", "--output-document", "--spider"]) {
+        // A URL ending in `/` is saved as `--default-page`'s name.
+        let default_page = o.values(&["--default-page"]).last();
+        // `-E` adds `.html` (or `.css`) to a name that lacks it.
+        let adjusted = o.has(&["-E", "--adjust-extension", "--html-extension"]);
         for u in &o.operands {
             let base = basename_of_url(&u.text);
-            let base = if base.is_empty() {
-                "index.html".to_string()
-            } else {
-                base
+            let (base, literal) = match (base.is_empty(), default_page) {
+                (true, Some(page)) => (page.text.clone(), u.literal && page.literal),
+                (true, None) => ("index.html".to_string(), u.literal),
+                (false, _) => (base, u.literal),
             };
-            let text = match &prefix {
-                Some(p) => format!("{}/{base}", p.trim_end_matches('/')),
-                None => base,
-            };
+            let mut names = vec![base.clone()];
+            if adjusted {
+                names.push(format!("{base}.html"));
+                names.push(format!("{base}.css"));
+            }
+            for name in names {
+                let text = match &prefix {
+                    Some(p) => format!("{}/{name}", p.trim_end_matches('/')),
+                    None => name,
+                };
+                d.add(
+                    Access::Write,
+                    &Arg {
+                        literal,
+                        ..Arg::lit(text)
+                    },
+                    false,
+                );
+            }
+        }
+    }
+    // `--warc-file=NAME` writes NAME.warc.gz (NAME.warc uncompressed) and,
+    // with `--warc-cdx`, NAME.cdx.
+    for name in o.values(&["--warc-file"]) {
+        for ext in ["warc.gz", "warc", "cdx"] {
             d.add(
                 Access::Write,
-                &Arg {
-                    literal: u.literal,
-                    ..Arg::lit(text)
-                },
+                &name.with_text(format!("{}.{ext}", name.text)),
                 false,
             );
         }
