@@ -406,6 +406,9 @@ fn writing_any_toolgate_toml_is_a_hard_limit() {
         "cp src/main.rs toolgate.toml",
         "mv src/main.rs src/toolgate.toml",
         "tee -a src/toolgate.toml < src/main.rs",
+        // The same file on a case-insensitive file system.
+        "mv src/main.rs src/TOOLGATE.toml",
+        "echo x > docs/Toolgate.TOML",
     ] {
         let d = bash(&p, cmd);
         assert_eq!(d.decision, Effect::Deny, "{cmd}: {}", d.reason);

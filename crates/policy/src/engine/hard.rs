@@ -94,10 +94,14 @@ pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static 
     if paths.iter().any(|q| p.file_real.as_deref() == Some(*q)) {
         return Some((rule_ids::HARD_POLICY_FILE, "the policy file".into()));
     }
-    if paths
-        .iter()
-        .any(|q| q.file_name().is_some_and(|n| n == crate::POLICY_FILE_NAME))
-    {
+    // Without regard to case: on a case-insensitive file system (macOS,
+    // a casefolded directory on Linux) `TOOLGATE.toml` is the file that
+    // discovery opens as `toolgate.toml`.
+    let named = |n: &std::ffi::OsStr| {
+        n.as_encoded_bytes()
+            .eq_ignore_ascii_case(crate::POLICY_FILE_NAME.as_bytes())
+    };
+    if paths.iter().any(|q| q.file_name().is_some_and(named)) {
         return Some((
             rule_ids::HARD_POLICY_FILE,
             format!(
