@@ -66,6 +66,8 @@ fn listings_are_marked() {
     listed("find / -name needle -print -quit", &["/"]);
     listed("find /srv /opt/x -type f", &["/srv", "/opt/x"]);
     listed("fd -e rs x /srv", &["/srv"]);
+    listed("rg --files /srv", &["/srv"]);
+    listed("rg --files -g '*.rs'", &["."]);
     // What find prints, handed to a listing, is listed too.
     listed("find /srv -type f -exec ls -l {} +", &["/srv"]);
 }
@@ -75,6 +77,9 @@ fn what_reads_bytes_is_not_a_listing() {
     read("cat /srv/f", "/srv/f");
     read("find /srv -type f -exec cat {} +", "/srv");
     read("find /srv -type f | xargs cat", "/srv");
+    // `--files-with-matches` reads to match; ripgrep takes no abbreviation.
+    read("rg --files-with-matches x /srv", "/srv");
+    read("rg --fil x /srv", "/srv");
     // `--fromfile` prints the paths its operand holds; `--hintro` and
     // `--houtro` copy a file into the output; `--gitfile` reads patterns.
     read("tree --fromfile /srv/list", "/srv/list");

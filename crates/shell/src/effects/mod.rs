@@ -525,9 +525,17 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             } else {
                 None
             };
+            // `rg --files` prints the names it would search, not what
+            // they hold: a listing. Spelled whole: ripgrep takes no
+            // abbreviation, and one taken here would only loosen.
+            let access = if name == "rg" && o.opts.iter().any(|(n, _)| n == "--files") {
+                Access::List
+            } else {
+                access
+            };
             if operands.is_empty() && recursive {
                 if let Some(default) = spec.default_operand.or(Some(".")) {
-                    d.add_filtered(Access::Read, &Arg::lit(default), true, filter.clone());
+                    d.add_filtered(access, &Arg::lit(default), true, filter.clone());
                 }
             }
             for a in operands {
