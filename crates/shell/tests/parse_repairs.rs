@@ -503,3 +503,68 @@ fn read_write_redirects() {
         assert!(dir.path().join("-").exists());
     }
 }
+
+/// Substitutions the grammar leaves as text: in a pattern or case operand
+/// of `${..}` (`${x#$(cmd)}`, `${x^$(cmd)}`), backquotes in any operand
+/// of `${..}`, and an unquoted here-document's backquotes or its
+/// tab-indented `<<-` lines. Bash runs each (the marker `P` appears); the
+/// analysis must see `touch P` as a command of the script.
+#[test]
+fn substitutions_the_grammar_leaves_as_text() {
+    let cases = [
+        "x=abc; echo ${x#$(touch P)}",
+        "x=abc; echo ${x##a$(touch P)}",
+        "x=abc; echo ${x%%$(touch P)}",
+        "x=abc; echo ${x^$(touch P)}",
+        "x=abc; echo ${x,,$(touch P)}",
+        "x=abc; echo \"${x%$(touch P)}\"",
+        "echo ${x:-`touch P`}",
+        "echo \"${x:-`touch P`}\"",
+        "echo ${x:=a`touch P`b}",
+        "echo ${x:-`echo \\`touch P\\``}",
+        "cat <<EOF\n`touch P`\nEOF",
+        "cat <<EOF\n${x:-`touch P`}\nEOF",
+        "cat <<-EOF\n\t$(touch P)\n\tEOF",
+        "cat <<-EOF\n\t\ta `touch P` b\n\tEOF",
+    ];
+    let dir = tempfile::tempdir().expect("scratch");
+    for script in cases {
+        let a = analyze_in(dir.path(), script);
+        assert!(
+            a.commands
+                .iter()
+                .any(|c| c.argv.first().map(String::as_str) == Some("touch")),
+            "`{script}`: {:?}",
+            names(&a)
+        );
+        if have("bash") {
+            let marker = dir.path().join("P");
+            let _ = std::fs::remove_file(&marker);
+            bash(dir.path(), script, &[]);
+            assert!(marker.exists(), "`{script}` ran nothing in bash");
+        }
+    }
+    // Quoted, escaped or single-quoted, nothing runs and nothing is seen.
+    for script in [
+        "echo ${x:-'`touch P`'}",
+        "echo ${x:-\\`touch P\\`}",
+        "x=abc; echo ${x#\\$(touch P)}",
+        "cat <<'EOF'\n`touch P`\nEOF",
+        "cat <<\\EOF\n$(touch P)\nEOF",
+    ] {
+        let a = analyze_in(dir.path(), script);
+        assert!(
+            !a.commands
+                .iter()
+                .any(|c| c.argv.first().map(String::as_str) == Some("touch")),
+            "`{script}`: {:?}",
+            names(&a)
+        );
+        if have("bash") {
+            let marker = dir.path().join("P");
+            let _ = std::fs::remove_file(&marker);
+            bash(dir.path(), script, &[]);
+            assert!(!marker.exists(), "`{script}` ran a command in bash");
+        }
+    }
+}

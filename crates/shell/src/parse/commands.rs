@@ -186,6 +186,21 @@ impl<'s> Conv<'s> {
                 .map(|line| line.trim_start_matches('\t'))
                 .collect();
         }
+        if !quoted_delim && body_text.contains(['$', '`']) {
+            // The grammar misses expansions of some bodies (`$(..)` on a
+            // tab-indented line of `<<-`, backquotes anywhere): what bash
+            // expands is taken from the body read again.
+            match self.reread_quoted(&body_text) {
+                Some(word) => {
+                    dynamic |= word.parts.iter().any(|p| !matches!(p, Part::Lit { .. }));
+                    subs = word.subs;
+                    evals = word.evals;
+                }
+                None => self
+                    .errors
+                    .push("a here-document's body cannot be read as bash expands it".to_string()),
+            }
+        }
         redirects.push(Redirect {
             op,
             target: RedirTarget::Heredoc {

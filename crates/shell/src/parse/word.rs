@@ -547,6 +547,54 @@ impl<'s> Conv<'s> {
         word
     }
 
+    /// The expansions of `body` (an unquoted here-document's, or text the
+    /// grammar left unparsed inside `${..}`) as those of a double-quoted
+    /// string holding the same text (a backslash escapes only `$`, a
+    /// backquote, a backslash and a newline; a double quote is itself).
+    /// For a here-document that is what bash does; for an operand of
+    /// `${x#..}` it finds every substitution bash runs, and may find more
+    /// (one between single quotes). `None` when it cannot be read so.
+    pub(super) fn reread_quoted(&mut self, body: &str) -> Option<Word> {
+        let mut src = String::with_capacity(body.len() + 8);
+        src.push_str(": \"");
+        let mut chars = body.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.peek().copied() {
+                    Some(next @ ('$' | '`' | '\\' | '\n')) => {
+                        chars.next();
+                        src.push('\\');
+                        src.push(next);
+                    }
+                    _ => src.push_str("\\\\"),
+                },
+                '"' => src.push_str("\\\""),
+                c => src.push(c),
+            }
+        }
+        src.push('"');
+        if !self.enter(true) {
+            return None;
+        }
+        let parsed = parse(&src, self.depth, self.max_depth);
+        self.leave(true);
+        if !parsed.errors.is_empty() {
+            self.errors.extend(parsed.errors);
+            return None;
+        }
+        match parsed.list.items.as_slice() {
+            [
+                Item {
+                    node: Node::Simple(simple),
+                    background: false,
+                },
+            ] if simple.words.len() == 2 && simple.redirects.is_empty() => {
+                simple.words.get(1).cloned()
+            }
+            _ => None,
+        }
+    }
+
     pub(super) fn scan_into(&mut self, node: TsNode<'_>, word: &mut Word) {
         if !self.enter(false) {
             return;
@@ -568,6 +616,23 @@ impl<'s> Conv<'s> {
                 kind @ ("arithmetic_expansion" | "expansion") => {
                     node_evals(kind, self.text(child), &mut word.evals);
                     self.scan_into(child, word);
+                }
+                // Quoted text: a backquote there is itself.
+                "raw_string" | "ansi_c_string" => {}
+                // The grammar leaves some operands of `${..}` a plain word
+                // or a pattern (`${x:-`cmd`}`, `${x#$(cmd)}`): what they
+                // expand runs all the same.
+                _ if child.named_child_count() == 0 && self.text(child).contains(['$', '`']) => {
+                    let text = self.text(child);
+                    match self.reread_quoted(text) {
+                        Some(w) => {
+                            word.subs.extend(w.subs);
+                            word.evals.extend(w.evals);
+                        }
+                        None => self.errors.push(format!(
+                            "`{text}` inside an expansion cannot be read as bash expands it"
+                        )),
+                    }
                 }
                 kind if is_statement(kind) => {
                     // A statement inside an expression (grammar recovery):
