@@ -227,6 +227,17 @@ pub enum UrlPatternError {
 /// ports).
 const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
 
+/// Schemes (as they start a URL, lowercase) that name no network host.
+const NO_HOST_SCHEMES: &[&str] = &[
+    "view-source:",
+    "blob:",
+    "data:",
+    "javascript:",
+    "about:",
+    "filesystem:",
+    "jar:",
+];
+
 /// Parses and normalises a URL, or a URL as curl takes it without a scheme.
 /// An error says why it cannot be read.
 pub fn normalize(raw: &str) -> Result<FetchTarget, UrlError> {
@@ -244,6 +255,22 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, UrlError> {
     }
     if text.is_empty() {
         return Err(UrlError::Empty);
+    }
+    // Schemes of a browser's that name no network host: content inline
+    // (`data:`, `javascript:`, `about:`) or another URL wrapped
+    // (`view-source:`, `blob:`), which host rules cannot judge as written
+    // (read as curl guesses, `view-source:https://h/` is the host
+    // `view-source`). No host: the fetch asks.
+    if let Some(scheme) = NO_HOST_SCHEMES.iter().find(|s| {
+        text.get(..s.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(s))
+    }) {
+        return Ok(FetchTarget {
+            url: format!("{scheme}{}", text.get(scheme.len()..).unwrap_or("")),
+            others: Vec::new(),
+            hosts: Vec::new(),
+            ambiguous: false,
+        });
     }
     let mut readings = Vec::new();
     for r in readings_of(text) {
@@ -822,6 +849,19 @@ mod tests {
         assert!(t.hosts.contains(&UrlHost::Domain("good.com".into())));
         let t = normalize("file:///etc/passwd").unwrap();
         assert!(t.hosts.is_empty());
+        // A browser's schemes that name no network host, wrapping a URL
+        // or not: no host (the fetch asks), whatever the case.
+        for u in [
+            "view-source:https://evil.com/",
+            "VIEW-SOURCE:https://evil.com/",
+            "blob:https://evil.com/x",
+            "data:text/plain,hi",
+            "javascript:alert(1)",
+            "about:blank",
+        ] {
+            let t = normalize(u).unwrap();
+            assert!(t.hosts.is_empty(), "{u}: {:?}", t.hosts);
+        }
     }
 
     #[test]
