@@ -173,6 +173,38 @@ fn path_item_for(
     }
 }
 
+/// What a client's ripgrep search (Claude Code's `Grep`) reads beneath a
+/// directory: it passes `--hidden`, its `type` as `--type` and each
+/// pattern of its `glob` as `--glob` (split at blanks, and at commas
+/// outside a `{..}`). Ignore files are taken as not read, since the
+/// client's ripgrep configuration is not known. A field of another type
+/// than a string: everything.
+fn ripgrep_filter(input: &Map<String, Value>) -> Option<shell::Filter> {
+    let mut args: Vec<String> = vec!["--hidden".into(), "--no-ignore".into()];
+    match input.get("type") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(t)) => args.extend(["--type".into(), t.clone()]),
+        Some(_) => return None,
+    }
+    match input.get("glob") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(g)) => {
+            for part in g.split_whitespace() {
+                if part.contains('{') && part.contains('}') {
+                    args.extend(["--glob".into(), part.to_string()]);
+                } else {
+                    for p in part.split(',').filter(|p| !p.is_empty()) {
+                        args.extend(["--glob".into(), p.to_string()]);
+                    }
+                }
+            }
+        }
+        Some(_) => return None,
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    shell::ripgrep_filter(&args)
+}
+
 /// Derives the actions of a call whose input has been validated.
 pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -> Vec<Item> {
     let mut items = Vec::new();
@@ -225,10 +257,15 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         .corrects_path
                         .and_then(|f| input.get(f).and_then(Value::as_str))
                         .and_then(|p| corrections(p, env.cwd).map(|found| (p, found)));
+                    let searched = s.ripgrep.then(|| ripgrep_filter(input)).flatten();
                     for p in given {
                         let mut what = path_item(p, write, s.recursive, false, env.cwd, env);
-                        if let What::Path { corrected, .. } = &mut what {
+                        if let What::Path {
+                            corrected, filter, ..
+                        } = &mut what
+                        {
                             *corrected = correction.as_ref().is_some_and(|(c, _)| *c == p);
+                            filter.clone_from(&searched);
                         }
                         items.push(direct(what));
                     }

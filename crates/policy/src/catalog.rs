@@ -113,6 +113,10 @@ pub struct ToolSpec {
     /// (Gemini CLI's `read_many_files`, `nocase`): every existing path that
     /// differs from one written only in case is a target as well.
     pub nocase: bool,
+    /// The client searches with ripgrep and `--hidden`, its `glob` and
+    /// `type` fields narrowing which files are read (Claude Code's
+    /// `Grep`): a recursive read filtered as ripgrep's would be.
+    pub ripgrep: bool,
 }
 
 /// The exact input shape of one of toolgate's own tools.
@@ -144,7 +148,13 @@ const fn spec(name: &'static str, kind: Kind, target: Target) -> ToolSpec {
         at_prefix: false,
         corrects_path: None,
         nocase: false,
+        ripgrep: false,
     }
+}
+
+const fn ripgrep(mut s: ToolSpec) -> ToolSpec {
+    s.ripgrep = true;
+    s
 }
 
 const fn recursive(mut s: ToolSpec) -> ToolSpec {
@@ -232,7 +242,11 @@ pub const CLAUDE: &[ToolSpec] = &[
             pattern: "pattern",
         },
     ),
-    recursive(spec("Grep", Read, Target::OptionalPath(&["path"]))),
+    ripgrep(recursive(spec(
+        "Grep",
+        Read,
+        Target::OptionalPath(&["path"]),
+    ))),
     spec("Write", Write, Target::Path(&["file_path"])),
     spec("Edit", Write, Target::Path(&["file_path"])),
     spec("MultiEdit", Write, Target::Path(&["file_path"])),

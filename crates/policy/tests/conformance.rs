@@ -577,6 +577,40 @@ fn client_catalogs_map_to_the_same_actions() {
         Effect::Deny,
         Some("deny[0]"),
     );
+    // It runs ripgrep with `--hidden`, its `glob` and `type` as
+    // `--glob`/`--type`: a glob or type that cannot match `.env` does not
+    // read it, and one that can (or a field not understood) does.
+    for (glob, ty, denied) in [
+        (Some(json!("*.txt")), None, false),
+        (Some(json!("*.txt,*.md")), None, false),
+        (None, Some("rust"), false),
+        (Some(json!("*.env")), None, true),
+        (Some(json!("*.txt .env")), None, true),
+        (Some(json!("*.{txt,env}")), None, true),
+        (Some(json!("!*.txt")), None, true),
+        (Some(json!(["*.txt"])), None, true),
+        (None, Some("sh"), true),
+    ] {
+        let mut input = json!({"pattern": "K", "path": root});
+        if let Some(g) = &glob {
+            input["glob"] = g.clone();
+        }
+        if let Some(t) = ty {
+            input["type"] = json!(t);
+        }
+        let d = p.decide(&client_call(Client::Claude, "Grep", input));
+        let want = if denied {
+            (Effect::Deny, Some("deny[0]"))
+        } else {
+            (Effect::Allow, Some("allow[0]"))
+        };
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            want,
+            "Grep glob {glob:?} type {ty:?}: {}",
+            d.reason
+        );
+    }
     expect(
         &p.decide(&client_call(
             Client::Claude,

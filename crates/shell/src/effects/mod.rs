@@ -20,6 +20,7 @@ mod scripts;
 mod search;
 
 pub use filter::{Filter, Honour, IgnoreMatch, Ignores, NameTest};
+pub use search::ripgrep_filter;
 
 use archives::*;
 use find::*;

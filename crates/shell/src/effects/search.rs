@@ -18,6 +18,17 @@
 use super::Opts;
 use super::filter::{Filter, Honour, Ignores, NameTest};
 
+/// What ripgrep given the options `args` (no program name, no pattern,
+/// no path) reads beneath a directory it searches: for a client's search
+/// tool that runs ripgrep (Claude Code's `Grep` passes `--hidden`, its
+/// `glob` as `--glob`, its `type` as `--type`). `None`: everything.
+pub fn ripgrep_filter(args: &[&str]) -> Option<Filter> {
+    let spec = crate::tables::known("rg").spec?;
+    let argv: Vec<crate::words::Arg> = args.iter().map(|a| crate::words::Arg::lit(*a)).collect();
+    let o = super::parse_opts(&argv, spec.short_args, spec.long_args, spec.file_opts);
+    rg_filter(&o)
+}
+
 pub(super) fn search_filter(name: &str, o: &Opts) -> Option<Filter> {
     match name {
         "grep" | "egrep" | "fgrep" | "zgrep" => grep_filter(o),
