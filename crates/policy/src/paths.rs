@@ -229,11 +229,16 @@ pub(crate) fn resolve_for(
 /// path is resolved against, `root` is `/`, and the others cannot be
 /// known.
 fn own_process(link: &Path) -> bool {
+    // Asked of every missing component of every path: the process id is
+    // read once (`getpid` is a system call), and only below `/proc`.
+    static PID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let mut c = link.components();
-    let pid = std::process::id().to_string();
     c.next() == Some(Component::RootDir)
         && c.next() == Some(Component::Normal(OsStr::new("proc")))
-        && c.next() == Some(Component::Normal(OsStr::new(&pid)))
+        && c.next()
+            == Some(Component::Normal(OsStr::new(
+                PID.get_or_init(|| std::process::id().to_string()),
+            )))
         && c.next().is_some()
 }
 
