@@ -262,7 +262,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "dfrs", long_args: &["date", "file", "reference", "set"], file_opts: &[("-f", Read), ("--file", Read), ("-r", Read), ("--reference", Read)], ..spec(&["date"], Operands::None, true) },
     Spec { short_args: "F", long_args: &["file"], file_opts: &[("-F", Read), ("--file", Read)], ..spec(&["hostname"], Operands::None, true) },
     Spec { ..spec(&["bc"], All(Read), true) },
-    Spec { short_args: "odnf", long_args: &["output", "dribble", "restore", "init-file", "directory", "node", "file"], file_opts: &[("-o", Write), ("--output", Write), ("--dribble", Write), ("--restore", Read), ("--init-file", Read), ("-f", Read), ("--file", Read)], ..spec(&["info"], Operands::None, true) },
+    Spec { short_args: "odnf", long_args: &["output", "dribble", "restore", "init-file", "directory", "node", "file"], file_opts: &[("-o", Write), ("--output", Write), ("--dribble", Write), ("--restore", Read), ("--init-file", Read), ("-f", Read), ("--file", Read)], ..spec(&["info"], Custom, true) },
 ];
 
 /// What the tables say about one command name, gathered from all of them

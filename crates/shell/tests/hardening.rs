@@ -321,8 +321,43 @@ fn options_that_write_name_their_file() {
         ("man -l page.1", "page.1"),
         ("man ./page.1", "./page.1"),
         ("info -f ./doc.info", "./doc.info"),
+        // A menu item holding `/` is a file; `-d` adds a directory read.
+        ("info ./doc.info", "./doc.info"),
+        ("info -o - sub/doc", "sub/doc"),
+        ("info -d secrets k", "secrets"),
+        ("info --directory=secrets k", "secrets"),
     ] {
         reads(cmd, target);
+    }
+    // `info` itself prints such a file (where it is installed).
+    if std::process::Command::new("info")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let dir = tempfile::tempdir().expect("scratch");
+        std::fs::create_dir(dir.path().join("secrets")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("secrets/k.info"),
+            "\x1f\nFile: k,  Node: Top\n\nSECRET-3141\n",
+        )
+        .expect("write");
+        for args in [
+            &["-o", "-", "./secrets/k.info"][..],
+            &["-o", "-", "-d", "secrets", "k"],
+        ] {
+            let out = std::process::Command::new("info")
+                .args(args)
+                .current_dir(dir.path())
+                .env("INFOPATH", "")
+                .output()
+                .expect("info runs");
+            assert!(
+                String::from_utf8_lossy(&out.stdout).contains("SECRET-3141"),
+                "info {args:?} printed {:?}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
     }
     not_read_only("stty raw");
     not_read_only("stty -F /dev/ttyS0 9600");

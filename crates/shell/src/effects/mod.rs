@@ -921,6 +921,22 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
                 compressed_outputs(name, &o, d);
             }
         }
+        // A menu item holding `/` is a manual's file (`info ./x.info`
+        // prints it); `-d DIR` adds a directory its manuals are read from.
+        "info" => {
+            let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+            file_opts(spec, &o, d);
+            for dir in o.values(&["-d", "--directory"]) {
+                d.add(Access::Read, dir, true);
+            }
+            for a in o
+                .operands
+                .iter()
+                .filter(|a| !a.literal || a.text.contains('/'))
+            {
+                d.add(Access::Read, a, false);
+            }
+        }
         "curl" => curl(spec, args, d),
         "wget" | "wget2" => wget(spec, args, d),
         "aria2c" => {
