@@ -69,6 +69,7 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                 d.unknowns
                     .push(format!("`man` option runs a program: `{}`", a.text));
             }
+            manpath_reads(args, d);
             // `man -l FILE` and `man ./page.1` format a file and show it.
             let local = o.has(&["-l", "--local-file"]);
             for a in &o.operands {
@@ -77,6 +78,7 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                 }
             }
         }
+        "apropos" | "whatis" => manpath_reads(args, d),
         "less" | "zless" | "more" | "zmore" => {
             // `+cmd` runs a less command at start, and `!cmd` in less runs
             // a shell command.
@@ -442,5 +444,35 @@ pub(crate) fn git(sub: &str, rest: &[Arg], read_only: bool, d: &mut Derived) {
             "`git {sub}` argument is not literal: `{}`, and it may be an option",
             a.text
         ));
+    }
+}
+
+/// `-M PATH` (`--manpath=PATH`) of `man`, `apropos` and `whatis`: the
+/// pages (or their index) are read from the directories PATH lists
+/// (`man -M secrets k` prints `secrets/man1/k.1`), each a recursive read.
+fn manpath_reads(args: &[Arg], d: &mut Derived) {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if !a.literal {
+            continue;
+        }
+        let value = if t == "-M" || t == "--manpath" {
+            it.next().cloned()
+        } else if let Some((name, v)) = t.split_once('=').filter(|(n, _)| n.starts_with("--")) {
+            is_option(name, "--manpath").then(|| a.with_text(v))
+        } else {
+            t.strip_prefix("-M")
+                .filter(|v| !v.is_empty())
+                .map(|v| a.with_text(v))
+        };
+        let Some(v) = value else { continue };
+        if !v.literal {
+            d.add(Access::Read, &v, true);
+            continue;
+        }
+        for dir in v.text.split(':').filter(|p| !p.is_empty()) {
+            d.add(Access::Read, &v.with_text(dir), true);
+        }
     }
 }

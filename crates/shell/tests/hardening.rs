@@ -326,8 +326,41 @@ fn options_that_write_name_their_file() {
         ("info -o - sub/doc", "sub/doc"),
         ("info -d secrets k", "secrets"),
         ("info --directory=secrets k", "secrets"),
+        // `-M PATH` reads the pages beneath each directory it lists.
+        ("man -M secrets k", "secrets"),
+        ("man -Msecrets k", "secrets"),
+        ("man --manpath=a:secrets k", "secrets"),
+        ("man --manpath=a:secrets k", "a"),
+        ("apropos -M secrets x", "secrets"),
+        ("whatis -M secrets x", "secrets"),
     ] {
         reads(cmd, target);
+    }
+    // `man -M` prints a page from there (where man is installed).
+    if std::process::Command::new("man")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let dir = tempfile::tempdir().expect("scratch");
+        std::fs::create_dir_all(dir.path().join("secrets/man1")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("secrets/man1/k.1"),
+            ".TH K 1\n.SH NAME\nk \\- x\n.SH DESCRIPTION\nSECRET3141\n",
+        )
+        .expect("write");
+        let out = std::process::Command::new("man")
+            .args(["-M", "secrets", "k"])
+            .current_dir(dir.path())
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .output()
+            .expect("man runs");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("SECRET3141"),
+            "man -M printed {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
     // `info` itself prints such a file (where it is installed).
     if std::process::Command::new("info")
