@@ -378,3 +378,41 @@ fn history_reads_and_writes_the_file_it_names() {
         .expect("bash runs");
     assert!(String::from_utf8_lossy(&out.stdout).contains("SECRET-LINE"));
 }
+
+/// Editors that read their commands from their input: `ed`, `red` and
+/// `ex` always, `vi`/`vim` when their input is not a terminal (it is
+/// redirected or piped). Each runs the `touch P` it is given, where the
+/// editor is installed; the analysis reports each as unknown, and an
+/// editor given no input stays analysable.
+#[test]
+fn editors_reading_their_input_are_unknown() {
+    let cases: &[(&str, &str)] = &[
+        ("ed", "touch x; ed -s x <<< '!touch P'"),
+        ("ed", "printf '!touch P\\n' | ed -s"),
+        ("ex", "touch x; ex x <<< '!touch P'"),
+        ("vim", "touch x; vim -n -u NONE x <<< $':!touch P\\n:q!\\n'"),
+        ("vim", "printf ':!touch P\\n:q!\\n' | vim -n -u NONE"),
+    ];
+    for (program, script) in cases {
+        assert!(
+            !analyze(script, &opts()).unknowns.is_empty(),
+            "`{script}` analysed as if it ran no commands"
+        );
+        let installed = Command::new(program)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+        if installed && bash().is_some() {
+            assert!(bash_creates_marker(script), "`{script}` ran nothing");
+        }
+    }
+    for script in ["vim --version", "vim x", "touch x; cat x"] {
+        assert!(
+            analyze(script, &opts()).unknowns.is_empty(),
+            "`{script}` reported unknown"
+        );
+    }
+}

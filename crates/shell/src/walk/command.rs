@@ -351,6 +351,31 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
+        // A line editor reads its commands from its input, and a screen
+        // editor whose input is not a terminal reads its keystrokes from
+        // it: `ed x <<< '!cmd'`, `vim x <<< ':!cmd'` run a shell and may
+        // write any file. ed, red and ex always; vi and vim when their
+        // input is redirected or piped.
+        let line_editor = matches!(name.as_str(), "ed" | "red" | "ex");
+        let screen_editor = matches!(
+            name.as_str(),
+            "vi" | "vim" | "nvim" | "view" | "vimdiff" | "gvim" | "rvim" | "rview" | "evim"
+        );
+        let input_given = matches!(scope.stdin, Stdin::Pipe { .. })
+            || s.redirects
+                .iter()
+                .any(|r| r.fd.is_none_or(|fd| fd == 0) && r.op.starts_with('<') && r.op != "<(");
+        if literal_name
+            && (line_editor || (screen_editor && input_given))
+            && !args_only_ask_version(&argv)
+        {
+            self.unknown(
+                format!(
+                    "`{name}` reads editor commands from its input, which can run a shell (`!`) and write any file"
+                ),
+                Some(idx),
+            );
+        }
         if literal_name && self.is_fetched(&argv[0].text) {
             self.hazard(
                 "download-exec",
@@ -726,4 +751,12 @@ fn script_operand(argv: &[Arg]) -> Option<Arg> {
         return Some(a.clone());
     }
     None
+}
+
+/// `--version` or `--help` alone: the program prints and exits.
+fn args_only_ask_version(argv: &[Arg]) -> bool {
+    argv.len() == 2
+        && argv
+            .get(1)
+            .is_some_and(|a| a.literal && matches!(a.text.as_str(), "--version" | "--help" | "-V"))
 }
