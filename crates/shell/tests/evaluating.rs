@@ -416,3 +416,39 @@ fn editors_reading_their_input_are_unknown() {
         );
     }
 }
+
+/// Debuggers and clients whose commands can run a local shell (gdb's
+/// `shell`, sftp's `!`, psql's `\!`): given commands on their input or by
+/// an option, they are unknown; gdb, where installed, runs `touch P`.
+#[test]
+fn command_readers_given_commands_are_unknown() {
+    for script in [
+        "gdb -q <<< 'shell touch P'",
+        "echo 'shell touch P' | gdb -q",
+        "sftp host <<< '!touch P'",
+        "psql -c '\\! touch P'",
+        "psql --command='\\! touch P'",
+        "psql -f cmds.sql",
+        "mysql -e 'system touch P'",
+    ] {
+        assert!(
+            !analyze(script, &opts()).unknowns.is_empty(),
+            "`{script}` analysed as if it ran no commands"
+        );
+    }
+    let gdb = Command::new("gdb")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if gdb && bash().is_some() {
+        assert!(bash_creates_marker("gdb -q -nx <<< 'shell touch P'"));
+    }
+    for script in ["psql -l", "gdb -q ./a.out", "sftp host"] {
+        assert!(
+            analyze(script, &opts()).unknowns.is_empty(),
+            "`{script}` reported unknown"
+        );
+    }
+}

@@ -376,6 +376,55 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
+        // Clients and debuggers that read commands from their input, or
+        // from an option, where a command runs a local shell (gdb's
+        // `shell`, sftp's and ftp's `!`, psql's and mysql's `\!`, mail's
+        // `~!`, gnuplot's `system`).
+        let command_reader = matches!(
+            name.as_str(),
+            "gdb"
+                | "lldb"
+                | "sftp"
+                | "ftp"
+                | "lftp"
+                | "psql"
+                | "mysql"
+                | "mariadb"
+                | "smbclient"
+                | "mail"
+                | "mailx"
+                | "gnuplot"
+                | "octave"
+                | "maxima"
+        );
+        if literal_name && command_reader && input_given {
+            self.unknown(
+                format!("`{name}` reads commands from its input, which can run a shell"),
+                Some(idx),
+            );
+        }
+        let command_option = |short: &[&str], long: &[&str]| {
+            argv.iter().skip(1).any(|a| {
+                let t = a.text.as_str();
+                let opt = t.split_once('=').map_or(t, |(n, _)| n);
+                !a.literal
+                    || short
+                        .iter()
+                        .any(|f| t.starts_with(f) && !t.starts_with("--"))
+                    || (opt.len() > 2 && long.iter().any(|l| l.starts_with(opt)))
+            })
+        };
+        let runs_commands = match name.as_str() {
+            "psql" => command_option(&["-c", "-f"], &["--command", "--file"]),
+            "mysql" | "mariadb" => command_option(&["-e"], &["--execute", "--init-command"]),
+            _ => false,
+        };
+        if literal_name && runs_commands {
+            self.unknown(
+                format!("`{name}` runs the commands it is given, which can run a shell"),
+                Some(idx),
+            );
+        }
         if literal_name && self.is_fetched(&argv[0].text) {
             self.hazard(
                 "download-exec",
