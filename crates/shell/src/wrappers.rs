@@ -1114,11 +1114,13 @@ fn opaque(argv: &[Arg], unknown: String) -> Step {
     runs(argv, Vec::new(), Some(unknown))
 }
 
-/// A script given as one word (`-c SCRIPT`).
+/// A script given as one word (`-c SCRIPT`). A word that stands for the
+/// names `find` selects (its `{}`) is not the text it is written as: the
+/// names become the script (`find . -exec sh -c {} \;`).
 fn one(a: &Arg) -> Script {
     Script::Text {
         text: a.text.clone(),
-        literal: a.literal,
+        literal: a.literal && !a.beneath,
     }
 }
 

@@ -452,3 +452,39 @@ fn command_readers_given_commands_are_unknown() {
         );
     }
 }
+
+/// Words a command gets from its input or from `find` that a shell runs
+/// as its script: `xargs sh -c` (the input is the script), `parallel sh
+/// -c`, `find -exec sh -c {}` (a file's name is the script). Bash runs
+/// the `touch P` each is given; the analysis reports each as unknown.
+#[test]
+fn words_from_input_or_find_run_as_scripts_are_unknown() {
+    let cases = [
+        "printf 'touch P' | xargs -0 sh -c",
+        "echo '\"touch P\"' | xargs sh -c",
+        "xargs -L1 bash -c <<< '\"touch P\"'",
+        "touch ';touch P;x'; find . -name '*x' -exec sh -c {} \\;",
+        "touch ';touch P;x'; find . -name '*x' -execdir bash -c '{}' \\;",
+    ];
+    for script in cases {
+        assert!(
+            !analyze(script, &opts()).unknowns.is_empty(),
+            "`{script}` analysed as if it ran no script"
+        );
+        if bash().is_some() {
+            assert!(
+                bash_creates_marker(script),
+                "`{script}` ran nothing in bash"
+            );
+        }
+    }
+    for script in [
+        "echo x | xargs echo",
+        "find . -name '*.rs' -exec wc -l {} +",
+    ] {
+        assert!(
+            analyze(script, &opts()).unknowns.is_empty(),
+            "`{script}` reported unknown"
+        );
+    }
+}

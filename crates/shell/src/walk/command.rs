@@ -433,6 +433,20 @@ impl<'o> Walker<'o> {
             );
         }
         let known = tables::known(&name);
+        // What xargs reads becomes arguments of a shell or an interpreter:
+        // the script of `sh -c` or `python3 -c` (`echo 'touch P' | xargs
+        // -0 sh -c` runs it), or the files it runs.
+        if literal_name
+            && matches!(xargs, Some(None))
+            && (known.interpreter
+                || known.shell
+                || matches!(name.as_str(), "source" | "." | "eval"))
+        {
+            self.unknown(
+                format!("`{name}` is given the words its input holds (`xargs`, `parallel`), which may be code it runs"),
+                Some(idx),
+            );
+        }
         if known.interpreter || known.shell || matches!(name.as_str(), "source" | "." | "eval") {
             let stdin_fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
             let runs_fetched_file = argv
