@@ -430,6 +430,9 @@ fn command_readers_given_commands_are_unknown() {
         "psql --command='\\! touch P'",
         "psql -f cmds.sql",
         "mysql -e 'system touch P'",
+        "make -f - <<< $'all:\\n\\ttouch P'",
+        "make --eval=$'all:\\n\\ttouch P'",
+        "m4 <<< 'syscmd(touch P)'",
     ] {
         assert!(
             !analyze(script, &opts()).unknowns.is_empty(),
@@ -445,7 +448,22 @@ fn command_readers_given_commands_are_unknown() {
     if gdb && bash().is_some() {
         assert!(bash_creates_marker("gdb -q -nx <<< 'shell touch P'"));
     }
-    for script in ["psql -l", "gdb -q ./a.out", "sftp host"] {
+    let make = Command::new("make")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if make && bash().is_some() {
+        assert!(bash_creates_marker("make -f - <<< $'all:\\n\\ttouch P'"));
+    }
+    for script in [
+        "psql -l",
+        "gdb -q ./a.out",
+        "sftp host",
+        "make -j\"$N\" test",
+        "m4 defs.m4",
+    ] {
         assert!(
             analyze(script, &opts()).unknowns.is_empty(),
             "`{script}` reported unknown"

@@ -403,20 +403,37 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
-        let command_option = |short: &[&str], long: &[&str]| {
+        // An option among `short` (glued or not) or `long` (or a prefix
+        // of one); with `dynamic`, a word not literal may be one too.
+        let command_option = |short: &[&str], long: &[&str], dynamic: bool| {
             argv.iter().skip(1).any(|a| {
                 let t = a.text.as_str();
                 let opt = t.split_once('=').map_or(t, |(n, _)| n);
-                !a.literal
+                (dynamic && !a.literal)
                     || short
                         .iter()
                         .any(|f| t.starts_with(f) && !t.starts_with("--"))
                     || (opt.len() > 2 && long.iter().any(|l| l.starts_with(opt)))
             })
         };
+        // A makefile or m4 input given inline (its standard input, or
+        // `--eval`) is code: recipes run, `syscmd` runs a shell.
+        let stdin_operand = argv.iter().skip(1).any(|a| {
+            a.literal
+                && matches!(
+                    a.text.as_str(),
+                    "-" | "/dev/stdin" | "-f-" | "--file=-" | "--makefile=-" | "-f/dev/stdin"
+                )
+        });
         let runs_commands = match name.as_str() {
-            "psql" => command_option(&["-c", "-f"], &["--command", "--file"]),
-            "mysql" | "mariadb" => command_option(&["-e"], &["--execute", "--init-command"]),
+            "psql" => command_option(&["-c", "-f"], &["--command", "--file"], true),
+            "mysql" | "mariadb" => command_option(&["-e"], &["--execute", "--init-command"], true),
+            // A word not literal is common here (`make -j$(nproc)`), and
+            // the makefile runs as the allow says in any case.
+            "make" | "gmake" | "bmake" => {
+                stdin_operand || command_option(&["-E"], &["--eval"], false)
+            }
+            "m4" => stdin_operand || input_given,
             _ => false,
         };
         if literal_name && runs_commands {
