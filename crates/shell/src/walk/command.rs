@@ -351,96 +351,14 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
-        // A line editor reads its commands from its input, and a screen
-        // editor whose input is not a terminal reads its keystrokes from
-        // it: `ed x <<< '!cmd'`, `vim x <<< ':!cmd'` run a shell and may
-        // write any file. ed, red and ex always; vi and vim when their
-        // input is redirected or piped.
-        let line_editor = matches!(name.as_str(), "ed" | "red" | "ex");
-        let screen_editor = matches!(
-            name.as_str(),
-            "vi" | "vim" | "nvim" | "view" | "vimdiff" | "gvim" | "rvim" | "rview" | "evim"
-        );
-        let input_given = matches!(scope.stdin, Stdin::Pipe { .. })
-            || s.redirects
-                .iter()
-                .any(|r| r.fd.is_none_or(|fd| fd == 0) && r.op.starts_with('<') && r.op != "<(");
-        if literal_name
-            && (line_editor || (screen_editor && input_given))
-            && !args_only_ask_version(&argv)
-        {
-            self.unknown(
-                format!(
-                    "`{name}` reads editor commands from its input, which can run a shell (`!`) and write any file"
-                ),
-                Some(idx),
-            );
-        }
-        // Clients and debuggers that read commands from their input, or
-        // from an option, where a command runs a local shell (gdb's
-        // `shell`, sftp's and ftp's `!`, psql's and mysql's `\!`, mail's
-        // `~!`, gnuplot's `system`).
-        let command_reader = matches!(
-            name.as_str(),
-            "gdb"
-                | "lldb"
-                | "sftp"
-                | "ftp"
-                | "lftp"
-                | "psql"
-                | "mysql"
-                | "mariadb"
-                | "smbclient"
-                | "mail"
-                | "mailx"
-                | "gnuplot"
-                | "octave"
-                | "maxima"
-        );
-        if literal_name && command_reader && input_given {
-            self.unknown(
-                format!("`{name}` reads commands from its input, which can run a shell"),
-                Some(idx),
-            );
-        }
-        // An option among `short` (glued or not) or `long` (or a prefix
-        // of one); with `dynamic`, a word not literal may be one too.
-        let command_option = |short: &[&str], long: &[&str], dynamic: bool| {
-            argv.iter().skip(1).any(|a| {
-                let t = a.text.as_str();
-                let opt = t.split_once('=').map_or(t, |(n, _)| n);
-                (dynamic && !a.literal)
-                    || short
-                        .iter()
-                        .any(|f| t.starts_with(f) && !t.starts_with("--"))
-                    || (opt.len() > 2 && long.iter().any(|l| l.starts_with(opt)))
-            })
-        };
-        // A makefile or m4 input given inline (its standard input, or
-        // `--eval`) is code: recipes run, `syscmd` runs a shell.
-        let stdin_operand = argv.iter().skip(1).any(|a| {
-            a.literal
-                && matches!(
-                    a.text.as_str(),
-                    "-" | "/dev/stdin" | "-f-" | "--file=-" | "--makefile=-" | "-f/dev/stdin"
-                )
-        });
-        let runs_commands = match name.as_str() {
-            "psql" => command_option(&["-c", "-f"], &["--command", "--file"], true),
-            "mysql" | "mariadb" => command_option(&["-e"], &["--execute", "--init-command"], true),
-            // A word not literal is common here (`make -j$(nproc)`), and
-            // the makefile runs as the allow says in any case.
-            "make" | "gmake" | "bmake" => {
-                stdin_operand || command_option(&["-E"], &["--eval"], false)
+        if literal_name {
+            let input_given = matches!(scope.stdin, Stdin::Pipe { .. })
+                || s.redirects.iter().any(|r| {
+                    r.fd.is_none_or(|fd| fd == 0) && r.op.starts_with('<') && r.op != "<("
+                });
+            for why in commands_given(&name, &argv, input_given) {
+                self.unknown(why, Some(idx));
             }
-            "m4" => stdin_operand || input_given,
-            _ => false,
-        };
-        if literal_name && runs_commands {
-            self.unknown(
-                format!("`{name}` runs the commands it is given, which can run a shell"),
-                Some(idx),
-            );
         }
         if literal_name && self.is_fetched(&argv[0].text) {
             self.hazard(
@@ -450,21 +368,18 @@ impl<'o> Walker<'o> {
             );
         }
         let known = tables::known(&name);
+        let runs_code =
+            known.interpreter || known.shell || matches!(name.as_str(), "source" | "." | "eval");
         // What xargs reads becomes arguments of a shell or an interpreter:
         // the script of `sh -c` or `python3 -c` (`echo 'touch P' | xargs
         // -0 sh -c` runs it), or the files it runs.
-        if literal_name
-            && matches!(xargs, Some(None))
-            && (known.interpreter
-                || known.shell
-                || matches!(name.as_str(), "source" | "." | "eval"))
-        {
+        if literal_name && matches!(xargs, Some(None)) && runs_code {
             self.unknown(
                 format!("`{name}` is given the words its input holds (`xargs`, `parallel`), which may be code it runs"),
                 Some(idx),
             );
         }
-        if known.interpreter || known.shell || matches!(name.as_str(), "source" | "." | "eval") {
+        if runs_code {
             let stdin_fetched = matches!(scope.stdin, Stdin::Pipe { fetched: true, .. });
             let runs_fetched_file = argv
                 .iter()
@@ -831,6 +746,91 @@ fn script_operand(argv: &[Arg]) -> Option<Arg> {
         return Some(a.clone());
     }
     None
+}
+
+/// Why `name` (run as `argv`) runs commands it is given, which can run a
+/// shell, when it does: a line editor reads its commands from its input,
+/// and a screen editor whose input is not a terminal its keystrokes (`ed
+/// x <<< '!cmd'`, `vim x <<< ':!cmd'`): ed, red and ex always, vi and vim
+/// when `input_given` (redirected or piped). Clients and debuggers read
+/// commands from their input, where one runs a local shell (gdb's
+/// `shell`, sftp's and ftp's `!`, psql's and mysql's `\!`, mail's `~!`,
+/// gnuplot's `system`), and some take them by option (`psql -c`, `mysql
+/// -e`); a makefile or m4 input given inline (standard input, `--eval`)
+/// is code. Names outside these lists cost one comparison each.
+fn commands_given(name: &str, argv: &[Arg], input_given: bool) -> Vec<String> {
+    let mut why = Vec::new();
+    let line_editor = matches!(name, "ed" | "red" | "ex");
+    let screen_editor = matches!(
+        name,
+        "vi" | "vim" | "nvim" | "view" | "vimdiff" | "gvim" | "rvim" | "rview" | "evim"
+    );
+    if (line_editor || (screen_editor && input_given)) && !args_only_ask_version(argv) {
+        why.push(format!(
+            "`{name}` reads editor commands from its input, which can run a shell (`!`) and write any file"
+        ));
+    }
+    let command_reader = matches!(
+        name,
+        "gdb"
+            | "lldb"
+            | "sftp"
+            | "ftp"
+            | "lftp"
+            | "psql"
+            | "mysql"
+            | "mariadb"
+            | "smbclient"
+            | "mail"
+            | "mailx"
+            | "gnuplot"
+            | "octave"
+            | "maxima"
+    );
+    if command_reader && input_given {
+        why.push(format!(
+            "`{name}` reads commands from its input, which can run a shell"
+        ));
+    }
+    // An option among `short` (glued or not) or `long` (or a prefix of
+    // one); with `dynamic`, a word not literal may be one too.
+    let command_option = |short: &[&str], long: &[&str], dynamic: bool| {
+        argv.iter().skip(1).any(|a| {
+            let t = a.text.as_str();
+            let opt = t.split_once('=').map_or(t, |(n, _)| n);
+            (dynamic && !a.literal)
+                || short
+                    .iter()
+                    .any(|f| t.starts_with(f) && !t.starts_with("--"))
+                || (opt.len() > 2 && long.iter().any(|l| l.starts_with(opt)))
+        })
+    };
+    let stdin_operand = || {
+        argv.iter().skip(1).any(|a| {
+            a.literal
+                && matches!(
+                    a.text.as_str(),
+                    "-" | "/dev/stdin" | "-f-" | "--file=-" | "--makefile=-" | "-f/dev/stdin"
+                )
+        })
+    };
+    let runs_commands = match name {
+        "psql" => command_option(&["-c", "-f"], &["--command", "--file"], true),
+        "mysql" | "mariadb" => command_option(&["-e"], &["--execute", "--init-command"], true),
+        // A word not literal is common here (`make -j$(nproc)`), and the
+        // makefile runs as the allow says in any case.
+        "make" | "gmake" | "bmake" => {
+            stdin_operand() || command_option(&["-E"], &["--eval"], false)
+        }
+        "m4" => input_given || stdin_operand(),
+        _ => false,
+    };
+    if runs_commands {
+        why.push(format!(
+            "`{name}` runs the commands it is given, which can run a shell"
+        ));
+    }
+    why
 }
 
 /// `--version` or `--help` alone: the program prints and exits.
