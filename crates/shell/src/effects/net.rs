@@ -110,21 +110,27 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
         let dir = o.values(&["--output-dir"]).next().map(|a| a.text.clone());
         for u in urls {
             let base = basename_of_url(&u.text);
-            let text = match &dir {
-                Some(dir) => format!("{}/{base}", dir.trim_end_matches('/')),
-                None => base.clone(),
-            };
             let literal = u.literal && !base.is_empty();
-            d.add(
-                Access::Write,
-                &Arg {
-                    literal,
-                    ..Arg::lit(text)
-                },
-                false,
-            );
+            write_in(d, dir.as_deref(), &base, literal);
         }
     }
+}
+
+/// A write of the file `name` in `dir` (the working directory without
+/// one): where curl `-O` and wget save what they fetch.
+fn write_in(d: &mut Derived, dir: Option<&str>, name: &str, literal: bool) {
+    let text = match dir {
+        Some(dir) => format!("{}/{name}", dir.trim_end_matches('/')),
+        None => name.to_string(),
+    };
+    d.add(
+        Access::Write,
+        &Arg {
+            literal,
+            ..Arg::lit(text)
+        },
+        false,
+    );
 }
 
 /// curl's globbing (`{a,b}`, `[1-3]`, off with `-g`) expands an upload's
@@ -348,18 +354,7 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
                 names.push(format!("{base}.css"));
             }
             for name in names {
-                let text = match &prefix {
-                    Some(p) => format!("{}/{name}", p.trim_end_matches('/')),
-                    None => name,
-                };
-                d.add(
-                    Access::Write,
-                    &Arg {
-                        literal,
-                        ..Arg::lit(text)
-                    },
-                    false,
-                );
+                write_in(d, prefix.as_deref(), &name, literal);
             }
         }
     }
