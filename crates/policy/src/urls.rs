@@ -227,17 +227,6 @@ pub enum UrlPatternError {
 /// ports).
 const SPECIAL: &[&str] = &["http", "https", "ws", "wss", "ftp", "file"];
 
-/// Schemes (as they start a URL, lowercase) that name no network host.
-const NO_HOST_SCHEMES: &[&str] = &[
-    "view-source:",
-    "blob:",
-    "data:",
-    "javascript:",
-    "about:",
-    "filesystem:",
-    "jar:",
-];
-
 /// Parses and normalises a URL, or a URL as curl takes it without a scheme.
 /// An error says why it cannot be read.
 pub fn normalize(raw: &str) -> Result<FetchTarget, UrlError> {
@@ -261,10 +250,7 @@ pub fn normalize(raw: &str) -> Result<FetchTarget, UrlError> {
     // (`view-source:`, `blob:`), which host rules cannot judge as written
     // (read as curl guesses, `view-source:https://h/` is the host
     // `view-source`). No host: the fetch asks.
-    if let Some(scheme) = NO_HOST_SCHEMES.iter().find(|s| {
-        text.get(..s.len())
-            .is_some_and(|h| h.eq_ignore_ascii_case(s))
-    }) {
+    if let Some((scheme, _)) = toolgate_shell::no_host_scheme(text) {
         return Ok(FetchTarget {
             url: format!("{scheme}{}", text.get(scheme.len()..).unwrap_or("")),
             others: Vec::new(),

@@ -98,6 +98,20 @@ const NO_HOST_SCHEMES: &[(&str, bool)] = &[
     ("jar:", true),
 ];
 
+/// The scheme (lowercase, with its `:`) of a URL that names no network
+/// host, whatever the case it is written in, and whether it wraps
+/// another URL; `None` for any other text. The policy's URL reader asks
+/// the same.
+pub fn no_host_scheme(url: &str) -> Option<(&'static str, bool)> {
+    NO_HOST_SCHEMES
+        .iter()
+        .find(|(scheme, _)| {
+            url.get(..scheme.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(scheme))
+        })
+        .copied()
+}
+
 impl Derived {
     pub(crate) fn add(&mut self, access: Access, arg: &Arg, recursive: bool) {
         self.add_filtered(access, arg, recursive, None);
@@ -117,15 +131,12 @@ impl Derived {
         }
         if access == Access::Fetch && arg.literal {
             let t = arg.text.as_str();
-            for (scheme, wraps) in NO_HOST_SCHEMES {
-                let head = t.get(..scheme.len());
-                if head.is_some_and(|h| h.eq_ignore_ascii_case(scheme)) {
-                    self.unknowns
-                        .push(format!("`{t}` names no network host to check"));
-                    if *wraps {
-                        let inner = arg.with_text(&t[scheme.len()..]);
-                        self.add(Access::Fetch, &inner, false);
-                    }
+            if let Some((scheme, wraps)) = no_host_scheme(t) {
+                self.unknowns
+                    .push(format!("`{t}` names no network host to check"));
+                if wraps {
+                    let inner = arg.with_text(&t[scheme.len()..]);
+                    self.add(Access::Fetch, &inner, false);
                 }
             }
         }
