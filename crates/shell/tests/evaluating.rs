@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use toolgate_shell::{Options, analyze};
 
+use crate::real::have;
+
 /// Contexts where bash evaluates a value that runs `touch P`.
 const EVALUATING: &[&str] = &[
     // Arithmetic expansion and its old form, quoted or not.
@@ -398,14 +400,7 @@ fn editors_reading_their_input_are_unknown() {
             !analyze(script, &opts()).unknowns.is_empty(),
             "`{script}` analysed as if it ran no commands"
         );
-        let installed = Command::new(program)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok();
-        if installed && bash().is_some() {
+        if have(program) && bash().is_some() {
             assert!(bash_creates_marker(script), "`{script}` ran nothing");
         }
     }
@@ -439,22 +434,10 @@ fn command_readers_given_commands_are_unknown() {
             "`{script}` analysed as if it ran no commands"
         );
     }
-    let gdb = Command::new("gdb")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if gdb && bash().is_some() {
+    if have("gdb") && bash().is_some() {
         assert!(bash_creates_marker("gdb -q -nx <<< 'shell touch P'"));
     }
-    let make = Command::new("make")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if make && bash().is_some() {
+    if have("make") && bash().is_some() {
         assert!(bash_creates_marker("make -f - <<< $'all:\\n\\ttouch P'"));
     }
     for script in [

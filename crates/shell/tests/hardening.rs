@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use toolgate_shell::{Analysis, EffectKind, Options, analyze};
 
+use crate::real::have;
+
 fn opts() -> Options {
     Options {
         cwd: Some(PathBuf::from("/nonexistent/w")),
@@ -337,11 +339,7 @@ fn options_that_write_name_their_file() {
         reads(cmd, target);
     }
     // `man -M` prints a page from there (where man is installed).
-    if std::process::Command::new("man")
-        .arg("--version")
-        .output()
-        .is_ok()
-    {
+    if have("man") {
         let dir = tempfile::tempdir().expect("scratch");
         std::fs::create_dir_all(dir.path().join("secrets/man1")).expect("mkdir");
         std::fs::write(
@@ -363,11 +361,7 @@ fn options_that_write_name_their_file() {
         );
     }
     // `info` itself prints such a file (where it is installed).
-    if std::process::Command::new("info")
-        .arg("--version")
-        .output()
-        .is_ok()
-    {
+    if have("info") {
         let dir = tempfile::tempdir().expect("scratch");
         std::fs::create_dir(dir.path().join("secrets")).expect("mkdir");
         std::fs::write(
