@@ -1,7 +1,7 @@
 //! Expiry: a pending approval older than the TTL ends as `expired`, with a
 //! resolution row, and the chain stays intact.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use toolgate_store::{
     Answer, ApprovalAnswer, ApprovalStatus, Error, Outcome, RowFilter, RowKind, Store,
@@ -19,7 +19,11 @@ both! {
 fn an_old_pending_approval_expires_with_a_resolution_row(fx) {
     let store = fx.open();
     let old = queued(&store, "old");
-    std::thread::sleep(Duration::from_millis(30));
+    // A second apart, so that an age limit between the two holds however
+    // slow the store is to answer (a fixed 15 ms limit expired the young
+    // one too when PostgreSQL was slow under load).
+    std::thread::sleep(Duration::from_secs(1));
+    let before_young = Instant::now();
     let young = queued(&store, "young");
 
     // Nothing is older than an hour.
@@ -29,7 +33,10 @@ fn an_old_pending_approval_expires_with_a_resolution_row(fx) {
             .unwrap()
             .is_empty()
     );
-    let expired = store.expire_older_than(Duration::from_millis(15)).unwrap();
+    // Older than the young one can be by the time the sweep runs, younger
+    // than the old one is.
+    let limit = before_young.elapsed() + Duration::from_millis(500);
+    let expired = store.expire_older_than(limit).unwrap();
     assert_eq!(
         expired.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
         [old.as_str()]
