@@ -76,6 +76,8 @@ pub(crate) struct Simple {
 pub(crate) struct Assign {
     pub name: String,
     pub value: Vec<Word>,
+    /// Written as an array's: `NAME=(..)`, `NAME+=(..)` or `NAME[SUB]=..`.
+    pub array: bool,
 }
 
 /// A word as written: its parts after the parser split quoting and expansions.

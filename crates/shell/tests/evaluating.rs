@@ -126,6 +126,30 @@ const EVALUATING: &[&str] = &[
     "read PS4 <<< '$(touch P)'; set -x; :",
     "declare -n r=PS4; r='$(touch P)'; set -x; :",
     "for PS4 in '$(touch P)'; do set -x; :; done",
+    // A declaration's value that is `(..)` when it runs is read again as
+    // an array's compound assignment, its words expanded then: with `-a`
+    // or `-A`, or for a variable that is an array already (however it
+    // became one, bash's own `DIRSTACK` included), or a loop's later round.
+    "declare -a 'a=($(touch P))'",
+    "declare -a \"a=(\\`touch P\\`)\"",
+    "declare -A 'a=([$(touch P)]=1)'",
+    "declare -a a='([$(touch P)]=1)'",
+    "typeset -a 'a=($(touch P))'",
+    "readonly -a 'a=($(touch P))'",
+    "export -a 'a=($(touch P))'",
+    "builtin declare -a 'a=($(touch P))'",
+    "command declare -a 'a=($(touch P))'",
+    "v='($(touch P))'; declare -a a=$v",
+    "declare -a a=\\(\\$\\(touch\\ P\\)\\)",
+    "a=(); declare a='($(touch P))'",
+    "a=(); declare -g a='($(touch P))'",
+    "declare -a a; declare a+='($(touch P))'",
+    "read -a a <<< x; declare a='($(touch P))'",
+    "declare DIRSTACK='($(touch P))'",
+    "for i in 1 2; do declare x='($(touch P))'; x=(); done",
+    "x='a[$(touch P)]'; declare -ai y; declare y='(x)'",
+    // An attribute declared later in a loop applies to its next round.
+    "for i in 1 2; do x='a[$(touch P)]'; declare -i x; done",
     // A builtin that runs a callback.
     "echo 1 > f; mapfile -C 'touch P #' -c 1 arr < f",
     // Completion: a word list goes through the expansions, and a command
@@ -187,6 +211,10 @@ const PLAIN: &[&str] = &[
     "mapfile -t lines <<< 'a b'; echo ${#lines[@]}",
     "export -n HOME; echo ok",
     "compgen -W 'start stop restart' st",
+    "declare -a a=(1 2 3); echo ${a[1]}",
+    "declare -a 'a=(x y)'; echo ${a[@]}",
+    "export FOO=$HOME/x; declare d=$PWD; echo $FOO $d",
+    "a=(1); a=\"(\\$(touch P))\"; echo ${a[@]}",
     "compgen -A file -X '*.o' -- src",
 ];
 

@@ -429,6 +429,8 @@ impl<'s> Conv<'s> {
             })
             .unwrap_or_default();
         let mut value = Vec::new();
+        let array = name_node.is_some_and(|n| self.text(n).contains('['))
+            || field(node, grammar().value).is_some_and(|v| kind(v) == "array");
         if let Some(n) = name_node {
             let mut scanned = self.scan_word(n);
             // `a[SUB]=v`: an indexed array's subscript is arithmetic.
@@ -461,7 +463,7 @@ impl<'s> Conv<'s> {
         } else {
             value.push(Word::default());
         }
-        Assign { name, value }
+        Assign { name, value, array }
     }
 
     /// `declare`, `export`, `local`, `readonly`, `typeset`, `unset`: a
@@ -523,6 +525,7 @@ impl<'s> Conv<'s> {
                     simple.assigns.push(Assign {
                         name: assign.name,
                         value: Vec::new(),
+                        array: assign.array,
                     });
                 }
                 "variable_name" => simple.words.push(lit_word(self.text(child))),

@@ -156,6 +156,10 @@ pub(crate) struct Walker<'o> {
     /// refers to, which is evaluated, subscript included, at each use.
     refs: HashSet<String>,
     refs_any: bool,
+    /// Arrays: a declaration's value that is `(..)` when it runs is read
+    /// again as a compound assignment of one.
+    arrays: HashSet<String>,
+    arrays_any: bool,
     /// Counts declarations of those attributes, so that a function defined
     /// before one (whose assignments were walked without it) is known.
     attr_epoch: usize,
@@ -216,6 +220,8 @@ impl<'o> Walker<'o> {
             ints_any: false,
             refs: HashSet::new(),
             refs_any: false,
+            arrays: HashSet::new(),
+            arrays_any: false,
             attr_epoch: 0,
             fn_epoch: HashMap::new(),
             arith_reads: Vec::new(),
@@ -325,6 +331,13 @@ impl<'o> Walker<'o> {
             }
             self.unknown(e, command);
         }
+        let ahead = evaluate::Ahead::of(&parsed.list);
+        self.ints.extend(ahead.ints);
+        self.ints_any |= ahead.ints_any;
+        self.refs.extend(ahead.refs);
+        self.refs_any |= ahead.refs_any;
+        self.arrays.extend(ahead.arrays);
+        self.arrays_any |= ahead.arrays_any;
         self.list(&parsed.list, scope);
     }
 

@@ -332,6 +332,14 @@ impl<'o> Walker<'o> {
     /// given a name reference (`-n`) checked as a name, in order, before
     /// the assignments are followed. Records the attributes.
     pub(in crate::walk) fn declaration(&mut self, s: &Simple, args: &[Arg], scope: &mut Scope) {
+        // Past `builtin` and `command` (not `command -v`), which run the
+        // declaration itself.
+        let skip = args
+            .iter()
+            .take_while(|a| a.literal && matches!(a.text.as_str(), "builtin" | "command"))
+            .count();
+        let words = s.words.get(skip..).unwrap_or_default();
+        let args = args.get(skip..).unwrap_or_default();
         let Some(decl) = args.first().filter(|a| a.literal).map(|a| a.text.clone()) else {
             return;
         };
@@ -341,7 +349,7 @@ impl<'o> Walker<'o> {
         ) {
             return;
         }
-        let aligned = s.words.len() == args.len();
+        let aligned = words.len() == args.len();
         let rest = args.get(1..).unwrap_or_default();
         let flags: Vec<&str> = rest
             .iter()
@@ -363,7 +371,7 @@ impl<'o> Walker<'o> {
         }
         let mut assigned: HashSet<String> = HashSet::new();
         for (k, a) in rest.iter().enumerate().skip(flags.len()) {
-            let word = aligned.then(|| s.words.get(k + 1)).flatten();
+            let word = aligned.then(|| words.get(k + 1)).flatten();
             // The name: from the literal argument, or the literal text
             // before `=` in the word as written.
             let name = if a.literal {
@@ -412,6 +420,34 @@ impl<'o> Walker<'o> {
             };
             if let Err(why) = arith::check_name(&name, &vars) {
                 self.unknown(format!("`{decl}` evaluates {why}"), None);
+            }
+            // A value that is not written as `(..)` but is `(..)` when the
+            // declaration runs is read again as an array's compound
+            // assignment where the variable is or becomes an array: its
+            // words are expanded then, substitutions included.
+            let written_array = word.is_some_and(|w| {
+                w.text.split_once('=').is_some_and(|(n, v)| {
+                    v.starts_with('(')
+                        && n.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'+')
+                })
+            });
+            if let (Some(v), false) = (&value, written_array) {
+                let reread = match v {
+                    Some(v) => compound_text(v) && !plain_compound(v),
+                    None => has('a') || has('A') || self.arrays_any || self.arrays.contains(&base),
+                };
+                if reread {
+                    self.unknown(
+                        format!(
+                            "`{decl}` may read the value given to `{base}` (`{}`) as an array's compound assignment, whose words are expanded again, substitutions included",
+                            v.as_deref().unwrap_or_else(|| {
+                                a.text.split_once('=').map_or(a.text.as_str(), |(_, v)| v)
+                            })
+                        ),
+                        None,
+                    );
+                }
             }
             if let Some(value) = value {
                 if int || self.ints_any || self.ints.contains(&base) {
@@ -499,6 +535,22 @@ impl<'o> Walker<'o> {
             assigned.insert(a.name.clone());
         }
     }
+}
+
+/// Whether a declaration's value is read as a compound assignment where
+/// the variable is an array (bash: it starts with `(` and ends with `)`).
+fn compound_text(v: &str) -> bool {
+    v.starts_with('(') && v.ends_with(')')
+}
+
+/// A compound assignment whose words expand to themselves: no parameter,
+/// substitution, subscript (arithmetic for an indexed array), quoting or
+/// process substitution.
+/// `v` is [`compound_text`].
+fn plain_compound(v: &str) -> bool {
+    v[1..v.len() - 1]
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b" \t\n_-./,:+@%^=".contains(&b))
 }
 
 /// What assigning `word` to the integer variable of `a` evaluates: the

@@ -16,7 +16,10 @@ use crate::arith::{self, Values};
 use crate::syntax::Eval;
 use crate::words::INTEGER;
 
+mod ahead;
 mod builtins;
+
+pub(super) use ahead::Ahead;
 
 pub(super) use builtins::int_assigned_text;
 
