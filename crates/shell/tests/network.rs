@@ -33,6 +33,8 @@ enum Proof {
 enum Want {
     Unknown,
     Effect(EffectKind, &'static str),
+    /// Everything beneath the directory.
+    Beneath(EffectKind, &'static str),
 }
 
 struct Case {
@@ -45,7 +47,7 @@ struct Case {
 
 use EffectKind::{Fetch, Read, Write};
 use Proof::{Connects, Marker, Prints, Writes};
-use Want::{Effect, Unknown};
+use Want::{Beneath, Effect, Unknown};
 
 const SECRET: &str = "echo SECRET-3141 > @D/secret";
 
@@ -85,6 +87,9 @@ fn cases() -> Vec<Case> {
         c("curl -s --netrc-file @D/n https://example.com/", Effect(Read, "@D/n"), "", "", Proof::None),
         c("curl -s -n https://example.com/", Effect(Read, "~/.netrc"), "", "", Proof::None),
         c("curl -s --proxy-cacert @D/ca https://example.com/", Effect(Read, "@D/ca"), "", "", Proof::None),
+        c("curl -s --capath @D/certs https://example.com/", Beneath(Read, "@D/certs"), "", "", Proof::None),
+        c("curl -s --proxy-capath=@D/certs https://example.com/", Beneath(Read, "@D/certs"), "", "", Proof::None),
+        c("wget -q --ca-directory=@D/certs https://example.com/", Beneath(Read, "@D/certs"), "", "", Proof::None),
         c("curl -s --unix-socket @D/sock http://localhost/", Unknown, "", "", Proof::None),
         c("curl -s --abstract-unix-socket s http://localhost/", Unknown, "", "", Proof::None),
         c("curl -s --proxy http://127.0.0.1:@PORT/ http://example.invalid/", Effect(Fetch, "http://127.0.0.1:@PORT/"), "curl", "", Connects("example.invalid")),
@@ -189,11 +194,16 @@ fn for_analysis(text: &str) -> String {
 fn found(a: &Analysis, want: &Want) -> bool {
     match want {
         Unknown => !a.unknowns.is_empty(),
-        Effect(kind, target) => {
+        Effect(kind, target) | Beneath(kind, target) => {
             let target = for_analysis(target);
-            a.effects
-                .iter()
-                .any(|e| e.kind == *kind && e.command.is_some() && e.literal && e.target == target)
+            let beneath = matches!(want, Beneath(..));
+            a.effects.iter().any(|e| {
+                e.kind == *kind
+                    && e.command.is_some()
+                    && e.literal
+                    && e.target == target
+                    && (e.recursive || !beneath)
+            })
         }
     }
 }

@@ -172,7 +172,8 @@ fn curl_globs(o: &Opts, urls: &[&Arg], d: &mut Derived) {
 /// `-w @FILE` reads the format, `%output{FILE}` in it writes; `-b FILE`
 /// (no `=`), `-H @FILE`, `--variable NAME@FILE`, `--url-query NAME@FILE`
 /// read; `--hsts` and `--alt-svc` caches are read and written;
-/// `--unix-socket` connects to a local socket instead of the URL's host.
+/// `--unix-socket` connects to a local socket instead of the URL's host;
+/// `--capath` reads a directory of certificates.
 fn curl_option_files(n: &str, v: &Arg, d: &mut Derived) {
     let t = v.text.as_str();
     let read_at = |d: &mut Derived, f: &str| {
@@ -204,6 +205,8 @@ fn curl_option_files(n: &str, v: &Arg, d: &mut Derived) {
                 read_at(d, f);
             }
         }
+        // A directory of certificates, each read by its hash's name.
+        "--capath" | "--proxy-capath" => d.add(Access::Read, v, true),
         "-H" | "--header" | "--proxy-header" => {
             if let Some(f) = t.strip_prefix('@') {
                 read_at(d, f);
@@ -292,7 +295,9 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
             continue;
         }
         if let Some((_, access)) = spec.file_opts.iter().find(|(f, _)| f == n) {
-            d.add(*access, v, *access == Access::WriteDir);
+            // `--ca-directory`: certificates read from the directory.
+            let beneath = *access == Access::WriteDir || n == "--ca-directory";
+            d.add(*access, v, beneath);
         }
         if matches!(n.as_str(), "-e" | "--execute") && !harmless_wgetrc(v) {
             d.unknowns.push(format!(
