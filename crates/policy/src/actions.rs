@@ -73,6 +73,8 @@ pub enum What {
         canonical: String,
         /// Stripped wrappers.
         wrappers: Vec<Vec<String>>,
+        /// Where it runs, when the command changed the directory first.
+        cwd: Option<std::path::PathBuf>,
         /// Known to only read or list.
         read_only: bool,
         /// Source text.
@@ -492,6 +494,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
             canonical: canonical_command(&c.argv),
             argv: c.argv,
             wrappers: c.wrappers,
+            cwd: c.cwd,
             read_only: c.read_only,
             text: c.text,
             no_op: c.no_op,
@@ -577,6 +580,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
             canonical: canonical_command(std::slice::from_ref(&text)),
             argv: vec![text.clone()],
             wrappers: Vec::new(),
+            cwd: None,
             read_only: true,
             text,
             no_op: true,

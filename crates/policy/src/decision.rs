@@ -54,6 +54,10 @@ pub enum Action {
         /// its own argv (`["timeout", "5"]`, `["bash", "-c"]`).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         wrappers: Vec<Vec<String>>,
+        /// Where it runs when an earlier part of the same command changed
+        /// the directory (`cd sub && ./run.sh`); absent for the call's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
     },
     /// A URL fetched.
     Fetch {

@@ -72,6 +72,7 @@ pub fn explain(policy: &Policy, d: &Decision) -> String {
             argv,
             command,
             wrappers,
+            ..
         } = &a.action
         {
             // What the rules matched: the argv with quoting resolved and

@@ -57,9 +57,17 @@ impl Gate {
             .clone()
             .or_else(|| self.policy.roots().first().cloned());
         let fresh = decision.actions.iter().find_map(|a| match &a.action {
-            Action::Exec { argv, .. } => script(argv)
-                .map(|s| resolve(&s, base.as_deref()))
-                .filter(|p| changed_since(p, start)),
+            Action::Exec { argv, cwd, .. } => {
+                // Where the command runs: the directory an earlier part of
+                // it changed to (`cd sub && python3 diag.py`), else the
+                // call's.
+                let here = cwd.as_deref().map(|c| resolve(c, base.as_deref()));
+                let base = here.as_deref().or(base.as_deref());
+                scripts(argv)
+                    .into_iter()
+                    .map(|s| resolve(&s, base))
+                    .find(|p| changed_since(p, start))
+            }
             _ => None,
         });
         let Some(path) = fresh else {
@@ -77,6 +85,55 @@ impl Gate {
         asked.grant_rules = Vec::new();
         asked
     }
+}
+
+/// The files a command runs as code: its [script], the files of a module
+/// `python -m` runs from the working directory (`-m diag` runs `diag.py`
+/// or `diag/__main__.py` there before any installed one), and the files
+/// an interpreter is told to load first by path (`node -r ./hook.js`).
+fn scripts(argv: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = script(argv).into_iter().collect();
+    let Some(program) = argv.first().filter(|p| is_interpreter(p)) else {
+        return out;
+    };
+    let name = interpreter_name(program.rsplit('/').next().unwrap_or(program));
+    let mut words = argv.iter().skip(1);
+    while let Some(w) = words.next() {
+        if w == "--" || !w.starts_with('-') {
+            break;
+        }
+        let (opt, inline) = match w.split_once('=') {
+            Some((o, v)) => (o, Some(v.to_string())),
+            None => (w.as_str(), None),
+        };
+        // `-mdiag` is `-m diag`.
+        let (opt, inline) = match (name, opt.strip_prefix("-m")) {
+            ("python", Some(rest)) if !rest.is_empty() && inline.is_none() => {
+                ("-m", Some(rest.to_string()))
+            }
+            _ => (opt, inline),
+        };
+        let takes = opt == "-m" || TAKES_VALUE.contains(&opt);
+        let value = match inline {
+            Some(v) => Some(v),
+            None if takes => words.next().cloned(),
+            None => None,
+        };
+        let Some(value) = value else { continue };
+        if name == "python" && opt == "-m" {
+            let module = value.replace('.', "/");
+            out.push(format!("{module}.py"));
+            out.push(format!("{module}/__main__.py"));
+            out.push(format!("{module}/__init__.py"));
+            break;
+        }
+        if matches!(opt, "-r" | "--require" | "--import")
+            && (value.starts_with('.') || value.starts_with('/'))
+        {
+            out.push(value);
+        }
+    }
+    out
 }
 
 /// The file a command runs as a program: a command word with a slash, or
@@ -101,10 +158,10 @@ fn script(argv: &[String]) -> Option<String> {
         if w == "--" {
             return words.next().cloned();
         }
-        if inline
-            .iter()
-            .any(|o| w == o || w.starts_with(&format!("{o}=")))
-        {
+        // `-c CODE`, `-cCODE`, `--eval=CODE`.
+        if inline.iter().any(|o| {
+            w == o || w.starts_with(&format!("{o}=")) || (o.len() == 2 && w.starts_with(o))
+        }) {
             return None;
         }
         if w.starts_with('-') && w.len() > 1 {
@@ -195,6 +252,32 @@ mod tests {
             ("cargo test", None),
         ] {
             assert_eq!(script(&argv(cmd)).as_deref(), want, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn the_files_a_command_runs_as_code() {
+        for (cmd, want) in [
+            (
+                "python3 -m diag",
+                &["diag.py", "diag/__main__.py", "diag/__init__.py"][..],
+            ),
+            (
+                "python3 -u -mpkg.tool x",
+                &[
+                    "pkg/tool.py",
+                    "pkg/tool/__main__.py",
+                    "pkg/tool/__init__.py",
+                ],
+            ),
+            ("python3 diag.py", &["diag.py"]),
+            ("python3 -c import", &[]),
+            ("node -r ./hook.js app.js", &["app.js", "./hook.js"]),
+            ("node --import=./hook.mjs app.js", &["app.js", "./hook.mjs"]),
+            ("node -r dotenv/config app.js", &["app.js"]),
+            ("cargo run -m x", &[]),
+        ] {
+            assert_eq!(scripts(&argv(cmd)), want, "{cmd}");
         }
     }
 }

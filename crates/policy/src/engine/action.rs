@@ -45,11 +45,13 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
             argv,
             text,
             wrappers,
+            cwd,
             ..
         } => Action::Exec {
             argv: argv.clone(),
             command: text.clone(),
             wrappers: wrappers.clone(),
+            cwd: cwd.as_ref().map(|p| p.display().to_string()),
         },
         What::Fetch { url, .. } => Action::Fetch { url: url.clone() },
         What::Tool { value } => Action::Tool {
