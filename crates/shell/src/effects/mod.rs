@@ -6,6 +6,7 @@ use crate::tables::{self, Access, Operands, Spec};
 use crate::words::Arg;
 
 mod archives;
+mod builders;
 mod filter;
 mod find;
 mod find_expr;
@@ -23,6 +24,7 @@ pub use filter::{Filter, Honour, IgnoreMatch, Ignores, NameTest};
 pub use search::ripgrep_filter;
 
 use archives::*;
+use builders::*;
 use find::*;
 use git::*;
 use git_content::*;
@@ -453,7 +455,9 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         return d;
     }
     let Some(spec) = tables::known(name).spec else {
-        return Derived::default();
+        let mut d = Derived::default();
+        builders(name, args, &mut d);
+        return d;
     };
     let mut d = Derived {
         read_only: spec.read_only,

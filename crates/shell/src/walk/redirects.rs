@@ -125,8 +125,8 @@ impl<'o> Walker<'o> {
     /// --config=.env`), or one that could be created in an existing
     /// directory (`gcc -o out/a.out`): [`Origin::Argument`] reads (of what
     /// exists) and writes, which only the deny and ask rules naming those
-    /// files judge. Options are skipped, but the value of `--name=VALUE` is
-    /// looked at; so is the subcommand of a program that has them
+    /// files judge. Options are skipped, but the value of `--name=VALUE`
+    /// (or `-name=VALUE`) is looked at; so is the subcommand of a program that has them
     /// ([`crate::tables::SUBCOMMAND_PROGRAMS`]).
     pub(super) fn argument_files(
         &mut self,
@@ -161,12 +161,13 @@ impl<'o> Walker<'o> {
                 continue;
             }
             let t = a.text.as_str();
-            let candidate = match t.strip_prefix("--") {
-                Some(long) => match long.split_once('=') {
+            // `--name=VALUE`, and `-name=VALUE` as Go's and Java's tools
+            // write them.
+            let candidate = match t.strip_prefix('-') {
+                Some(opt) => match opt.split_once('=') {
                     Some((_, v)) => v,
                     None => continue,
                 },
-                None if t.starts_with('-') => continue,
                 None => t,
             };
             if candidate.is_empty() || candidate.contains('\0') {

@@ -1,0 +1,412 @@
+//! Build and test tools the tables have no operands for (`cargo`, `go`,
+//! `pytest`, `npm`): the options that make them write a place they are
+//! told, run a program they are told, or load configuration that can.
+//!
+//! An allow such as `Bash(go test *)` is a permission to build and test.
+//! `go test -coverprofile=.git/hooks/pre-commit`, `go build -o
+//! /usr/local/bin/x`, `pytest --basetemp=/tmp/x` (which removes it first)
+//! and `cargo build --target-dir=/elsewhere` write where that allow did not
+//! name: each such write is judged as a redirect is (its target's rules,
+//! the roots, else the policy's default). An option that hands the tool a
+//! program to run (`go test -exec`, `npm test --script-shell`) or
+//! configuration that can name one (`cargo --config`) is unanalysable.
+//! Their other arguments are still looked at as a program's arguments.
+
+use super::Derived;
+use crate::tables::Access;
+use crate::words::Arg;
+
+/// What an option's value is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Value {
+    /// A file written.
+    Writes,
+    /// A directory written into.
+    WritesInto,
+    /// A directory removed and made again.
+    Replaces,
+    /// A file read.
+    Reads,
+    /// Names a program run, or configuration that may: the text says
+    /// which.
+    Runs(&'static str),
+    /// pytest's `-o KEY=VALUE`: `cache_dir` is a directory written, any
+    /// other key may change what runs (`addopts`).
+    Ini,
+    /// pytest-cov's `--cov-report TYPE[:PATH]`: the report written at
+    /// `PATH` (a directory for `html`), or under its own name here.
+    Cov,
+}
+
+use Value::{Cov, Ini, Reads, Replaces, Runs, Writes, WritesInto};
+
+/// Go's flags, with one or two dashes, `-flag value` or `-flag=value`
+/// (`go help build`, `go help testflag`); the test binary's own flags
+/// also take the `test.` prefix.
+const GO: &[(&str, Value)] = &[
+    ("o", Writes),
+    ("coverprofile", Writes),
+    ("cpuprofile", Writes),
+    ("memprofile", Writes),
+    ("blockprofile", Writes),
+    ("mutexprofile", Writes),
+    ("trace", Writes),
+    ("outputdir", WritesInto),
+    ("fuzzcachedir", WritesInto),
+    ("gocoverdir", WritesInto),
+    ("modfile", Reads),
+    ("pgo", Reads),
+    (
+        "exec",
+        Runs("runs the test binary through the program it names"),
+    ),
+    (
+        "toolexec",
+        Runs("runs every build tool through the program it names"),
+    ),
+    ("vettool", Runs("runs the program it names as the vet tool")),
+    (
+        "overlay",
+        Runs("replaces source files with the files a JSON file names"),
+    ),
+    ("compiler", Runs("chooses the compiler that runs")),
+];
+
+/// Go's flags that take no value (anything else is taken to take one).
+const GO_BOOLEANS: &[&str] = &[
+    "a",
+    "n",
+    "v",
+    "x",
+    "race",
+    "msan",
+    "asan",
+    "cover",
+    "i",
+    "json",
+    "short",
+    "failfast",
+    "benchmem",
+    "linkshared",
+    "modcacherw",
+    "trimpath",
+    "work",
+    "buildvcs",
+    "c",
+    "fullpath",
+];
+
+/// cargo's options (`cargo help build`, `cargo help config`).
+const CARGO: &[(&str, Value)] = &[
+    ("--target-dir", WritesInto),
+    ("--artifact-dir", WritesInto),
+    ("--out-dir", WritesInto),
+    ("--root", WritesInto),
+    ("--manifest-path", Reads),
+    ("--lockfile-path", Writes),
+    (
+        "--config",
+        Runs(
+            "sets configuration, which can name the programs cargo runs (`runner`, `rustc-wrapper`, `linker`)",
+        ),
+    ),
+];
+
+/// pytest's options (`pytest --help`); `--basetemp` is removed when it
+/// exists.
+const PYTEST: &[(&str, Value)] = &[
+    ("--basetemp", Replaces),
+    ("--junitxml", Writes),
+    ("--junit-xml", Writes),
+    ("--result-log", Writes),
+    ("--resultlog", Writes),
+    ("--report-log", Writes),
+    ("--log-file", Writes),
+    ("--html", Writes),
+    ("-c", Reads),
+    ("--config-file", Reads),
+    ("--confcutdir", Reads),
+    ("--rootdir", Reads),
+    ("-o", Ini),
+    ("--override-ini", Ini),
+    (
+        "--pastebin",
+        Runs("sends the test session's output to a pastebin service"),
+    ),
+    ("--cov-report", Cov),
+];
+
+/// npm's options (`npm help config`).
+const NPM: &[(&str, Value)] = &[
+    ("--cache", WritesInto),
+    ("--logs-dir", WritesInto),
+    ("--prefix", Reads),
+    (
+        "--userconfig",
+        Runs("reads configuration, which can name the shell scripts run in"),
+    ),
+    (
+        "--globalconfig",
+        Runs("reads configuration, which can name the shell scripts run in"),
+    ),
+    (
+        "--script-shell",
+        Runs("runs the package's scripts with the program it names"),
+    ),
+    (
+        "--node-options",
+        Runs("hands options to every node it runs, which can load code"),
+    ),
+];
+
+/// The writes, reads and unanalysable options of a build or test tool;
+/// false when `name` is not one.
+pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
+    match name {
+        "go" => go(args, d),
+        "cargo" => table("cargo", CARGO, args, d),
+        "pytest" | "py.test" => table(name, PYTEST, args, d),
+        "npm" | "pnpm" => table(name, NPM, args, d),
+        _ => return false,
+    }
+    true
+}
+
+fn go(args: &[Arg], d: &mut Derived) {
+    let mut it = args.iter().peekable();
+    while let Some(a) = it.next() {
+        if a.literal && a.text == "--" {
+            break;
+        }
+        let Some(flag) = a
+            .text
+            .strip_prefix("--")
+            .or_else(|| a.text.strip_prefix('-'))
+        else {
+            continue;
+        };
+        if !a.literal || flag.is_empty() {
+            continue;
+        }
+        let (flag, inline) = match flag.split_once('=') {
+            Some((f, v)) => (f, Some(a.with_text(v))),
+            None => (flag, None),
+        };
+        let bare = flag.strip_prefix("test.").unwrap_or(flag);
+        let value = match inline {
+            Some(v) => Some(v),
+            None if GO_BOOLEANS.contains(&bare) => None,
+            None => it.next().cloned(),
+        };
+        let Some(value) = value else { continue };
+        if let Some((_, what)) = GO.iter().find(|(f, _)| *f == bare) {
+            act("go", &format!("-{flag}"), *what, &value, d);
+        } else if matches!(bare, "ldflags" | "gccgoflags")
+            && (!value.literal || value.text.contains("extld") || value.text.contains("extar"))
+        {
+            act(
+                "go",
+                &format!("-{flag}"),
+                Runs("can name the external linker or archiver that runs"),
+                &value,
+                d,
+            );
+        }
+    }
+}
+
+/// Options looked up by name, `--name=value`, `--name value`, `-x value`
+/// or `-xvalue` for a one-letter one.
+fn table(tool: &str, options: &[(&str, Value)], args: &[Arg], d: &mut Derived) {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if !a.literal {
+            continue;
+        }
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if !t.starts_with('-') {
+            continue;
+        }
+        let found = options.iter().find_map(|(o, what)| {
+            if t == *o {
+                return Some((*o, *what, None));
+            }
+            let rest = t.strip_prefix(o)?;
+            if let Some(v) = rest.strip_prefix('=') {
+                return Some((*o, *what, Some(a.with_text(v))));
+            }
+            // `-ocache_dir=x`: a one-letter option's value joined to it.
+            (o.len() == 2 && !rest.is_empty()).then(|| (*o, *what, Some(a.with_text(rest))))
+        });
+        let Some((option, what, inline)) = found else {
+            continue;
+        };
+        let value = match inline {
+            Some(v) => Some(v),
+            None => it.next().cloned(),
+        };
+        match value {
+            Some(v) => act(tool, option, what, &v, d),
+            // `--pastebin` at the end still does it.
+            None => {
+                if let Runs(why) = what {
+                    d.unknowns.push(format!("`{tool} {option}` {why}"));
+                }
+            }
+        }
+    }
+}
+
+fn act(tool: &str, option: &str, what: Value, value: &Arg, d: &mut Derived) {
+    let at = d.found.len();
+    match what {
+        Writes => d.add(Access::Write, value, false),
+        WritesInto => d.add(Access::WriteDir, value, true),
+        Replaces => d.add(Access::Delete, value, true),
+        Reads => d.add(Access::Read, value, false),
+        Runs(why) => {
+            d.unknowns
+                .push(format!("`{tool} {option} {}` {why}", value.text));
+            return;
+        }
+        Ini => match value.text.split_once('=') {
+            Some(("cache_dir", dir)) if value.literal => {
+                d.add(Access::WriteDir, &value.with_text(dir), true);
+            }
+            _ => {
+                d.unknowns.push(format!(
+                    "`{tool} {option} {}` overrides a configuration option, which can change what runs",
+                    value.text
+                ));
+                return;
+            }
+        },
+        Cov => {
+            if !value.literal {
+                d.unknowns.push(format!(
+                    "`{tool} {option} {}` may name where it writes",
+                    value.text
+                ));
+                return;
+            }
+            if let Some((kind, path)) = value.text.split_once(':') {
+                if kind == "html" {
+                    d.add(Access::WriteDir, &value.with_text(path), true);
+                } else {
+                    d.add(Access::Write, &value.with_text(path), false);
+                }
+            }
+        }
+    }
+    // Writes an option turns on: not covered by an allow for the tool.
+    for f in &mut d.found[at..] {
+        if f.access != Access::Read {
+            f.by_option = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn derived(cmd: &str) -> Derived {
+        let words: Vec<Arg> = cmd.split_whitespace().map(Arg::lit).collect();
+        let mut d = Derived::default();
+        assert!(builders(&words[0].text, &words[1..], &mut d), "{cmd}");
+        d
+    }
+
+    fn writes(cmd: &str) -> Vec<(Access, String)> {
+        derived(cmd)
+            .found
+            .iter()
+            .filter(|f| f.by_option)
+            .map(|f| (f.access, f.arg.text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn output_options_are_writes_the_tools_allow_does_not_name() {
+        use Access::{Delete, Write, WriteDir};
+        for (cmd, want) in [
+            (
+                "go build -o /usr/local/bin/x .",
+                vec![(Write, "/usr/local/bin/x")],
+            ),
+            (
+                "go test -coverprofile=.git/hooks/pre-commit ./...",
+                vec![(Write, ".git/hooks/pre-commit")],
+            ),
+            (
+                "go test --cpuprofile c.out -v ./...",
+                vec![(Write, "c.out")],
+            ),
+            (
+                "go test -v -run X -test.trace=t.out",
+                vec![(Write, "t.out")],
+            ),
+            ("go test -outputdir /tmp/o", vec![(WriteDir, "/tmp/o")]),
+            (
+                "cargo build --target-dir=/tmp/t",
+                vec![(WriteDir, "/tmp/t")],
+            ),
+            (
+                "cargo install --root /opt/x ripgrep",
+                vec![(WriteDir, "/opt/x")],
+            ),
+            ("pytest --basetemp=/tmp/x", vec![(Delete, "/tmp/x")]),
+            ("pytest -q --junitxml r.xml", vec![(Write, "r.xml")]),
+            ("npm test --cache /tmp/c", vec![(WriteDir, "/tmp/c")]),
+            ("pytest -ocache_dir=/tmp/c", vec![(WriteDir, "/tmp/c")]),
+            (
+                "pytest --cov=src --cov-report=xml:/tmp/c.xml",
+                vec![(Write, "/tmp/c.xml")],
+            ),
+            (
+                "pytest --cov-report html:/tmp/h",
+                vec![(WriteDir, "/tmp/h")],
+            ),
+        ] {
+            let want: Vec<(Access, String)> =
+                want.into_iter().map(|(a, t)| (a, t.to_string())).collect();
+            assert_eq!(writes(cmd), want, "{cmd}");
+        }
+        for cmd in [
+            "go test -v -race ./...",
+            "go build -x .",
+            "go test -run TestX -count=1 ./pkg",
+            "cargo build --release",
+            "cargo test --workspace -- --nocapture",
+            "pytest -q -x tests",
+            "pytest --cov=src --cov-report=term-missing",
+            "npm test -- --watch",
+        ] {
+            assert!(writes(cmd).is_empty(), "{cmd}");
+            assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn options_that_run_programs_are_unanalysable() {
+        for cmd in [
+            "go test -exec ./evil ./...",
+            "go test --toolexec=./evil ./...",
+            "go vet -vettool=./evil ./...",
+            "go build -overlay o.json .",
+            "go build -ldflags=-extld=./evil .",
+            "cargo --config target.x.runner=\"sh\" run",
+            "cargo build --config=.cargo/other.toml",
+            "pytest -o addopts=--basetemp=/x",
+            "pytest --override-ini=python_files=*.txt",
+            "pytest --pastebin=all",
+            "npm test --script-shell=./evil",
+            "npm test --userconfig .npmrc2",
+        ] {
+            assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+    }
+}
