@@ -101,6 +101,7 @@ static EXACT: &[(&str, Use)] = &[
     ("CXX", Runs(NONE)),
     ("DBUS_SESSION_BUS_ADDRESS", Runs(NONE)),
     ("DBUS_SYSTEM_BUS_ADDRESS", Runs(NONE)),
+    ("DEBUGINFOD_URLS", Runs(NONE)),
     ("DEPENDENCIES_OUTPUT", Runs(NONE)),
     // bash: an element assigned is where `popd` goes.
     ("DIRSTACK", Runs(NONE)),
@@ -168,6 +169,7 @@ static EXACT: &[(&str, Use)] = &[
     ("GONOSUMCHECK", Runs(NONE)),
     ("GONOSUMDB", Runs(NONE)),
     ("GOOGLE_APPLICATION_CREDENTIALS", Read),
+    ("GOPACKAGESDRIVER", Runs(NONE)),
     ("GOPATH", Runs(NONE)),
     ("GOPRIVATE", Runs(NONE)),
     ("GOPROXY", Runs(NONE)),
@@ -206,6 +208,7 @@ static EXACT: &[(&str, Use)] = &[
     ("LESSOPEN", Runs(NONE)),
     ("LOCALDOMAIN", Runs(NONE)),
     ("LOCPATH", Runs(NONE)),
+    ("MAILRC", Runs(NONE)),
     ("MAKE", Runs(NONE)),
     ("MAKEFILES", Runs(NONE)),
     ("MALLOC_TRACE", Write),
@@ -215,6 +218,7 @@ static EXACT: &[(&str, Use)] = &[
     ("MANROFFOPT", Runs(NONE)),
     ("MAVEN_ARGS", Runs(NONE)),
     ("MEMUSAGE_OUTPUT", Write),
+    ("MYPY_CONFIG_FILE_DIR", Runs(NONE)),
     ("MYSQL_HISTFILE", Write),
     ("MYVIMRC", Runs(NONE)),
     ("NETRC", Read),
@@ -271,6 +275,8 @@ static EXACT: &[(&str, Use)] = &[
     ("PS3", Runs(NONE)),
     ("PS4", Runs(NONE)),
     ("PSQL_HISTORY", Write),
+    ("PYTEST_CURRENT_TEST", Harmless),
+    ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", Harmless),
     ("PYTHONASYNCIODEBUG", Harmless),
     ("PYTHONDEBUG", Harmless),
     ("PYTHONDEVMODE", Harmless),
@@ -409,6 +415,23 @@ static PREFIXES: &[(&str, bool, Use)] = &[
     ("DENO_", false, Runs(NONE)),
     ("BUN_", false, Runs(NONE)),
     ("HELM_", false, Runs(NONE)),
+    // Test runners and project tools whose variables add options, plugins
+    // or configuration (`PYTEST_ADDOPTS=--basetemp=/x`, `PYTEST_PLUGINS`,
+    // `COVERAGE_PROCESS_START`, `TOX_OVERRIDE`, `TF_CLI_ARGS`, `MIX_EXS`).
+    ("PYTEST_", false, Runs(NONE)),
+    ("COVERAGE_", false, Runs(NONE)),
+    ("TOX_", false, Runs(NONE)),
+    ("HATCH_", false, Runs(NONE)),
+    ("PIPENV_", false, Runs(NONE)),
+    ("POETRY_", false, Runs(NONE)),
+    ("PDM_", false, Runs(NONE)),
+    ("MIX_", false, Runs(NONE)),
+    ("GHC_", false, Runs(NONE)),
+    ("STACK_", false, Runs(NONE)),
+    ("CABAL_", false, Runs(NONE)),
+    ("TF_", false, Runs(NONE)),
+    // pass(1): its extensions directory, whose scripts run.
+    ("PASSWORD_STORE_", false, Runs(NONE)),
 ];
 
 /// Families by suffix, matched without regard to case.

@@ -140,6 +140,13 @@ fn cases() -> Vec<Case> {
         c("WGETRC=./w wget https://example.com/", Unknown, &[], "", Proof::None),
         c("LESSOPEN='|touch P %s' less f", Unknown, &[], "", Proof::None),
         c("IFS=/; ls", Unknown, &[], "", Proof::None),
+        c("PYTEST_ADDOPTS='--basetemp=/tmp/x' pytest", Unknown, &[], "", Proof::None),
+        c("PYTEST_PLUGINS=evil pytest -q", Unknown, &[], "", Proof::None),
+        c("COVERAGE_PROCESS_START=.coveragerc python3 -m pytest", Unknown, &[], "", Proof::None),
+        c("TOX_OVERRIDE=testenv.commands=x tox", Unknown, &[], "", Proof::None),
+        c("TF_CLI_ARGS='-var-file=x' terraform plan", Unknown, &[], "", Proof::None),
+        c("GOPACKAGESDRIVER=./d gopls check x.go", Unknown, &[], "", Proof::None),
+        c("MAILRC=./m mail -s x a@b < /dev/null", Unknown, &[], "", Proof::None),
         // Files written and read where a variable says.
         c("GIT_TRACE=@D/T git status", Effect(Write, "@D/T"), git, REPO, Writes("@D/T")),
         c("GIT_TRACE_PACKET=@D/T git status", Effect(Write, "@D/T"), &[], "", Proof::None),
@@ -180,6 +187,7 @@ const HARMLESS: &[&str] = &[
     "IFS=, read -r a b <<< 'x,y'",
     "PYTHONUNBUFFERED=1 python3 t.py",
     "NODE_ENV=production node app.js",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 pytest -q",
     "env LANG=C sort f",
     "env -i LANG=C sort f",
 ];
