@@ -7,10 +7,10 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 use toolgate_gate::{Answer, FixedApprover, Gate, GateOptions, Outcome, ToolOutput};
-use toolgate_policy::{Call, Effect, LoadOptions, Mode, Policy};
+use toolgate_policy::{Call, Client, Effect, LoadOptions, Mode, Policy};
 
 const POLICY: &str = r#"
-allow = ["Bash(python3 *)", "Bash(./run.sh)", "Bash(bash *)", "Bash(cd *)", "Bash(node *)"]
+allow = ["Bash(python3 *)", "Bash(./run.sh)", "Bash(bash *)", "Bash(cd *)", "Bash(node *)", "Read"]
 "#;
 
 struct Ws {
@@ -139,6 +139,36 @@ fn a_script_the_session_wrote_asks_and_does_not_run() {
         );
         assert_eq!(r.outcome, Outcome::Blocked, "{cmd}");
         assert!(!ws.ran(), "{cmd} ran a script the session wrote");
+    }
+    // A shell tool that names its own working directory (Gemini CLI's
+    // `dir_path`): the script is taken from there.
+    {
+        let mut gate = ws.gate(start, None);
+        let root = ws.root.clone();
+        gate.register(
+            "run_shell_command",
+            Box::new(move |_: &Call| {
+                std::fs::write(root.join("ran"), "").unwrap();
+                ToolOutput {
+                    content: "ok".into(),
+                    is_error: false,
+                }
+            }),
+        );
+        let mut call = Call::new(
+            "run_shell_command",
+            json!({"command": "python3 tool.py", "dir_path": "sub"}),
+        );
+        call.client = Client::Gemini;
+        call.cwd = Some(ws.root.clone());
+        let r = gate.submit(&call);
+        assert_eq!(
+            r.decision.rule.as_deref(),
+            Some("gate:self-written"),
+            "{:?}",
+            r.decision
+        );
+        assert!(!ws.ran(), "a script in the tool's working directory ran");
     }
     // Neither is a script the command runs.
     for cmd in ["python3 -m pytest", "python3 -c 'print(1)'"] {

@@ -227,7 +227,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     items.push(direct(path_item(&v, true, false, false, env.cwd, env)))
                 }
                 (Kind::Exec, Some(v)) => {
-                    shell_items(shell::analyze(&v, &shell_opts(env)), env, &mut items)
+                    shell_items(shell::analyze(&v, &shell_opts(env)), env, None, &mut items)
                 }
                 (Kind::Fetch, Some(v)) => items.push(direct(fetch(&v))),
                 (_, value) => items.push(direct(What::Tool { value })),
@@ -382,9 +382,11 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         canonical: env.canonical,
                         seen: env.seen,
                     };
+                    let start = (cwd.as_path() != env.cwd).then_some(cwd.as_path());
                     shell_items(
                         shell::analyze(&script, &shell_opts(&env2)),
                         &env2,
+                        start,
                         &mut items,
                     );
                 }
@@ -484,8 +486,15 @@ fn fetch(url: &str) -> What {
 
 /// Turns a shell analysis into items: commands first, then the files and
 /// URLs they touch, then what could not be analysed, then hazards. The
-/// analysis is consumed: its strings move into the items.
-pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item>) {
+/// analysis is consumed: its strings move into the items. `start`: the
+/// directory the commands start in when the call names one of its own (a
+/// shell tool's `workdir`), kept on each command that does not move.
+pub fn shell_items(
+    a: shell::Analysis,
+    env: &DeriveEnv<'_>,
+    start: Option<&Path>,
+    items: &mut Vec<Item>,
+) {
     let base = items.len();
     let commands = a.commands.len();
     items.reserve(commands + a.effects.len() + a.unknowns.len() + a.hazards.len());
@@ -494,7 +503,7 @@ pub fn shell_items(a: shell::Analysis, env: &DeriveEnv<'_>, items: &mut Vec<Item
             canonical: canonical_command(&c.argv),
             argv: c.argv,
             wrappers: c.wrappers,
-            cwd: c.cwd,
+            cwd: c.cwd.or_else(|| start.map(Path::to_path_buf)),
             read_only: c.read_only,
             text: c.text,
             no_op: c.no_op,
