@@ -148,6 +148,7 @@ const EVALUATING: &[&str] = &[
     "declare DIRSTACK='($(touch P))'",
     "for i in 1 2; do declare x='($(touch P))'; x=(); done",
     "x='a[$(touch P)]'; declare -ai y; declare y='(x)'",
+    "declare -n r=a; declare -a r; read v <<< '($(touch P))'; declare a=$v",
     // An attribute declared later in a loop applies to its next round.
     "for i in 1 2; do x='a[$(touch P)]'; declare -i x; done",
     // A builtin that runs a callback.

@@ -54,6 +54,11 @@ impl Ahead {
             ..Ahead::default()
         };
         ahead.list(list);
+        // `declare -a r` through a name reference makes the variable it
+        // refers to an array.
+        if ahead.refs_any || !ahead.refs.is_empty() {
+            ahead.arrays_any = true;
+        }
         ahead
     }
 
@@ -301,5 +306,7 @@ mod tests {
         // A substitution's shell ends with it.
         assert!(!ahead("echo $(declare -a q)").may_be_array("q"));
         assert!(ahead("echo").may_be_array("DIRSTACK"));
+        // Through a name reference, any variable may become an array.
+        assert!(ahead("declare -n r=a; declare -a r").may_be_array("a"));
     }
 }
