@@ -372,3 +372,60 @@ fn files_git_is_given_by_name_are_reads() {
         );
     }
 }
+
+/// Commands that change what git later runs or what the work tree holds
+/// from input the command names: `git am` applies a mailbox's patches to
+/// the work tree (here one that rewrites `.env`), and `git init
+/// --template` copies a template's hooks into the repository, which the
+/// next commit runs (marker `P`). Each does it in the real git; neither is
+/// allowed by an allow for git.
+#[test]
+fn patches_and_templates_are_not_allowed_by_an_allow_for_git() {
+    let r = repo(true);
+    // A mailbox whose patch rewrites `.env`, made from a commit that is
+    // then undone.
+    std::fs::write(r.ws.join(".env"), "KEY=WRITTEN-BY-AM\n").unwrap();
+    for step in [
+        "commit -qam second",
+        "format-patch -1 -o mbox",
+        "reset -q --hard HEAD~1",
+    ] {
+        assert!(git(&r.ws, &r.home, step).status.success(), "git {step}");
+    }
+    let (decision, rule, reason) = decide(&r, "am mbox/0001-second.patch");
+    // A write of the work tree, which holds `.env` and `.git`.
+    assert_ne!(decision, Effect::Allow, "git am: {reason} ({rule:?})");
+    assert!(
+        git(&r.ws, &r.home, "am -q mbox/0001-second.patch")
+            .status
+            .success()
+    );
+    let env = std::fs::read_to_string(r.ws.join(".env")).unwrap();
+    assert_eq!(env, "KEY=WRITTEN-BY-AM\n", "git am wrote the denied file");
+
+    let hooks = r.ws.join("t/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("pre-commit"), "#!/bin/sh\ntouch P\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        hooks.join("pre-commit"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    for spelling in ["init --template=t", "init --template t", "init --temp=t"] {
+        let (decision, _, reason) = decide(&r, spelling);
+        assert_eq!(decision, Effect::Ask, "git {spelling}: {reason}");
+    }
+    assert!(git(&r.ws, &r.home, "init -q --template=t").status.success());
+    assert!(
+        git(&r.ws, &r.home, "commit -q --allow-empty -m third")
+            .status
+            .success()
+    );
+    assert!(
+        r.ws.join("P").exists(),
+        "the template's hook ran at the commit"
+    );
+    // Without a template, `git init` stays allowed.
+    assert_eq!(decide(&r, "init -q").0, Effect::Allow);
+}

@@ -403,6 +403,28 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         | "checkout-index" => {
             worktree_writes(sub, rest, d);
         }
+        // `am` applies the patches of a mailbox to the work tree as
+        // `apply` does, then commits them; `--abort` and `--skip` put the
+        // work tree back. Only showing the patch writes nothing.
+        "am" if !rest
+            .iter()
+            .any(|a| a.literal && matches!(a.text.as_str(), "--show-current-patch" | "--quit")) =>
+        {
+            d.add(Access::WriteDir, &Arg::lit("."), true);
+        }
+        // A template directory's hooks and configuration are copied into
+        // the repository, where git runs them later.
+        "init"
+            if rest
+                .iter()
+                // (`--t` is enough: git takes an unambiguous prefix.)
+                .any(|a| !a.literal || a.text.starts_with("--t")) =>
+        {
+            d.unknowns.push(
+                "`git init --template` copies hooks and configuration into the repository, which git runs later"
+                    .into(),
+            );
+        }
         "rebase" => {
             let o = parse_opts(rest, "xs", &["exec", "strategy", "onto"], &[]);
             for c in o.values(&["-x", "--exec"]) {
