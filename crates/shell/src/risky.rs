@@ -192,23 +192,10 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
             }
         }
         "shopt" if o.has(&["-s", "-u"]) => {
-            let harmless = [
-                "checkwinsize",
-                "histappend",
-                "cmdhist",
-                "lithist",
-                "progcomp",
-                "promptvars",
-                "interactive_comments",
-                "xpg_echo",
-                "huponexit",
-                "checkjobs",
-                "inherit_errexit",
-            ];
             if !o
                 .operands
                 .iter()
-                .all(|a| a.literal && harmless.contains(&a.text.as_str()))
+                .all(|a| a.literal && SHOPT_HARMLESS.contains(&a.text.as_str()))
             {
                 d.unknowns
                     .push("`shopt` changes how later commands are expanded or run".into());
@@ -315,6 +302,114 @@ fn awk(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
 
 /// `set -k` makes assignments anywhere in a command's arguments part of its
 /// environment, and `-o posix` changes which assignments persist.
+/// `shopt` options that change neither what a word expands to nor what
+/// runs.
+const SHOPT_HARMLESS: &[&str] = &[
+    "checkwinsize",
+    "histappend",
+    "cmdhist",
+    "lithist",
+    "progcomp",
+    "promptvars",
+    "interactive_comments",
+    "xpg_echo",
+    "huponexit",
+    "checkjobs",
+    "inherit_errexit",
+];
+
+/// `set -o` names that change neither what a word expands to nor what
+/// runs (`keyword`, `posix`, `onecmd`, `histexpand`, `history` do).
+const SET_HARMLESS: &[&str] = &[
+    "allexport",
+    "braceexpand",
+    "emacs",
+    "errexit",
+    "errtrace",
+    "functrace",
+    "hashall",
+    "ignoreeof",
+    "interactive-comments",
+    "monitor",
+    "noclobber",
+    "noexec",
+    "noglob",
+    "nolog",
+    "notify",
+    "nounset",
+    "physical",
+    "pipefail",
+    "privileged",
+    "verbose",
+    "vi",
+    "xtrace",
+];
+
+/// Why the options a shell is started with (`bash -O dotglob -c ..`, the
+/// words before its script) make the script mean something other than
+/// its text read by itself, if they do: `-O`/`+O` name `shopt` options,
+/// `-o` `set` options, `-k` and `-H` are `set -k` and `set -H`,
+/// `--debugger` runs the debugger's start-up. A glob under `-O dotglob`
+/// matches `.env`; under `-k` an argument `X=1` is an assignment. zsh's
+/// options are other ones (`-4` is `GLOB_DOTS`): any it is given but
+/// `-c`, `-e`, `-u`, `-x`, `-v`, `-f`, `-l`, `-i` and `-s` is unknown.
+pub(crate) fn shell_options(invocation: &[String]) -> Option<String> {
+    let name = invocation.first()?;
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let zsh = name == "zsh";
+    let unknown = |what: &str| {
+        Some(format!(
+            "`{name} {what}` changes how the script it runs is expanded or run"
+        ))
+    };
+    let mut words = invocation.iter().skip(1);
+    while let Some(w) = words.next() {
+        let t = w.as_str();
+        if t == "--" || !(t.starts_with('-') || t.starts_with('+')) || t.len() < 2 {
+            continue;
+        }
+        match t {
+            "--rcfile" | "--init-file" => {
+                words.next();
+            }
+            "--debugger" => return unknown(t),
+            _ if t.starts_with("--") => {}
+            _ => {
+                // A letter at a time, as bash reads a cluster: `o` and `O`
+                // each take the next word.
+                for c in t[1..].chars() {
+                    match c {
+                        'O' => {
+                            let v = words.next().map(String::as_str).unwrap_or("");
+                            if zsh || !SHOPT_HARMLESS.contains(&v) {
+                                return unknown(&format!("{t} {v}"));
+                            }
+                        }
+                        'o' => {
+                            let v = words.next().map(String::as_str).unwrap_or("");
+                            let harmless = if zsh {
+                                matches!(
+                                    v,
+                                    "errexit" | "nounset" | "pipefail" | "xtrace" | "verbose"
+                                )
+                            } else {
+                                SET_HARMLESS.contains(&v)
+                            };
+                            if !harmless {
+                                return unknown(&format!("{t} {v}"));
+                            }
+                        }
+                        'k' | 'H' if !zsh => return unknown(t),
+                        _ if zsh && !"ceuxvflis".contains(c) => return unknown(t),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 fn set(args: &[Arg], d: &mut Derived) {
     let mut iter = args.iter();
     while let Some(a) = iter.next() {

@@ -743,14 +743,20 @@ fn shell(argv: &[Arg]) -> Step {
             break;
         }
         match t {
-            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 1,
+            "--rcfile" | "--init-file" => i += 1,
             _ if t.starts_with("--") => {}
             _ => {
-                if t.starts_with('-') && t.contains('c') {
-                    has_c = true;
-                }
-                if t.starts_with('-') && t.contains('s') {
-                    stdin = true;
+                // bash reads a cluster a letter at a time: each `o` or `O`
+                // takes the next word as its value (`-euo pipefail -c`,
+                // `-xeO extglob`), and the script of `-c` is the first word
+                // after all the options.
+                for c in t[1..].chars() {
+                    match c {
+                        'o' | 'O' => i += 1,
+                        'c' if t.starts_with('-') => has_c = true,
+                        's' if t.starts_with('-') => stdin = true,
+                        _ => {}
+                    }
                 }
             }
         }

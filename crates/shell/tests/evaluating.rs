@@ -149,6 +149,15 @@ const EVALUATING: &[&str] = &[
     "for i in 1 2; do declare x='($(touch P))'; x=(); done",
     "x='a[$(touch P)]'; declare -ai y; declare y='(x)'",
     "declare -n r=a; declare -a r; read v <<< '($(touch P))'; declare a=$v",
+    // Options a shell is started with change what its script's words
+    // mean: a glob matches dotfiles under `-O dotglob` (a cluster read a
+    // letter at a time, `O` taking the next word), and under `-k` an
+    // argument `X=P` is an assignment to the command's environment.
+    "touch .q; bash -O dotglob -c 'for f in ?q; do [ -e \"$f\" ] && touch P; done'",
+    "touch .q; bash -xeO dotglob -c 'for f in ?q; do [ -e \"$f\" ] && touch P; done'",
+    "touch .Q; bash -O nocaseglob -O dotglob -c 'for f in ?[q]; do [ -e \"$f\" ] && touch P; done'",
+    "bash -k -c 'sh -c \"touch \\$X\" X=P'",
+    "bash -ek -c 'sh -c \"touch \\$X\" X=P'",
     // An attribute declared later in a loop applies to its next round.
     "for i in 1 2; do x='a[$(touch P)]'; declare -i x; done",
     // A builtin that runs a callback.
@@ -312,6 +321,38 @@ fn evaluating_contexts_run_the_command_in_bash() {
         "bash did not run the embedded command (the case proves nothing):\n{}",
         not_real.join("\n")
     );
+}
+
+/// A shell's option clusters are read as bash reads them, a letter at a
+/// time with `o` and `O` taking the next word, so the script of `-c` is
+/// found and walked: `bash -euo pipefail -c 'cat .env'` was taken for a
+/// script file named `pipefail`, and the read of `.env` was never seen.
+#[test]
+fn scripts_after_option_clusters_are_walked() {
+    let scripts = [
+        "bash -euo pipefail -c 'touch P'",
+        "bash -oe pipefail -c 'touch P'",
+        "bash -euxo pipefail -c 'touch P'",
+        "bash -xeO inherit_errexit -c 'touch P'",
+        "bash -c -euo pipefail 'touch P'",
+        "sh -euc 'touch P'",
+        "bash -ce 'touch P'",
+    ];
+    for script in scripts {
+        let a = analyze(script, &opts());
+        assert!(
+            a.commands.iter().any(|c| c.argv == ["touch", "P"]),
+            "the script of `{script}` was not walked: {:?}",
+            a.commands
+        );
+        assert!(a.unknowns.is_empty(), "{script}: {:?}", a.unknowns);
+        if bash().is_some() {
+            assert!(
+                bash_creates_marker(script),
+                "bash did not run the script of {script}"
+            );
+        }
+    }
 }
 
 #[test]

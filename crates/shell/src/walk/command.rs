@@ -173,6 +173,15 @@ impl<'o> Walker<'o> {
                     argv = rest;
                 }
                 Step::Shell { wrapper, script } => {
+                    if crate::tables::SHELLS.contains(
+                        &wrapper
+                            .first()
+                            .map_or("", |w| w.rsplit('/').next().unwrap_or(w)),
+                    ) {
+                        if let Some(why) = crate::risky::shell_options(&wrapper) {
+                            self.unknown(why, None);
+                        }
+                    }
                     if let Some(p) = privilege.take() {
                         self.hazard(
                             "privilege",

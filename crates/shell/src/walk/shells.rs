@@ -5,6 +5,12 @@ use super::*;
 
 /// An interpreter with no program argument reads its program from stdin.
 pub(super) fn reads_program_from_stdin(argv: &[Arg]) -> bool {
+    let name = argv
+        .first()
+        .map_or("", |a| a.text.rsplit('/').next().unwrap_or(&a.text));
+    if crate::tables::SHELLS.contains(&name) {
+        return shell_reads_stdin(argv);
+    }
     let mut args = argv.iter().skip(1);
     while let Some(a) = args.next() {
         let t = a.text.as_str();
@@ -22,6 +28,39 @@ pub(super) fn reads_program_from_stdin(argv: &[Arg]) -> bool {
         }
         if matches!(t, "-W" | "-X" | "-I" | "-M" | "-o" | "-O") {
             args.next();
+        }
+    }
+    true
+}
+
+/// A shell reads its script from stdin unless it is given `-c` or a
+/// script file; its option clusters are read a letter at a time, `o` and
+/// `O` taking the next word (`bash -euo pipefail`, `sh -e`).
+fn shell_reads_stdin(argv: &[Arg]) -> bool {
+    let mut args = argv.iter().skip(1);
+    while let Some(a) = args.next() {
+        let t = a.text.as_str();
+        if t == "-" || (a.literal && t == "--") {
+            return args.next().is_none_or(|a| a.literal && a.text == "-");
+        }
+        if !a.literal || !(t.starts_with('-') || t.starts_with('+')) {
+            return false;
+        }
+        if t.starts_with("--") {
+            if matches!(t, "--rcfile" | "--init-file") {
+                args.next();
+            }
+            continue;
+        }
+        for c in t[1..].chars() {
+            match c {
+                'c' if t.starts_with('-') => return false,
+                's' if t.starts_with('-') => return true,
+                'o' | 'O' => {
+                    args.next();
+                }
+                _ => {}
+            }
         }
     }
     true
