@@ -191,15 +191,15 @@ pub(crate) fn check(name: &str, args: &[Arg], o: &Opts, d: &mut Derived) {
                 d.read_only = false;
             }
         }
-        "shopt" if o.has(&["-s", "-u"]) => {
-            if !o
-                .operands
-                .iter()
-                .all(|a| a.literal && SHOPT_HARMLESS.contains(&a.text.as_str()))
-            {
-                d.unknowns
-                    .push("`shopt` changes how later commands are expanded or run".into());
-            }
+        "shopt"
+            if o.has(&["-s", "-u"])
+                && !o
+                    .operands
+                    .iter()
+                    .all(|a| a.literal && SHOPT_HARMLESS.contains(&a.text.as_str())) =>
+        {
+            d.unknowns
+                .push("`shopt` changes how later commands are expanded or run".into());
         }
         "set" => set(args, d),
         "dc" => dc(args, d),
