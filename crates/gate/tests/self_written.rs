@@ -122,6 +122,7 @@ fn a_script_the_session_wrote_asks_and_does_not_run() {
         "./run.sh",
         "bash run.sh",
         "timeout 5 python3 diag.py",
+        "bash -euo pipefail run.sh",
         // Where an earlier part of the command moved to.
         "cd sub && python3 tool.py",
         "cd sub; bash -c 'python3 ./tool.py'",

@@ -39,6 +39,10 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
     (".", &[]),
 ];
 
+/// The shells among them, whose option clusters take values letter by
+/// letter.
+const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh"];
+
 /// Options of those interpreters that take the next word as their value.
 const TAKES_VALUE: &[&str] = &["-W", "-X", "-o", "-O", "-r", "--require", "-I", "--import"];
 
@@ -167,6 +171,18 @@ fn script(argv: &[String]) -> Option<String> {
         if w.starts_with('-') && w.len() > 1 {
             if TAKES_VALUE.contains(&w.as_str()) {
                 words.next();
+            } else if SHELLS.contains(&interpreter_name(name)) && !w.starts_with("--") {
+                // bash reads a cluster a letter at a time: each `o` or `O`
+                // takes the next word (`bash -euo pipefail run.sh`).
+                for _ in w.chars().filter(|c| matches!(c, 'o' | 'O')) {
+                    words.next();
+                }
+            }
+            continue;
+        }
+        if SHELLS.contains(&interpreter_name(name)) && w.starts_with('+') && w.len() > 1 {
+            for _ in w.chars().filter(|c| matches!(c, 'o' | 'O')) {
+                words.next();
             }
             continue;
         }
@@ -247,6 +263,9 @@ mod tests {
             ("node app.js", Some("app.js")),
             ("deno run -A main.ts", Some("main.ts")),
             ("source env.sh", Some("env.sh")),
+            ("bash -euo pipefail run.sh", Some("run.sh")),
+            ("bash -xeO extglob run.sh x", Some("run.sh")),
+            ("sh +o posix -e run.sh", Some("run.sh")),
             (". env.sh", Some("env.sh")),
             ("ls -la", None),
             ("cargo test", None),
