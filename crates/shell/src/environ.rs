@@ -71,6 +71,10 @@ static EXACT: &[(&str, Use)] = &[
     ("AWS_CONFIG_FILE", Runs(NONE)),
     ("AWS_SHARED_CREDENTIALS_FILE", Read),
     ("BASHOPTS", Runs(NONE)),
+    // bash: the alias table and the table of commands found (`hash`):
+    // an element assigned is an alias, or the program a name runs.
+    ("BASH_ALIASES", Runs(NONE)),
+    ("BASH_CMDS", Runs(NONE)),
     ("BASH_COMPAT", Runs(NONE)),
     ("BASH_ENV", Runs(NONE)),
     ("BASH_LOADABLES_PATH", Runs(NONE)),

@@ -158,6 +158,17 @@ const EVALUATING: &[&str] = &[
     "touch .Q; bash -O nocaseglob -O dotglob -c 'for f in ?[q]; do [ -e \"$f\" ] && touch P; done'",
     "bash -k -c 'sh -c \"touch \\$X\" X=P'",
     "bash -ek -c 'sh -c \"touch \\$X\" X=P'",
+    // bash's table of commands found and its alias table: an element
+    // assigned is the program a name runs, or an alias (the key of an
+    // associative array is not arithmetic, so a plain subscript does not
+    // make it unanalysable by itself).
+    "ls=0; BASH_CMDS[ls]=/usr/bin/touch; ls P",
+    "ls=0; BASH_CMDS+=([ls]=/usr/bin/touch); ls P",
+    "ls=0; read 'BASH_CMDS[ls]' <<< /usr/bin/touch; ls P",
+    "ls=0; printf -v 'BASH_CMDS[ls]' /usr/bin/touch; ls P",
+    "ls=0; declare -A BASH_CMDS=([ls]=/usr/bin/touch); ls P",
+    "x=BASH_; declare -n r=\"${x}CMDS\"; ls=0; r[ls]=/usr/bin/touch; ls P",
+    "ls=0; BASH_ALIASES[ls]='touch P'; shopt -s expand_aliases\nls",
     // An attribute declared later in a loop applies to its next round.
     "for i in 1 2; do x='a[$(touch P)]'; declare -i x; done",
     // A builtin that runs a callback.
