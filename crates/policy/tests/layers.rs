@@ -409,10 +409,57 @@ fn writing_any_toolgate_toml_is_a_hard_limit() {
         // The same file on a case-insensitive file system.
         "mv src/main.rs src/TOOLGATE.toml",
         "echo x > docs/Toolgate.TOML",
+        // Names `split` and `csplit` make from a prefix: the fifth piece
+        // of `split -n5 -a1 --additional-suffix=.toml F src/toolgat` is
+        // `src/toolgate.toml`, and `csplit -b 'l%.0d'` ends the name as
+        // it likes (both shown with the real programs below).
+        "split -n5 -a1 --additional-suffix=.toml src/main.rs src/toolgat",
+        "split -a1 --additional-suffix=.TOML src/main.rs src/ToolGat",
+        "csplit -s -f src/toolgate.tom -b l%.0d src/main.rs 1",
+        "csplit --prefix=toolgate --suffix-format=.toml%.0d src/main.rs 1",
     ] {
         let d = bash(&p, cmd);
         assert_eq!(d.decision, Effect::Deny, "{cmd}: {}", d.reason);
         assert!(d.hard, "{cmd}: {}", d.reason);
+    }
+    // Other prefixes and endings cannot make the name.
+    for cmd in [
+        "split -n5 src/main.rs src/part",
+        "split --additional-suffix=.txt src/main.rs src/toolgat",
+        "csplit -f src/toolgate.tom src/main.rs 1",
+    ] {
+        let d = bash(&p, cmd);
+        assert!(!d.hard, "{cmd}: {}", d.reason);
+    }
+    // The real programs do make the name.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in"), "1\n2\n3\n4\n5\n").unwrap();
+    for (cmd, made) in [
+        (
+            "split -n5 -a1 --additional-suffix=.toml in a/toolgat",
+            "a/toolgate.toml",
+        ),
+        (
+            "csplit -s -f b/toolgate.tom -b 'l%.0d' in 3",
+            "b/toolgate.toml",
+        ),
+    ] {
+        std::fs::create_dir_all(dir.path().join(&made[..1])).unwrap();
+        let ran = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ran {
+            assert!(dir.path().join(made).exists(), "{cmd} did not write {made}");
+        } else {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "{cmd} failed to run under CI"
+            );
+            eprintln!("skipped: `{cmd}` could not be run here");
+        }
     }
 }
 

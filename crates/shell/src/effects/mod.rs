@@ -571,6 +571,14 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             if let Some(output) = operands.get(1) {
                 d.add(Access::Write, output, false);
             }
+            if name == "split" {
+                let prefix = operands.get(1).cloned().unwrap_or_else(|| Arg::lit("x"));
+                let extra = o
+                    .values(&["--additional-suffix"])
+                    .next()
+                    .map_or(Some(String::new()), |v| v.literal.then(|| v.text.clone()));
+                split_outputs(&prefix, extra.as_deref(), &mut d);
+            }
         }
         Operands::Copy | Operands::Move | Operands::Link => {
             let target: Option<Arg> = o.values(&["-t", "--target-directory"]).next().cloned();
@@ -689,6 +697,36 @@ const PER_ENTRY_WRITERS: &[&str] = &[
 /// Any other program given what `find` selects may write beneath a
 /// directory among it whatever its name (`git checkout -- DIR`, `trash
 /// DIR`): everything beneath find's starting points counts.
+/// `split` and `csplit` write files named PREFIX, then a suffix they
+/// make, then (`split --additional-suffix`) a fixed ending; `extra` is that
+/// ending when known, `None` when the suffix may end in anything. Where
+/// such a name can be the policy's (`split -n5 -a1
+/// --additional-suffix=.toml x docs/toolgat` writes `docs/toolgate.toml`
+/// as its fifth file), the write of that name is added, so that the hard
+/// limit on policy files meets it.
+fn split_outputs(prefix: &Arg, extra: Option<&str>, d: &mut Derived) {
+    const POLICY: &str = "toolgate.toml";
+    let (dir, base) = match prefix.text.rsplit_once('/') {
+        Some((dir, base)) => (format!("{dir}/"), base),
+        None => (String::new(), prefix.text.as_str()),
+    };
+    let base = base.to_ascii_lowercase();
+    let fits = match extra {
+        Some(e) => {
+            let e = e.to_ascii_lowercase();
+            base.len() + e.len() < POLICY.len() && POLICY.starts_with(&base) && POLICY.ends_with(&e)
+        }
+        None => base.len() < POLICY.len() && POLICY.starts_with(&base),
+    };
+    if fits && prefix.literal {
+        d.add(
+            Access::Write,
+            &prefix.with_text(format!("{dir}{POLICY}")),
+            false,
+        );
+    }
+}
+
 fn writes_beneath(name: &str, d: &mut Derived) {
     if PER_ENTRY_WRITERS.contains(&name) {
         return;
@@ -786,6 +824,16 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             file_opts(spec, &o, d);
             if let Some(file) = o.operands.first() {
                 d.add(Access::Read, file, false);
+            }
+            // Without `-b` the names end in digits; a format of its own
+            // may end them in anything (`-b 'l%.0d'`).
+            if o.has(&["-b", "--suffix-format"]) {
+                let prefix = o
+                    .values(&["-f", "--prefix"])
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| Arg::lit("xx"));
+                split_outputs(&prefix, None, d);
             }
         }
         "openssl" => {
