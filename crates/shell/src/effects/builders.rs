@@ -241,6 +241,23 @@ fn table(tool: &str, options: &[(&str, Value)], args: &[Arg], d: &mut Derived) {
             // `-ocache_dir=x`: a one-letter option's value joined to it.
             (o.len() == 2 && !rest.is_empty()).then(|| (*o, *what, Some(a.with_text(rest))))
         });
+        // npm expands the start of an option's name (`--script-she` is
+        // `--script-shell`, with a warning): a start of one of these is
+        // taken for it.
+        let found = found.or_else(|| {
+            let body = t.strip_prefix("--")?;
+            let (start, inline) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(a.with_text(v))),
+                None => (body, None),
+            };
+            if start.len() < 2 || !matches!(tool, "npm" | "pnpm") {
+                return None;
+            }
+            options
+                .iter()
+                .find(|(o, _)| o.strip_prefix("--").is_some_and(|l| l.starts_with(start)))
+                .map(|(o, what)| (*o, *what, inline))
+        });
         let Some((option, what, inline)) = found else {
             continue;
         };
@@ -361,6 +378,7 @@ mod tests {
             ("pytest --basetemp=/tmp/x", vec![(Delete, "/tmp/x")]),
             ("pytest -q --junitxml r.xml", vec![(Write, "r.xml")]),
             ("npm test --cache /tmp/c", vec![(WriteDir, "/tmp/c")]),
+            ("npm test --logs-d=/tmp/l", vec![(WriteDir, "/tmp/l")]),
             ("pytest -ocache_dir=/tmp/c", vec![(WriteDir, "/tmp/c")]),
             (
                 "pytest --cov=src --cov-report=xml:/tmp/c.xml",
@@ -405,6 +423,8 @@ mod tests {
             "pytest --pastebin=all",
             "npm test --script-shell=./evil",
             "npm test --userconfig .npmrc2",
+            "npm test --script-she=./evil",
+            "npm test --node-opt=--require=./x.js",
         ] {
             assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
         }
