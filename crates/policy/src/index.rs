@@ -564,6 +564,17 @@ pub const BUILTIN_PROTECTED: &[&str] = &[
     "**/.claude/**",
     "**/.gemini/**",
     "**/.codex/**",
+    // Where the other clients keep their hooks, plugins and extensions
+    // (`toolgate install` writes toolgate's there): rewriting one switches
+    // the gate off for that client.
+    "**/.qwen/**",
+    "**/.github/hooks/**",
+    "**/.pi/**",
+    "**/.opencode/**",
+    "**/opencode.json",
+    "**/opencode.jsonc",
+    "**/.grok/**",
+    "**/.cursor/**",
     "**/.vscode/**",
     "**/.idea/**",
     "**/.husky/**",
