@@ -16,8 +16,10 @@ use crate::syntax::{List, Node, Simple, Word};
 use crate::words::plain_text;
 
 /// Arrays bash itself makes whose assignment through a declaration
-/// (`declare DIRSTACK="(..)"`) is read as a compound assignment.
-const SHELL_ARRAYS: &[&str] = &[
+/// (`declare DIRSTACK="(..)"`) is read as a compound assignment: arrays in
+/// every script, looked up here rather than copied into each
+/// [`Ahead`].
+pub(in crate::walk) const SHELL_ARRAYS: &[&str] = &[
     "BASH_ALIASES",
     "BASH_ARGC",
     "BASH_ARGV",
@@ -49,10 +51,7 @@ pub(in crate::walk) struct Ahead {
 impl Ahead {
     /// Reads `list` and everything nested in it but substitutions.
     pub fn of(list: &List) -> Ahead {
-        let mut ahead = Ahead {
-            arrays: SHELL_ARRAYS.iter().map(|s| s.to_string()).collect(),
-            ..Ahead::default()
-        };
+        let mut ahead = Ahead::default();
         ahead.list(list);
         // `declare -a r` through a name reference makes the variable it
         // refers to an array.
@@ -90,16 +89,30 @@ impl Ahead {
             self.arrays.insert(a.name.clone());
         }
         // The command's name, past the builtins that run the next word as
-        // a command (`builtin declare`, `command local`).
-        let mut words = s.words.iter().map(|w| (plain_text(w), w));
+        // a command (`builtin declare`, `command local`); the other words
+        // are read only for the builtins that give attributes.
+        let mut words = s.words.iter();
         let name = loop {
-            match words.next() {
-                Some((Some(t), _)) if matches!(t.as_str(), "builtin" | "command") => continue,
-                Some((Some(t), _)) => break t,
-                _ => return,
+            match words.next().and_then(plain_text) {
+                Some(t) if matches!(t.as_str(), "builtin" | "command") => continue,
+                Some(t) => break t,
+                None => return,
             }
         };
-        let rest: Vec<(Option<String>, &Word)> = words.collect();
+        if !matches!(
+            name.as_str(),
+            "declare"
+                | "typeset"
+                | "local"
+                | "export"
+                | "readonly"
+                | "read"
+                | "mapfile"
+                | "readarray"
+        ) {
+            return;
+        }
+        let rest: Vec<(Option<String>, &Word)> = words.map(|w| (plain_text(w), w)).collect();
         match name.as_str() {
             "declare" | "typeset" | "local" | "export" | "readonly" => self.declaration(&rest),
             "read" => self.named_by_option(&rest, 'a', "adinNptu"),
@@ -274,7 +287,7 @@ mod tests {
 
     impl Ahead {
         fn may_be_array(&self, name: &str) -> bool {
-            self.arrays_any || self.arrays.contains(name)
+            self.arrays_any || self.arrays.contains(name) || SHELL_ARRAYS.contains(&name)
         }
     }
 

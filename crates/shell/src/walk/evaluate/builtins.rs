@@ -425,6 +425,11 @@ impl<'o> Walker<'o> {
             // declaration runs is read again as an array's compound
             // assignment where the variable is or becomes an array: its
             // words are expanded then, substitutions included.
+            // The value as the message shows it: known, or as written.
+            let shown_value = value
+                .as_ref()
+                .and_then(Option::as_deref)
+                .unwrap_or_else(|| a.text.split_once('=').map_or(a.text.as_str(), |(_, v)| v));
             let written_array = word.is_some_and(|w| {
                 w.text.split_once('=').is_some_and(|(n, v)| {
                     v.starts_with('(')
@@ -435,26 +440,29 @@ impl<'o> Walker<'o> {
             if let (Some(v), false) = (&value, written_array) {
                 let reread = match v {
                     Some(v) => compound_text(v) && !plain_compound(v),
-                    None => has('a') || has('A') || self.arrays_any || self.arrays.contains(&base),
+                    None => {
+                        has('a')
+                            || has('A')
+                            || self.arrays_any
+                            || self.arrays.contains(&base)
+                            || super::ahead::SHELL_ARRAYS.contains(&base.as_str())
+                    }
                 };
                 if reread {
                     self.unknown(
                         format!(
-                            "`{decl}` may read the value given to `{base}` (`{}`) as an array's compound assignment, whose words are expanded again, substitutions included",
-                            v.as_deref().unwrap_or_else(|| {
-                                a.text.split_once('=').map_or(a.text.as_str(), |(_, v)| v)
-                            })
+                            "`{decl}` may read the value given to `{base}` (`{shown_value}`) as an array's compound assignment, whose words are expanded again, substitutions included"
                         ),
                         None,
                     );
                 }
             }
-            if let Some(value) = value {
+            if let Some(value) = &value {
                 if int || self.ints_any || self.ints.contains(&base) {
                     let what = format!("`{decl}` of an integer variable");
                     let shown = value.clone().unwrap_or_else(|| a.text.clone());
                     // `+=` adds to the old value, evaluated too.
-                    let text = match &value {
+                    let text = match value {
                         Some(v) if append => Some(format!("{base} + ({v})")),
                         v => v.clone(),
                     };
@@ -471,10 +479,7 @@ impl<'o> Walker<'o> {
                     if !plain {
                         self.unknown(
                             format!(
-                                "`{decl}` makes `{base}` refer to `{}`, a name not known to be plain (evaluated at each use of `{base}`) or one that changes what runs",
-                                value.as_deref().unwrap_or_else(|| {
-                                    a.text.split_once('=').map_or(a.text.as_str(), |(_, v)| v)
-                                })
+                                "`{decl}` makes `{base}` refer to `{shown_value}`, a name not known to be plain (evaluated at each use of `{base}`) or one that changes what runs"
                             ),
                             None,
                         );
