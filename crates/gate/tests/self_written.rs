@@ -48,17 +48,21 @@ impl Ws {
             Box::new(FixedApprover::new(Answer::Decline { note: None })),
             opts,
         );
-        let root = self.root.clone();
-        gate.register(
-            "run_shell",
-            Box::new(move |_: &Call| {
-                std::fs::write(root.join("ran"), "").unwrap();
-                ToolOutput {
-                    content: "ok".into(),
-                    is_error: false,
-                }
-            }),
-        );
+        // toolgate's own shell tool, and Gemini CLI's (which names its
+        // working directory).
+        for tool in ["run_shell", "run_shell_command"] {
+            let root = self.root.clone();
+            gate.register(
+                tool,
+                Box::new(move |_: &Call| {
+                    std::fs::write(root.join("ran"), "").unwrap();
+                    ToolOutput {
+                        content: "ok".into(),
+                        is_error: false,
+                    }
+                }),
+            );
+        }
         gate
     }
 
@@ -145,17 +149,6 @@ fn a_script_the_session_wrote_asks_and_does_not_run() {
     // `dir_path`): the script is taken from there.
     {
         let mut gate = ws.gate(start, None);
-        let root = ws.root.clone();
-        gate.register(
-            "run_shell_command",
-            Box::new(move |_: &Call| {
-                std::fs::write(root.join("ran"), "").unwrap();
-                ToolOutput {
-                    content: "ok".into(),
-                    is_error: false,
-                }
-            }),
-        );
         let mut call = Call::new(
             "run_shell_command",
             json!({"command": "python3 tool.py", "dir_path": "sub"}),

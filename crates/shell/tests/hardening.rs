@@ -347,17 +347,12 @@ fn options_that_write_name_their_file() {
             ".TH K 1\n.SH NAME\nk \\- x\n.SH DESCRIPTION\nSECRET3141\n",
         )
         .expect("write");
-        let out = std::process::Command::new("man")
-            .args(["-M", "secrets", "k"])
-            .current_dir(dir.path())
-            .env("MANPAGER", "cat")
-            .env("PAGER", "cat")
-            .output()
-            .expect("man runs");
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("SECRET3141"),
-            "man -M printed {:?}",
-            String::from_utf8_lossy(&out.stdout)
+        prints(
+            dir.path(),
+            "man",
+            &["-M", "secrets", "k"],
+            &[("MANPAGER", "cat"), ("PAGER", "cat")],
+            "SECRET3141",
         );
     }
     // `info` itself prints such a file (where it is installed).
@@ -373,21 +368,24 @@ fn options_that_write_name_their_file() {
             &["-o", "-", "./secrets/k.info"][..],
             &["-o", "-", "-d", "secrets", "k"],
         ] {
-            let out = std::process::Command::new("info")
-                .args(args)
-                .current_dir(dir.path())
-                .env("INFOPATH", "")
-                .output()
-                .expect("info runs");
-            assert!(
-                String::from_utf8_lossy(&out.stdout).contains("SECRET-3141"),
-                "info {args:?} printed {:?}",
-                String::from_utf8_lossy(&out.stdout)
-            );
+            prints(dir.path(), "info", args, &[("INFOPATH", "")], "SECRET-3141");
         }
     }
     not_read_only("stty raw");
     not_read_only("stty -F /dev/ttyS0 9600");
+}
+
+/// Runs `program` with `args` and `env` in `dir`; its output must hold
+/// `secret`.
+fn prints(dir: &std::path::Path, program: &str, args: &[&str], env: &[(&str, &str)], secret: &str) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(secret), "{program} {args:?} printed {text:?}");
 }
 
 #[test]
