@@ -570,7 +570,11 @@ pub fn shell_items(
                         corrected,
                         listing: e.listing && !write,
                         whole_dirs: e.whole_dirs,
-                        tracked: e.tracked.filter(|_| !write),
+                        // A write of what git tracks is a rewrite of the
+                        // whole repository's files (`git checkout BRANCH`).
+                        tracked: e
+                            .tracked
+                            .filter(|t| !write || *t == shell::Tracked::Repository),
                     },
                     other => other,
                 }

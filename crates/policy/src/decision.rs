@@ -43,6 +43,11 @@ pub enum Action {
         /// Removes the target.
         #[serde(skip_serializing_if = "is_false")]
         delete: bool,
+        /// Every file git tracks in the repository holding the path may
+        /// be overwritten or removed with another commit's content (a
+        /// branch switch, `reset --hard`, `stash pop`, `merge`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tracked: Option<Tracked>,
     },
     /// One simple command of a shell command, wrappers stripped.
     Exec {
@@ -138,6 +143,13 @@ impl Action {
                     format!("read of `{path}`")
                 }
             }
+            Action::Write {
+                path,
+                tracked: Some(_),
+                ..
+            } => format!(
+                "rewrite of what git tracks in the repository holding `{path}` (from another commit, the index or a stash)"
+            ),
             Action::Write {
                 path,
                 delete,

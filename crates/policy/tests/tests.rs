@@ -9,6 +9,7 @@ mod corpus;
 mod corpus_props;
 mod differential;
 mod fuzz_regressions;
+mod git_rewrite;
 mod git_tracked;
 mod layers;
 mod proc_self;

@@ -34,6 +34,11 @@ pub(crate) enum Access {
     /// What lies in the work tree of the repository holding the directory
     /// ([`crate::Tracked::WorkTree`]).
     WorkTree,
+    /// Every file git tracks in the repository holding the directory,
+    /// overwritten or removed with another commit's content (a branch
+    /// switch, `reset --hard`, `stash pop`): a write of each
+    /// ([`crate::Tracked::Repository`]).
+    Rewrite,
 }
 
 /// What a command's operands are.

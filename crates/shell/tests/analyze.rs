@@ -1442,7 +1442,8 @@ fn fetchers_fetch_urls() {
         &[],
         &[],
     );
-    check("git pull", &["git pull"], &[], &[], &[]);
+    // (No fetch of a URL; what it merges rewrites what git tracks.)
+    check("git pull", &["git pull"], &["Wr ."], &[], &[]);
     check("curl $URL", &["curl $URL"], &["F? $URL"], &[], &[]);
 }
 

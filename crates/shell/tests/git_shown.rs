@@ -14,6 +14,7 @@ fn shown(cmd: &str) -> Vec<String> {
     let a = analyze(cmd, &Options::default());
     a.effects
         .iter()
+        .filter(|e| e.kind == EffectKind::Read)
         .filter_map(|e| {
             let scope = match e.tracked? {
                 Tracked::Repository => "R",
@@ -210,5 +211,113 @@ fn files_given_by_name_are_read_or_written() {
             !analyze(cmd, &Options::default()).unknowns.is_empty(),
             "{cmd}"
         );
+    }
+}
+
+/// The rewrites of what git tracks in the repository (`W .`): commands
+/// that put another commit's, the index's or a stash's content in the
+/// work tree, wherever it differs. Which of these replace a committed
+/// policy file is proven against git in the policy's `git_rewrite` tests.
+fn rewrites(cmd: &str) -> bool {
+    let a = analyze(cmd, &Options::default());
+    let found: Vec<_> = a
+        .effects
+        .iter()
+        .filter(|e| e.kind == EffectKind::Write && e.tracked.is_some())
+        .collect();
+    for e in &found {
+        assert_eq!(e.tracked, Some(Tracked::Repository), "{cmd}");
+        assert!(e.recursive && e.target == ".", "{cmd}: {e:?}");
+    }
+    !found.is_empty()
+}
+
+#[test]
+fn what_puts_other_content_in_the_work_tree_rewrites_what_git_tracks() {
+    for cmd in [
+        "git checkout main",
+        "git checkout -",
+        "git checkout -q main",
+        "git checkout -b topic main",
+        "git checkout -qb topic main",
+        "git checkout -btopic main",
+        "git checkout --orphan=x main",
+        "git checkout -f",
+        "git checkout --force",
+        "git checkout --for",
+        "git checkout $REV",
+        "git switch main",
+        "git switch -",
+        "git switch -c topic origin/main",
+        "git switch --orphan empty",
+        "git switch --discard-changes",
+        "git reset --hard",
+        "git reset --hard HEAD~1",
+        "git reset --ha HEAD~1",
+        "git reset --merge ORIG_HEAD",
+        "git reset --keep main",
+        "git reset $MODE",
+        "git stash",
+        "git stash -u",
+        "git stash -p",
+        "git stash push -m x",
+        "git stash save",
+        "git stash pop",
+        "git stash apply stash@{1}",
+        "git stash branch topic",
+        "git stash $SUB",
+        "git merge topic",
+        "git merge --abort",
+        "git pull",
+        "git pull --rebase",
+        "git rebase main",
+        "git rebase --continue",
+        "git cherry-pick abc",
+        "git revert HEAD",
+        "git read-tree -u -m HEAD main",
+        "git bisect start",
+        "git bisect good",
+        "git bisect reset",
+        "git sparse-checkout set src",
+        "git sparse-checkout disable",
+        "git filter-branch --tree-filter true HEAD",
+        "git mergetool",
+    ] {
+        assert!(rewrites(cmd), "{cmd}");
+    }
+    for cmd in [
+        "git checkout -b topic",
+        "git checkout -qb topic",
+        "git checkout -btopic",
+        "git checkout -B topic",
+        "git checkout --orphan empty",
+        "git checkout -- src",
+        "git checkout main -- src",
+        "git checkout",
+        "git switch -c topic",
+        "git switch --create topic",
+        "git switch -C topic",
+        "git reset",
+        "git reset --soft HEAD~1",
+        "git reset --mixed",
+        "git reset -- src",
+        "git stash list",
+        "git stash show -p",
+        "git stash drop",
+        "git stash clear",
+        "git stash create",
+        "git pull --dry-run",
+        "git read-tree main",
+        "git bisect",
+        "git bisect log",
+        "git bisect visualize",
+        "git sparse-checkout list",
+        "git status",
+        "git commit -am x",
+        "git branch -f main HEAD~1",
+        "git fetch",
+        "git log -p",
+    ] {
+        assert!(!rewrites(cmd), "{cmd}");
     }
 }

@@ -20,12 +20,18 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
                 .best()
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_else(|| written.clone());
+            let tracked = tracked.map(|t| match t {
+                toolgate_shell::Tracked::Beneath => crate::decision::Tracked::Beneath,
+                toolgate_shell::Tracked::Repository => crate::decision::Tracked::Repository,
+                toolgate_shell::Tracked::WorkTree => crate::decision::Tracked::WorkTree,
+            });
             if *write {
                 Action::Write {
                     path,
                     written: written.clone(),
                     recursive: *recursive,
                     delete: *delete,
+                    tracked,
                 }
             } else {
                 Action::Read {
@@ -33,11 +39,7 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
                     written: written.clone(),
                     recursive: *recursive,
                     listing: *listing,
-                    tracked: tracked.map(|t| match t {
-                        toolgate_shell::Tracked::Beneath => crate::decision::Tracked::Beneath,
-                        toolgate_shell::Tracked::Repository => crate::decision::Tracked::Repository,
-                        toolgate_shell::Tracked::WorkTree => crate::decision::Tracked::WorkTree,
-                    }),
+                    tracked,
                 }
             }
         }

@@ -249,6 +249,7 @@ impl Eval<'_, '_> {
             tracked: Some(scope),
             resolved,
             filter,
+            write,
             ..
         } = &item.what
         {
@@ -257,7 +258,7 @@ impl Eval<'_, '_> {
                     toolgate_shell::Tracked::WorkTree => {
                         self.work_tree(resolved, filter.as_ref(), &mut ad)
                     }
-                    _ => self.tracked(*scope, resolved, &mut ad),
+                    _ => self.tracked(*scope, resolved, *write, &mut ad),
                 }
             }
             return ad;

@@ -4,6 +4,13 @@
 //! and the credential locations, as `cat` of it would. What the work tree
 //! holds beside them (an ignored `.env`) is not reached, and a tracked
 //! link is shown as the text of its target, not followed.
+//!
+//! A rewrite of what git tracks (`git checkout BRANCH`, `reset --hard`,
+//! `stash pop`, `merge`): any file the index lists may be overwritten or
+//! removed with another commit's content, so each meets the deny and ask
+//! rules on writing it, the protected paths, and the policy file's hard
+//! limit (another commit may hold another policy file), as a write of a
+//! directory holding them would.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -33,10 +40,19 @@ impl Eval<'_, '_> {
     /// [`Tracked::Repository`], in the whole repository holding it) with
     /// the deny and ask rules on reading, and the credential locations. An
     /// index that cannot be read asks: which files git shows is not known.
-    pub(super) fn tracked(&mut self, scope: Tracked, resolved: &Resolved, ad: &mut ActionDecision) {
+    pub(super) fn tracked(
+        &mut self,
+        scope: Tracked,
+        resolved: &Resolved,
+        write: bool,
+        ad: &mut ActionDecision,
+    ) {
         let p = self.policy;
-        let deny = p.index.read(Effect::Deny);
-        let ask = p.index.read(Effect::Ask);
+        let (deny, ask) = if write {
+            (p.index.write(Effect::Deny), p.index.write(Effect::Ask))
+        } else {
+            (p.index.read(Effect::Deny), p.index.read(Effect::Ask))
+        };
         let targets: Vec<&Path> = resolved.both().collect();
         let Some(start) = targets.first() else {
             return;
@@ -46,7 +62,9 @@ impl Eval<'_, '_> {
             return;
         };
         let top = repo.top.clone().unwrap_or_else(|| repo.git_dir.clone());
-        if deny.is_empty() && ask.is_empty() && !p.credentials.may_hold(&top) {
+        // A rewrite always looks: protected paths and policy files are
+        // not rules.
+        if !write && deny.is_empty() && ask.is_empty() && !p.credentials.may_hold(&top) {
             return;
         }
         let names = match git_index::tracked(&repo.git_dir) {
@@ -56,8 +74,9 @@ impl Eval<'_, '_> {
                 ad.sticky = true;
                 ad.rule = None;
                 ad.reason = format!(
-                    "{}: the index of the repository cannot be read ({e}), so which files git shows cannot be checked",
-                    ad.action.describe()
+                    "{}: the index of the repository cannot be read ({e}), so which files git {} cannot be checked",
+                    ad.action.describe(),
+                    if write { "may rewrite" } else { "shows" }
                 );
                 return;
             }
@@ -100,10 +119,10 @@ impl Eval<'_, '_> {
                     ad.action.describe(),
                     path.display(),
                     match scope {
-                        Tracked::Repository => {
+                        Tracked::Repository if !write => {
                             " (with no path after `--`, what git shows may come from any file it tracks)"
                         }
-                        Tracked::Beneath | Tracked::WorkTree => "",
+                        _ => "",
                     }
                 );
                 return;
@@ -116,6 +135,30 @@ impl Eval<'_, '_> {
                     ad.action.describe(),
                     path.display()
                 ));
+            }
+            // What another commit puts in a protected path or a policy
+            // file asks whatever the rules say, as a write of a directory
+            // holding it does.
+            let guarded = if write && asked.is_none() {
+                match p.protected.find(&path) {
+                    Some(label) => Some((
+                        format!("`{label}` is a protected path"),
+                        crate::rule_ids::PROTECTED,
+                    )),
+                    None => super::hard::own_files(p, &[&path])
+                        .map(|(rule, which)| (format!("the rewrite may replace {which}"), rule)),
+                }
+            } else {
+                None
+            };
+            if let Some((why, rule)) = guarded {
+                asked = Some(format!(
+                    "{}: git tracks `{}`, and {why}",
+                    ad.action.describe(),
+                    path.display()
+                ));
+                ad.sticky = true;
+                ad.rule = Some(rule.into());
             }
         }
         if let Some(reason) = asked {

@@ -511,6 +511,9 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         }
     }
     tracked_reads(sub, rest, d);
+    if rewrites_tracked(sub, rest) {
+        d.add(Access::Rewrite, &Arg::lit("."), true);
+    }
     if sub == "stash" {
         untracked_reads(sub, rest, d);
     }

@@ -525,6 +525,7 @@ impl<'o> Walker<'o> {
                     (EffectKind::Read, false, true)
                 }
                 Access::Write => (EffectKind::Write, false, f.recursive),
+                Access::Rewrite => (EffectKind::Write, false, true),
                 Access::Delete => (EffectKind::Write, true, f.recursive),
                 Access::WriteDir => (EffectKind::Write, false, true),
                 Access::Fetch => (EffectKind::Fetch, false, false),
@@ -564,7 +565,7 @@ impl<'o> Walker<'o> {
             }
             let tracked = match f.access {
                 Access::Tracked => Some(crate::Tracked::Beneath),
-                Access::Repository => Some(crate::Tracked::Repository),
+                Access::Repository | Access::Rewrite => Some(crate::Tracked::Repository),
                 Access::WorkTree => Some(crate::Tracked::WorkTree),
                 _ => None,
             };

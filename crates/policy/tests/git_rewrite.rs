@@ -1,0 +1,314 @@
+//! What git puts in the work tree from another commit, the index or a
+//! stash (a branch switch, `reset --hard`, `stash pop`, `merge`), against
+//! the real git: the policy file is committed, and another branch holds a
+//! looser one. Each command is asked of the gate, then run for real in a
+//! repository of its own: where it replaces the policy file, the gate must
+//! have asked under the policy file's hard limit; where it leaves the file
+//! alone, it is allowed as before.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::json;
+use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+
+const STRICT: &str = r#"
+allow = ["Read", "Edit", "Bash(git *)", "Bash(cd *)", "Bash(cat *)", "Bash(grep *)", "Bash(head *)"]
+deny = ["Read(.env)", "Edit(locked/**)"]
+"#;
+
+const LOOSE: &str = "allow = [\"*\"]\n";
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    home: PathBuf,
+    policy: Policy,
+}
+
+fn git(ws: &Path, home: &Path, script: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(ws)
+        .env("HOME", home)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_PAGER", "cat")
+        .env("GIT_EDITOR", "true")
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .output()
+        .expect("bash runs")
+}
+
+fn ok(r: &Repo, script: &str) {
+    let out = git(&r.ws, &r.home, script);
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A repository on `main` whose first commit holds the strict policy
+/// (`ignore_policy` leaves it untracked instead) and `src/a.rs`; branch
+/// `loose` holds the loose policy and a change to `src/a.rs`; `extra`
+/// names more files to commit on `main` first. The policy is loaded from
+/// the work tree, as a host finds it.
+fn repo(ignore_policy: bool, extra: &[(&str, &str)]) -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("ws");
+    let home = base.join("home");
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(ws.join("toolgate.toml"), STRICT).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "fn a() {}\n").unwrap();
+    std::fs::write(ws.join(".env"), "KEY=1\n").unwrap();
+    let ignored = if ignore_policy {
+        ".env\ntoolgate.toml\n"
+    } else {
+        ".env\n"
+    };
+    std::fs::write(ws.join(".gitignore"), ignored).unwrap();
+    for (path, text) in extra {
+        let p = ws.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let r = Repo {
+        _dir: dir,
+        policy: Policy::load(
+            &ws.join("toolgate.toml"),
+            &LoadOptions {
+                workspace: Some(ws.clone()),
+                home: Some(home.clone()),
+                state_dir: Some(base.join("state")),
+            },
+        )
+        .unwrap(),
+        ws,
+        home,
+    };
+    ok(
+        &r,
+        "git init -q -b main && git add -A && git commit -qm first",
+    );
+    if !ignore_policy {
+        // The loose branch: another policy, committed as an agent could
+        // (no write of the work tree's file is needed: plumbing stores it).
+        ok(
+            &r,
+            &format!(
+                "git checkout -qb loose && printf '{}' > toolgate.toml && echo 'fn a() {{ }}' > src/a.rs \
+                 && git commit -qam loose && git checkout -q main",
+                LOOSE.replace('"', "\\\"").replace('\n', "\\n")
+            ),
+        );
+    } else {
+        ok(
+            &r,
+            "git checkout -qb loose && echo 'fn a() { }' > src/a.rs && git commit -qam loose \
+             && git checkout -q main",
+        );
+    }
+    r
+}
+
+fn decide(r: &Repo, command: &str) -> Decision {
+    let mut call = Call::new("run_shell", json!({ "command": command }));
+    call.cwd = Some(r.ws.clone());
+    r.policy.decide(&call)
+}
+
+fn policy_text(r: &Repo) -> String {
+    std::fs::read_to_string(r.ws.join("toolgate.toml")).unwrap_or_default()
+}
+
+/// Commands that put the loose branch's policy file (or none) in the work
+/// tree, each with the setup it needs (run before it is asked).
+const REWRITING: &[(&str, &str)] = &[
+    ("", "git checkout loose"),
+    ("", "git checkout -q loose"),
+    ("", "git switch loose"),
+    ("", "git checkout --detach loose"),
+    ("git checkout -q loose", "git checkout -"),
+    ("", "git reset --hard loose"),
+    ("", "git reset --ha loose"),
+    ("", "git reset --keep loose"),
+    ("", "git merge -q loose"),
+    ("", "git merge --ff-only loose"),
+    ("", "git cherry-pick loose"),
+    ("", "git read-tree -u --reset loose"),
+    ("", "git read-tree -u -m HEAD loose"),
+    (
+        "git checkout -q loose && git reset -q --soft main",
+        "git stash",
+    ),
+    (
+        "git checkout -q loose && git reset -q --soft main && git stash -q",
+        "git stash pop",
+    ),
+    (
+        "git checkout -q loose && git reset -q --soft main && git stash -q",
+        "git stash apply",
+    ),
+    ("git checkout -q loose", "git revert --no-edit HEAD"),
+    ("git checkout -q loose", "git reset --hard HEAD~1"),
+    (
+        "git checkout -q loose && echo x > toolgate.toml",
+        "git checkout -f",
+    ),
+    ("", "git rebase -q loose"),
+    ("", "cd src && git checkout loose"),
+];
+
+/// Each command replaces the policy file when run, and the gate asks
+/// under the policy file's hard limit before it does.
+#[test]
+fn a_rewrite_that_may_replace_the_policy_file_asks() {
+    for (setup, cmd) in REWRITING {
+        let r = repo(false, &[]);
+        if !setup.is_empty() {
+            ok(&r, setup);
+        }
+        let before = policy_text(&r);
+        let d = decide(&r, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("hard:policy-file")),
+            "{cmd}: {}",
+            d.reason
+        );
+        assert!(d.reason.contains("toolgate.toml"), "{cmd}: {}", d.reason);
+        git(&r.ws, &r.home, cmd);
+        assert_ne!(
+            policy_text(&r),
+            before,
+            "{cmd}: run for real, git left the policy file as it was"
+        );
+    }
+}
+
+/// Commands that leave the work tree as it is: allowed as before, and
+/// the policy file is untouched when they run.
+#[test]
+fn commands_that_keep_the_work_tree_stay_allowed() {
+    for cmd in [
+        "git checkout -b topic",
+        "git checkout -qB topic",
+        "git switch -c topic",
+        "git switch --create topic",
+        "git reset --soft HEAD",
+        "git reset -q",
+        "git stash list",
+        "git stash show",
+        "git status",
+        "git log --oneline",
+        "git branch topic loose",
+        "git bisect log",
+        "git commit -qam nothing",
+    ] {
+        let r = repo(false, &[]);
+        let before = policy_text(&r);
+        let d = decide(&r, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+        git(&r.ws, &r.home, cmd);
+        assert_eq!(policy_text(&r), before, "{cmd} changed the policy file");
+    }
+}
+
+/// With the policy file untracked (ignored), a branch switch cannot
+/// replace it (git refuses to overwrite an untracked file), and it is
+/// allowed.
+#[test]
+fn an_untracked_policy_file_leaves_a_switch_allowed() {
+    let r = repo(true, &[]);
+    for cmd in ["git checkout loose", "git stash", "git merge -q loose"] {
+        let d = decide(&r, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    let before = policy_text(&r);
+    ok(&r, "git checkout -q loose");
+    assert_eq!(policy_text(&r), before);
+}
+
+/// Subcommands that check out other commits along the way, decided only.
+#[test]
+fn other_rewriting_subcommands_ask() {
+    let r = repo(false, &[]);
+    for cmd in [
+        "git bisect start loose main",
+        "git bisect good",
+        "git sparse-checkout set src",
+        "git pull",
+        "git switch --orphan empty",
+        "git mergetool",
+    ] {
+        let d = decide(&r, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("hard:policy-file")),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+}
+
+/// A tracked protected path asks; a tracked file an Edit deny names is
+/// denied by that rule.
+#[test]
+fn tracked_protected_and_denied_files_meet_their_rules() {
+    let r = repo(true, &[(".claude/settings.json", "{}\n")]);
+    let d = decide(&r, "git checkout loose");
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Ask, Some("protected")),
+        "{}",
+        d.reason
+    );
+    let r = repo(true, &[("locked/a", "x\n")]);
+    let d = decide(&r, "git reset --hard loose");
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Deny, Some("deny[1]")),
+        "{}",
+        d.reason
+    );
+    // A file beside it is not one git tracks: the rule is not met.
+    let r = repo(true, &[]);
+    std::fs::create_dir_all(r.ws.join("locked")).unwrap();
+    std::fs::write(r.ws.join("locked/a"), "x\n").unwrap();
+    let d = decide(&r, "git reset --hard loose");
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+}
+
+/// Another commit may hold a link where the work tree holds a file: a
+/// later part of the same command that reads that path reads what the
+/// link leads to (`.env`), so it cannot be decided from the work tree as
+/// it is; it asks.
+#[test]
+fn a_path_read_after_a_rewrite_may_be_a_link_from_another_commit() {
+    for cmd in [
+        "git checkout -q linked && cat src/a.rs",
+        "git merge -q linked; grep KEY src/a.rs",
+        "git reset -q --hard linked && head src/a.rs",
+    ] {
+        let r = repo(true, &[]);
+        ok(
+            &r,
+            "git checkout -qb linked main && ln -sf ../.env src/a.rs && git commit -qam link \
+             && git checkout -q main",
+        );
+        let d = decide(&r, cmd);
+        assert_eq!(d.decision, Effect::Ask, "{cmd}: {}", d.reason);
+        let out = git(&r.ws, &r.home, cmd);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("KEY=1"),
+            "{cmd}: run for real, it did not print the secret"
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! The git commands that put other content in the work tree: a branch
+//! switch, `reset --hard`, `stash`, `merge`, `pull`, `rebase`,
+//! `cherry-pick`, `revert`, `bisect`, `read-tree -u`, `sparse-checkout`.
+//! They overwrite or remove files git tracks wherever they differ from the
+//! commit (or stash, or index) they go to, and which ones differ is in the
+//! commits' trees, which are not read here: any tracked file may be
+//! written. Another commit may hold another policy file (an older one,
+//! or one the agent committed), so such a command is a write of every
+//! file the index lists, judged by the deny and ask rules, the protected
+//! paths and the policy file's hard limit on each.
+
+use super::*;
+
+/// Whether `git SUB REST` may overwrite or remove tracked files it is not
+/// given by name. A word that is not literal may be anything, so it counts.
+pub(super) fn rewrites_tracked(sub: &str, rest: &[Arg]) -> bool {
+    let flag = |long: &str, short: Option<char>| {
+        rest.iter().any(|a| {
+            a.literal
+                && (is_option(&a.text, long)
+                    || short.is_some_and(|c| {
+                        a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text[1..].contains(c)
+                    }))
+        })
+    };
+    let unknown = rest.iter().any(|a| !a.literal);
+    // The first word that is not an option: a subcommand of `stash`,
+    // `bisect` or `sparse-checkout`.
+    let first = rest
+        .iter()
+        .find(|a| !(a.literal && a.text.starts_with('-')))
+        .map(|a| (a.literal, a.text.as_str()));
+    let first_is = |words: &[&str]| match first {
+        None => false,
+        Some((false, _)) => true,
+        Some((true, w)) => words.contains(&w),
+    };
+    match sub {
+        // With paths after `--`, only they are written (see
+        // `worktree_writes`). Otherwise a word may be a commit to switch
+        // to (`-` is the branch before); `-b NAME` alone starts a branch
+        // where the work tree already is, and `-f` alone discards what
+        // was changed.
+        "checkout" | "switch" => {
+            if rest.iter().any(|a| a.literal && a.text == "--") {
+                return false;
+            }
+            // Options that take the next word (or the rest of a cluster)
+            // as their value: a branch's name, not a commit.
+            let (short, long): (&[char], &[&str]) = if sub == "checkout" {
+                (
+                    &['b', 'B'],
+                    &["--orphan", "--conflict", "--pathspec-from-file"],
+                )
+            } else {
+                (
+                    &['c', 'C'],
+                    &["--create", "--force-create", "--orphan", "--conflict"],
+                )
+            };
+            let mut skip = false;
+            let mut words = 0;
+            for a in rest {
+                if std::mem::take(&mut skip) {
+                    continue;
+                }
+                let t = a.text.as_str();
+                if !a.literal || !t.starts_with('-') || t == "-" {
+                    words += 1;
+                } else if let Some(name) = t.strip_prefix("--") {
+                    skip = !name.contains('=') && long.iter().any(|l| is_option(t, l));
+                } else if let Some(at) = t[1..].find(|c| short.contains(&c)) {
+                    // `-qb NAME`, or `-bNAME` with the value glued.
+                    skip = at + 2 == t.len();
+                }
+            }
+            // `switch --orphan` empties the work tree.
+            let orphan = sub == "switch" && rest.iter().any(|a| a.literal && a.text == "--orphan");
+            unknown
+                || words > 0
+                || orphan
+                || flag("--force", Some('f'))
+                || (sub == "switch" && flag("--discard-changes", None))
+        }
+        "reset" => {
+            unknown
+                || ["--hard", "--merge", "--keep"]
+                    .iter()
+                    .any(|f| rest.iter().any(|a| a.literal && is_option(&a.text, f)))
+        }
+        // `stash` alone is `stash push`: the changes go, what HEAD holds
+        // comes back.
+        "stash" => first.is_none() || first_is(&["push", "save", "pop", "apply", "branch"]),
+        "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "filter-branch" | "mergetool" => {
+            !(sub == "pull" && flag("--dry-run", None))
+        }
+        "read-tree" => unknown || rest.iter().any(|a| a.literal && a.text == "-u"),
+        "bisect" => {
+            !matches!(
+                first,
+                Some((true, "log" | "visualize" | "view" | "terms" | "help"))
+            ) && first.is_some()
+        }
+        "sparse-checkout" => first_is(&["set", "add", "reapply", "disable", "init"]),
+        _ => false,
+    }
+}
