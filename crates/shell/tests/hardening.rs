@@ -729,6 +729,18 @@ fn compressors_write_the_file_beside_their_operand() {
     writes("unxz -k notes.txt.xz", "notes.txt");
     writes("zstd -d f.zst", "f");
     writes("gzip notes.txt", "notes.txt.gz");
+    writes("unpigz toolgate.toml.gz", "toolgate.toml");
+    writes("pigz -d toolgate.toml.gz", "toolgate.toml");
+    writes("pbzip2 -d toolgate.toml.bz2", "toolgate.toml");
+    writes("lzip -d toolgate.toml.lz", "toolgate.toml");
+    writes("plzip -dk toolgate.toml.lz", "toolgate.toml");
+    writes("lzip -d -o toolgate.toml x.lz", "toolgate.toml");
+    writes("lzop -d toolgate.toml.lzo", "toolgate.toml");
+    writes("brotli -d toolgate.toml.br", "toolgate.toml");
+    writes("unbrotli toolgate.toml.br", "toolgate.toml");
+    writes("brotli -d -o toolgate.toml x", "toolgate.toml");
+    writes("brotli notes.txt", "notes.txt.br");
+    unknown("lzop -d -p/tmp x.lzo", "lzop -p");
     unknown("gzip -S \"$S\" f", "suffix");
     let a = analyze("gzip -c notes.txt", &opts());
     assert!(
@@ -745,6 +757,33 @@ fn compressors_write_the_file_beside_their_operand() {
         "",
     );
     assert!(s.join("toolgate.toml").exists() && s.join("b.toml").exists());
+    // The other compressors, each decompressing a file named so (and
+    // lzop, brotli keeping what they read), where they are installed.
+    for (p, suffix, keeps) in [
+        ("pigz", "gz", false),
+        ("pbzip2", "bz2", false),
+        ("lbzip2", "bz2", false),
+        ("lzip", "lz", false),
+        ("plzip", "lz", false),
+        ("lzop", "lzo", true),
+        ("brotli", "br", true),
+    ] {
+        if !crate::real::have(p) {
+            continue;
+        }
+        let s = crate::real::Scratch::new();
+        writes(&format!("{p} -d toolgate.toml.{suffix}"), "toolgate.toml");
+        s.run(
+            &format!("echo x > t; {p} t; mv t.{suffix} toolgate.toml.{suffix}; rm -f t; {p} -d toolgate.toml.{suffix}"),
+            "",
+        );
+        assert!(s.join("toolgate.toml").exists(), "{p}");
+        assert_eq!(
+            s.join(&format!("toolgate.toml.{suffix}")).exists(),
+            keeps,
+            "{p}"
+        );
+    }
 }
 
 /// cpio, ar, 7-Zip and pax extract the names their archive holds into a

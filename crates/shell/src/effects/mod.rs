@@ -231,6 +231,11 @@ fn compressed_outputs(name: &str, o: &Opts, d: &mut Derived) {
         "lzma" | "unlzma" => ".lzma",
         "compress" | "uncompress" => ".Z",
         "lz4" => ".lz4",
+        "pigz" | "unpigz" => ".gz",
+        "pbzip2" | "lbzip2" => ".bz2",
+        "lzip" | "plzip" => ".lz",
+        "lzop" => ".lzo",
+        "brotli" | "unbrotli" => ".br",
         _ => ".zst",
     };
     const KNOWN: &[(&str, &str)] = &[
@@ -253,6 +258,9 @@ fn compressed_outputs(name: &str, o: &Opts, d: &mut Derived) {
         (".lzma", ""),
         (".lz4", ""),
         (".zst", ""),
+        (".lz", ""),
+        (".lzo", ""),
+        (".br", ""),
     ];
     for a in o.operands.iter().filter(|a| a.literal && a.text != "-") {
         let t = a.text.as_str();
@@ -960,9 +968,22 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             }
         }
         "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
-        | "compress" | "uncompress" | "lz4" | "zstd" | "unzstd" => {
+        | "compress" | "uncompress" | "lz4" | "zstd" | "unzstd" | "pigz" | "unpigz" | "pbzip2"
+        | "lbzip2" | "lzip" | "plzip" | "lzop" | "brotli" | "unbrotli" => {
             let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
             file_opts(spec, &o, d);
+            // `lzop -pDIR` writes its outputs into DIR, by names not
+            // given here.
+            if name == "lzop"
+                && args.iter().any(|a| {
+                    !a.literal
+                        || (a.text.starts_with("-p") && a.text.len() > 2)
+                        || is_option(a.text.split('=').next().unwrap_or_default(), "--path")
+                })
+            {
+                d.unknowns
+                    .push("`lzop -p` writes its outputs into a directory it is given".into());
+            }
             let to_stdout = o.has(&[
                 "-c",
                 "--stdout",
@@ -972,7 +993,11 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
                 "-t",
                 "--test",
             ]);
-            let keeps = o.has(&["-k", "--keep"]) || (name.contains("zstd") && !o.has(&["--rm"]));
+            // zstd, lzop and brotli keep what they read unless told not to.
+            let keeps = o.has(&["-k", "--keep"])
+                || (name.contains("zstd") && !o.has(&["--rm"]))
+                || (name == "lzop" && !o.has(&["-U", "--unlink", "--delete"]))
+                || (name.contains("brotli") && !o.has(&["-j", "--rm"]));
             let access = if to_stdout {
                 Access::Read
             } else if keeps {
