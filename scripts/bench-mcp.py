@@ -11,12 +11,16 @@ the added latency (the difference of the percentiles), and the gateway's
 own CPU time per call (its threads' on-CPU time over the measured calls,
 from /proc).
 
-    scripts/bench-mcp.py [--calls N] [--no-build] [--profile release|hook] [--elicitation]
+    scripts/bench-mcp.py [--calls N] [--no-build] [--profile release|hook] [--elicitation] [--floor]
 
 `--elicitation` has the client declare that it can show approval forms (as
 clients that support MCP elicitation do), so that the gateway's approver
 for an ask is the form rather than the queue; the calls are allowed either
 way.
+
+`--floor` also measures `scripts/relay-floor.c` (built with `cc`), a relay
+that only copies the bytes both ways: what two more pipe hops add on this
+machine, the least any stdio gateway can add.
 
 Needs scripts/install-mcp.sh; builds toolgate first (unless --no-build):
 in release, or with `--profile hook` as `cargo install --profile hook`
@@ -105,6 +109,7 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--profile", choices=["release", "hook"], default="release")
     ap.add_argument("--elicitation", action="store_true")
+    ap.add_argument("--floor", action="store_true")
     a = ap.parse_args()
     if not EVERYTHING.exists():
         raise SystemExit("run scripts/install-mcp.sh first")
@@ -123,17 +128,25 @@ def main():
         # that both see the same machine load (this is a shared machine).
         caps = {"elicitation": {"form": {}}} if a.elicitation else {}
         direct_s, through_s = Session(server, env, caps), Session(gw, env, caps)
+        floor_s = None
+        if a.floor:
+            relay = Path(tmp, "relay-floor")
+            subprocess.run(["cc", "-O2", "-o", str(relay), str(ROOT / "scripts/relay-floor.c")],
+                           check=True)
+            floor_s = Session([str(relay)] + server, env, caps)
+        sessions = [s for s in (direct_s, through_s, floor_s) if s]
         for _ in range(200):
-            direct_s.echo()
-            through_s.echo()
-        direct, through = [], []
+            for s in sessions:
+                s.echo()
+        times = {id(s): [] for s in sessions}
         cpu_start = cpu_ns(through_s.p.pid)
         for _ in range(a.calls):
-            direct.append(direct_s.echo())
-            through.append(through_s.echo())
+            for s in sessions:
+                times[id(s)].append(s.echo())
         cpu = (cpu_ns(through_s.p.pid) - cpu_start) / 1000 / a.calls
-        direct_s.close()
-        through_s.close()
+        for s in sessions:
+            s.close()
+        direct, through = times[id(direct_s)], times[id(through_s)]
     d50, d99 = percentile(direct, 50), percentile(direct, 99)
     g50, g99 = percentile(through, 50), percentile(through, 99)
     print(f"{a.calls} calls of server-everything `echo`, microseconds per call")
@@ -141,6 +154,10 @@ def main():
     print(f"  toolgate mcp     p50 {g50:8.1f}   p99 {g99:8.1f}")
     print(f"  added            p50 {g50 - d50:8.1f}   p99 {g99 - d99:8.1f}")
     print(f"  gateway CPU      {cpu:8.1f} per call")
+    if floor_s:
+        f50, f99 = percentile(times[id(floor_s)], 50), percentile(times[id(floor_s)], 99)
+        print(f"  a bare relay     p50 {f50:8.1f}   p99 {f99:8.1f}")
+        print(f"  its added        p50 {f50 - d50:8.1f}   p99 {f99 - d99:8.1f}")
 
 
 if __name__ == "__main__":
