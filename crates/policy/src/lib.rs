@@ -58,6 +58,7 @@ mod error;
 mod explain;
 mod file;
 mod git_index;
+mod git_refs;
 mod holds;
 mod index;
 pub mod json;

@@ -221,6 +221,68 @@ fn commands_that_keep_the_work_tree_stay_allowed() {
     }
 }
 
+/// `git checkout WORD` checks out the path WORD when no revision has that
+/// name: only that path is written, and the policy file stays; a word
+/// that names a branch, a tag (loose or packed) or a remote's branch is a
+/// switch, and asks.
+#[test]
+fn a_word_that_names_no_revision_checks_out_a_path() {
+    let r = repo(false, &[]);
+    ok(&r, "echo changed > src/a.rs");
+    for cmd in [
+        "git checkout src/a.rs",
+        "git checkout -q src",
+        "cd src && git checkout a.rs",
+    ] {
+        let d = decide(&r, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    let before = policy_text(&r);
+    ok(&r, "git checkout -q src/a.rs");
+    assert_eq!(policy_text(&r), before);
+    assert_eq!(
+        std::fs::read_to_string(r.ws.join("src/a.rs")).unwrap(),
+        "fn a() {}\n"
+    );
+    ok(
+        &r,
+        "git tag v1 loose && git tag packed loose && git update-ref refs/remotes/origin/far loose \
+         && git pack-refs --all && git tag v2 loose && git branch -q feature/x loose",
+    );
+    for word in [
+        "loose",
+        "v1",
+        "v2",
+        "packed",
+        "far",
+        "origin/far",
+        "feature/x",
+        "HEAD~0",
+        "@{-1}",
+    ] {
+        let cmd = format!("git checkout {word}");
+        let d = decide(&r, &cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("hard:policy-file")),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+    // Each of these, run, is a switch that replaces the policy file.
+    for word in ["v1", "packed", "far"] {
+        let r = repo(false, &[]);
+        ok(
+            &r,
+            "git tag v1 loose && git tag packed loose && git remote add origin https://example.invalid/r \
+             && git update-ref refs/remotes/origin/far loose && git pack-refs --all",
+        );
+        let before = policy_text(&r);
+        git(&r.ws, &r.home, &format!("git checkout -q {word}"));
+        assert_ne!(policy_text(&r), before, "git checkout {word}");
+    }
+}
+
 /// With the policy file untracked (ignored), a branch switch cannot
 /// replace it (git refuses to overwrite an untracked file), and it is
 /// allowed.

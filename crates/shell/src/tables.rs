@@ -37,7 +37,9 @@ pub(crate) enum Access {
     /// Every file git tracks in the repository holding the directory,
     /// overwritten or removed with another commit's content (a branch
     /// switch, `reset --hard`, `stash pop`): a write of each
-    /// ([`crate::Tracked::Repository`]).
+    /// ([`crate::Tracked::Repository`]). Its argument is `.`, or the one
+    /// word `git checkout` was given, which makes it a rewrite only if
+    /// the word names a revision.
     Rewrite,
 }
 

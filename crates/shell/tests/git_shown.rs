@@ -214,22 +214,29 @@ fn files_given_by_name_are_read_or_written() {
     }
 }
 
-/// The rewrites of what git tracks in the repository (`W .`): commands
-/// that put another commit's, the index's or a stash's content in the
-/// work tree, wherever it differs. Which of these replace a committed
-/// policy file is proven against git in the policy's `git_rewrite` tests.
-fn rewrites(cmd: &str) -> bool {
+/// The rewrite of what git tracks in the repository: commands that put
+/// another commit's, the index's or a stash's content in the work tree,
+/// wherever it differs. Its target is `.`, or the one word `git checkout`
+/// was given, which the policy takes for a revision (a rewrite) or a path
+/// (not one). Which of these replace a committed policy file is proven
+/// against git in the policy's `git_rewrite` tests.
+fn rewrite(cmd: &str) -> Option<String> {
     let a = analyze(cmd, &Options::default());
     let found: Vec<_> = a
         .effects
         .iter()
         .filter(|e| e.kind == EffectKind::Write && e.tracked.is_some())
         .collect();
-    for e in &found {
+    assert!(found.len() <= 1, "{cmd}: {found:?}");
+    found.first().map(|e| {
         assert_eq!(e.tracked, Some(Tracked::Repository), "{cmd}");
-        assert!(e.recursive && e.target == ".", "{cmd}: {e:?}");
-    }
-    !found.is_empty()
+        assert!(e.recursive, "{cmd}: {e:?}");
+        e.target.clone()
+    })
+}
+
+fn rewrites(cmd: &str) -> bool {
+    rewrite(cmd).is_some()
 }
 
 #[test]
@@ -317,7 +324,23 @@ fn what_puts_other_content_in_the_work_tree_rewrites_what_git_tracks() {
         "git branch -f main HEAD~1",
         "git fetch",
         "git log -p",
+        "git checkout main src",
+        "git checkout -f main src/a.rs",
     ] {
         assert!(!rewrites(cmd), "{cmd}");
+    }
+    // One word alone: a revision or a path, which the policy tells apart.
+    for (cmd, word) in [
+        ("git checkout main", "main"),
+        ("git checkout -q src/a.rs", "src/a.rs"),
+        ("git checkout -f main", "main"),
+        ("git checkout -", "."),
+        ("git checkout -b topic main", "."),
+        ("git checkout --detach main", "."),
+        ("git checkout $REV", "."),
+        ("git switch main", "."),
+        ("git reset --hard", "."),
+    ] {
+        assert_eq!(rewrite(cmd).as_deref(), Some(word), "{cmd}");
     }
 }

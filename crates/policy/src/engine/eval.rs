@@ -250,6 +250,7 @@ impl Eval<'_, '_> {
             resolved,
             filter,
             write,
+            written,
             ..
         } = &item.what
         {
@@ -258,7 +259,12 @@ impl Eval<'_, '_> {
                     toolgate_shell::Tracked::WorkTree => {
                         self.work_tree(resolved, filter.as_ref(), &mut ad)
                     }
-                    _ => self.tracked(*scope, resolved, *write, &mut ad),
+                    // A rewrite is written `.`, or as the one word `git
+                    // checkout` was given, which may name a path instead.
+                    _ if *write && written != "." => {
+                        self.tracked(*scope, resolved, Some(written), &mut ad)
+                    }
+                    _ => self.tracked(*scope, resolved, write.then_some(""), &mut ad),
                 }
             }
             return ad;

@@ -40,13 +40,19 @@ impl Eval<'_, '_> {
     /// [`Tracked::Repository`], in the whole repository holding it) with
     /// the deny and ask rules on reading, and the credential locations. An
     /// index that cannot be read asks: which files git shows is not known.
+    ///
+    /// `rewrite` is `None` for a read; for a rewrite, the word `git
+    /// checkout` was given alone (`""` for none): a rewrite only when it
+    /// may name a revision, since git checks out a path of that name
+    /// otherwise, and that path is a write of its own.
     pub(super) fn tracked(
         &mut self,
         scope: Tracked,
         resolved: &Resolved,
-        write: bool,
+        rewrite: Option<&str>,
         ad: &mut ActionDecision,
     ) {
+        let write = rewrite.is_some();
         let p = self.policy;
         let (deny, ask) = if write {
             (p.index.write(Effect::Deny), p.index.write(Effect::Ask))
@@ -61,6 +67,12 @@ impl Eval<'_, '_> {
             // Not in a repository: git shows nothing of it.
             return;
         };
+        if let Some(word) = rewrite.filter(|w| !w.is_empty())
+            && !crate::git_refs::may_name_revision(&repo.git_dir, word)
+        {
+            // `git checkout src/a.rs`: that path alone is written.
+            return;
+        }
         let top = repo.top.clone().unwrap_or_else(|| repo.git_dir.clone());
         // A rewrite always looks: protected paths and policy files are
         // not rules.

@@ -511,8 +511,8 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         }
     }
     tracked_reads(sub, rest, d);
-    if rewrites_tracked(sub, rest) {
-        d.add(Access::Rewrite, &Arg::lit("."), true);
+    if let Some(what) = rewrites_tracked(sub, rest) {
+        d.add(Access::Rewrite, &Arg::lit(what), true);
     }
     if sub == "stash" {
         untracked_reads(sub, rest, d);

@@ -11,9 +11,14 @@
 
 use super::*;
 
-/// Whether `git SUB REST` may overwrite or remove tracked files it is not
-/// given by name. A word that is not literal may be anything, so it counts.
-pub(super) fn rewrites_tracked(sub: &str, rest: &[Arg]) -> bool {
+/// What `git SUB REST` may overwrite or remove of the tracked files it is
+/// not given by name: `None` for nothing; `Some(".")` for every one; for
+/// `git checkout WORD`, `Some(WORD)`: every one if the word names a
+/// revision (a switch), else only the path it names (which
+/// `worktree_writes` writes), decided where the repository can be read.
+/// A word that is not literal may be anything, so it counts.
+pub(super) fn rewrites_tracked<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
+    const ALL: &str = ".";
     let flag = |long: &str, short: Option<char>| {
         rest.iter().any(|a| {
             a.literal
@@ -37,15 +42,17 @@ pub(super) fn rewrites_tracked(sub: &str, rest: &[Arg]) -> bool {
         Some((false, _)) => true,
         Some((true, w)) => words.contains(&w),
     };
+    let all = |yes: bool| yes.then_some(ALL);
     match sub {
         // With paths after `--`, only they are written (see
-        // `worktree_writes`). Otherwise a word may be a commit to switch
-        // to (`-` is the branch before); `-b NAME` alone starts a branch
-        // where the work tree already is, and `-f` alone discards what
-        // was changed.
+        // `worktree_writes`). Otherwise `checkout WORD` switches to a
+        // commit, or checks out a path of that name (`-` is the branch
+        // before); `checkout REV PATH..` writes only the paths; `-b NAME`
+        // alone starts a branch where the work tree already is, and `-f`
+        // alone discards what was changed. `switch` takes no paths.
         "checkout" | "switch" => {
             if rest.iter().any(|a| a.literal && a.text == "--") {
-                return false;
+                return None;
             }
             // Options that take the next word (or the rest of a cluster)
             // as their value: a branch's name, not a commit.
@@ -61,49 +68,58 @@ pub(super) fn rewrites_tracked(sub: &str, rest: &[Arg]) -> bool {
                 )
             };
             let mut skip = false;
-            let mut words = 0;
+            let mut words: Vec<&Arg> = Vec::new();
+            let mut creates = false;
             for a in rest {
                 if std::mem::take(&mut skip) {
                     continue;
                 }
                 let t = a.text.as_str();
                 if !a.literal || !t.starts_with('-') || t == "-" {
-                    words += 1;
+                    words.push(a);
                 } else if let Some(name) = t.strip_prefix("--") {
-                    skip = !name.contains('=') && long.iter().any(|l| is_option(t, l));
+                    let valued = long.iter().any(|l| is_option(t, l));
+                    creates |= valued && !name.starts_with("con") && !name.starts_with("pa");
+                    skip = valued && !name.contains('=');
                 } else if let Some(at) = t[1..].find(|c| short.contains(&c)) {
                     // `-qb NAME`, or `-bNAME` with the value glued.
+                    creates = true;
                     skip = at + 2 == t.len();
                 }
             }
-            // `switch --orphan` empties the work tree.
-            let orphan = sub == "switch" && rest.iter().any(|a| a.literal && a.text == "--orphan");
-            unknown
-                || words > 0
-                || orphan
-                || flag("--force", Some('f'))
-                || (sub == "switch" && flag("--discard-changes", None))
+            let forced =
+                flag("--force", Some('f')) || (sub == "switch" && flag("--discard-changes", None));
+            if sub == "switch" {
+                // `switch --orphan` empties the work tree.
+                let orphan = rest.iter().any(|a| a.literal && a.text == "--orphan");
+                return all(unknown || !words.is_empty() || orphan || forced);
+            }
+            match words.as_slice() {
+                [] => all(forced),
+                // (`-` is always the branch before.)
+                [w] if w.literal && w.text != "-" && !creates && !flag("--detach", None) => {
+                    Some(w.text.as_str())
+                }
+                [_] => Some(ALL),
+                _ => all(creates || unknown),
+            }
         }
-        "reset" => {
-            unknown
-                || ["--hard", "--merge", "--keep"]
-                    .iter()
-                    .any(|f| rest.iter().any(|a| a.literal && is_option(&a.text, f)))
-        }
+        "reset" => all(unknown
+            || ["--hard", "--merge", "--keep"]
+                .iter()
+                .any(|f| rest.iter().any(|a| a.literal && is_option(&a.text, f)))),
         // `stash` alone is `stash push`: the changes go, what HEAD holds
         // comes back.
-        "stash" => first.is_none() || first_is(&["push", "save", "pop", "apply", "branch"]),
+        "stash" => all(first.is_none() || first_is(&["push", "save", "pop", "apply", "branch"])),
         "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "filter-branch" | "mergetool" => {
-            !(sub == "pull" && flag("--dry-run", None))
+            all(!(sub == "pull" && flag("--dry-run", None)))
         }
-        "read-tree" => unknown || rest.iter().any(|a| a.literal && a.text == "-u"),
-        "bisect" => {
-            !matches!(
-                first,
-                Some((true, "log" | "visualize" | "view" | "terms" | "help"))
-            ) && first.is_some()
-        }
-        "sparse-checkout" => first_is(&["set", "add", "reapply", "disable", "init"]),
-        _ => false,
+        "read-tree" => all(unknown || rest.iter().any(|a| a.literal && a.text == "-u")),
+        "bisect" => all(!matches!(
+            first,
+            Some((true, "log" | "visualize" | "view" | "terms" | "help"))
+        ) && first.is_some()),
+        "sparse-checkout" => all(first_is(&["set", "add", "reapply", "disable", "init"])),
+        _ => None,
     }
 }
