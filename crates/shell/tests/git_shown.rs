@@ -344,3 +344,53 @@ fn what_puts_other_content_in_the_work_tree_rewrites_what_git_tracks() {
         assert_eq!(rewrite(cmd).as_deref(), Some(word), "{cmd}");
     }
 }
+
+/// A word that is not one of git's own commands is an alias from git's
+/// configuration (`co = checkout`, `x = !sh -c ..`) or a `git-NAME`
+/// program: what it runs is not known here. git's own commands cannot be
+/// aliased. Proved with git: an alias runs its shell command, and one
+/// named like a command of git's own is ignored.
+#[test]
+fn an_alias_or_a_git_program_is_unknown() {
+    for cmd in [
+        "git co main",
+        "git x",
+        "git lfs pull",
+        "git crypt unlock",
+        "git st",
+    ] {
+        let a = analyze(cmd, &Options::default());
+        assert!(
+            a.unknowns
+                .iter()
+                .any(|u| u.reason.contains("not one of git's own commands")),
+            "{cmd}: {:?}",
+            a.unknowns
+        );
+    }
+    for cmd in [
+        "git status",
+        "git checkout-index -f a",
+        "git merge-file -p a b c",
+        "git version",
+    ] {
+        let a = analyze(cmd, &Options::default());
+        assert!(
+            !a.unknowns
+                .iter()
+                .any(|u| u.reason.contains("not one of git's own commands")),
+            "{cmd}: {:?}",
+            a.unknowns
+        );
+    }
+    if !crate::real::have("git") {
+        return;
+    }
+    let s = crate::real::Scratch::new();
+    s.run(
+        "git init -q . && git config alias.x '!touch made-by-alias' && git config alias.status '!touch shadowed'",
+        "git x; git status >/dev/null",
+    );
+    assert!(s.join("made-by-alias").exists());
+    assert!(!s.join("shadowed").exists());
+}

@@ -62,6 +62,12 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         return;
     };
     let rest = args.get(i + 1..).unwrap_or_default();
+    if tables::GIT_COMMANDS.binary_search(&sub).is_err() {
+        d.unknowns.push(format!(
+            "`git {sub}` is not one of git's own commands: an alias from git's configuration or a `git-{sub}` program, either of which can run anything"
+        ));
+        return;
+    }
     let texts: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
     let operands: Vec<&Arg> = rest
         .iter()
