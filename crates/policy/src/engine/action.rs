@@ -16,10 +16,23 @@ pub(super) fn to_action(tool: &str, what: &What) -> Action {
             tracked,
             ..
         } => {
-            let path = resolved
+            let mut path = resolved
                 .best()
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_else(|| written.clone());
+            // A rewrite written as the revision `git checkout` was given
+            // (`main`, `feature/x`) is shown at the directory it ran in.
+            if *write
+                && tracked.is_some()
+                && written != "."
+                && let Some(dir) = path.strip_suffix(written.as_str())
+            {
+                path = dir
+                    .strip_suffix('/')
+                    .filter(|d| !d.is_empty())
+                    .unwrap_or(dir)
+                    .to_string();
+            }
             let tracked = tracked.map(|t| match t {
                 toolgate_shell::Tracked::Beneath => crate::decision::Tracked::Beneath,
                 toolgate_shell::Tracked::Repository => crate::decision::Tracked::Repository,
