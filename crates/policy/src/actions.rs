@@ -571,10 +571,15 @@ pub fn shell_items(
                         listing: e.listing && !write,
                         whole_dirs: e.whole_dirs,
                         // A write of what git tracks is a rewrite of the
-                        // whole repository's files (`git checkout BRANCH`).
-                        tracked: e
-                            .tracked
-                            .filter(|t| !write || *t == shell::Tracked::Repository),
+                        // whole repository's files (`git checkout BRANCH`),
+                        // or a removal of the work tree's (`git stash -u`).
+                        tracked: e.tracked.filter(|t| {
+                            !write
+                                || matches!(
+                                    t,
+                                    shell::Tracked::Repository | shell::Tracked::WorkTree
+                                )
+                        }),
                     },
                     other => other,
                 }

@@ -45,7 +45,9 @@ pub enum Action {
         delete: bool,
         /// Every file git tracks in the repository holding the path may
         /// be overwritten or removed with another commit's content (a
-        /// branch switch, `reset --hard`, `stash pop`, `merge`).
+        /// branch switch, `reset --hard`, `stash pop`, `merge`:
+        /// `repository`), or the work tree's files git stores are removed
+        /// (`stash -u`: `work-tree`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tracked: Option<Tracked>,
     },
@@ -143,6 +145,13 @@ impl Action {
                     format!("read of `{path}`")
                 }
             }
+            Action::Write {
+                path,
+                tracked: Some(Tracked::WorkTree),
+                ..
+            } => format!(
+                "removal from the work tree of the repository holding `{path}` of what git stores (`stash -u`)"
+            ),
             Action::Write {
                 path,
                 tracked: Some(_),

@@ -374,3 +374,46 @@ fn a_path_read_after_a_rewrite_may_be_a_link_from_another_commit() {
         );
     }
 }
+
+/// `git stash -u` (and `-a`) takes the untracked (and ignored) files it
+/// stores out of the work tree: an untracked policy file that git does
+/// not ignore goes with it, and a policy the file tightened is loosened
+/// until the stash is popped. That removal asks under the policy file's
+/// hard limit; an ignored policy file stays for `-u` and it is allowed.
+#[test]
+fn a_stash_of_untracked_files_that_takes_the_policy_file_asks() {
+    let r = repo(true, &[]);
+    // Not ignored any more: an untracked file `stash -u` takes.
+    ok(
+        &r,
+        "printf '.env\\n' > .gitignore && git commit -qam 'ignore .env only'",
+    );
+    let d = decide(&r, "git stash -u");
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Ask, Some("hard:policy-file")),
+        "{}",
+        d.reason
+    );
+    ok(&r, "git stash -q -u");
+    assert!(
+        !r.ws.join("toolgate.toml").exists(),
+        "stash -u left the policy file"
+    );
+
+    // Ignored: `stash -u` leaves it, and is allowed; `-a` takes it (and
+    // `.env`, whose read is denied).
+    let r = repo(true, &[]);
+    ok(&r, "echo scratch > notes.txt");
+    let d = decide(&r, "git stash -u");
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+    ok(&r, "git stash -q -u");
+    assert!(r.ws.join("toolgate.toml").exists());
+    let d = decide(&r, "git stash -a");
+    assert_ne!(d.decision, Effect::Allow, "{}", d.reason);
+    ok(&r, "git stash -q -a");
+    assert!(
+        !r.ws.join("toolgate.toml").exists(),
+        "stash -a left the policy file"
+    );
+}

@@ -41,6 +41,11 @@ pub(crate) enum Access {
     /// word `git checkout` was given, which makes it a rewrite only if
     /// the word names a revision.
     Rewrite,
+    /// What lies in the work tree of the repository holding the directory,
+    /// as its filter lets through, removed (`git stash -u` and `-a` take
+    /// the untracked files away): a write of each
+    /// ([`crate::Tracked::WorkTree`]).
+    WorkTreeRemoved,
 }
 
 /// What a command's operands are.

@@ -225,7 +225,7 @@ fn rewrite(cmd: &str) -> Option<String> {
     let found: Vec<_> = a
         .effects
         .iter()
-        .filter(|e| e.kind == EffectKind::Write && e.tracked.is_some())
+        .filter(|e| e.kind == EffectKind::Write && e.tracked == Some(Tracked::Repository))
         .collect();
     assert!(found.len() <= 1, "{cmd}: {found:?}");
     found.first().map(|e| {
@@ -393,4 +393,34 @@ fn an_alias_or_a_git_program_is_unknown() {
     );
     assert!(s.join("made-by-alias").exists());
     assert!(!s.join("shadowed").exists());
+}
+
+/// `git stash -u` and `-a` take what they store out of the work tree: a
+/// removal of the work tree's files through the same filter as the read.
+#[test]
+fn a_stash_of_untracked_files_removes_them() {
+    for (cmd, filtered) in [
+        ("git stash -u", true),
+        ("git stash push --include-untracked", true),
+        ("git stash -a", false),
+        ("git stash save --all", false),
+    ] {
+        let a = analyze(cmd, &Options::default());
+        let removed: Vec<_> = a
+            .effects
+            .iter()
+            .filter(|e| e.kind == EffectKind::Write && e.tracked == Some(Tracked::WorkTree))
+            .collect();
+        assert_eq!(removed.len(), 1, "{cmd}: {:?}", a.effects);
+        assert_eq!(removed[0].filter.is_some(), filtered, "{cmd}");
+    }
+    for cmd in ["git stash", "git stash pop", "git add -A"] {
+        let a = analyze(cmd, &Options::default());
+        assert!(
+            !a.effects
+                .iter()
+                .any(|e| e.kind == EffectKind::Write && e.tracked == Some(Tracked::WorkTree)),
+            "{cmd}"
+        );
+    }
 }

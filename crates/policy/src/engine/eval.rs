@@ -257,7 +257,7 @@ impl Eval<'_, '_> {
             if ad.decision != Effect::Deny {
                 match scope {
                     toolgate_shell::Tracked::WorkTree => {
-                        self.work_tree(resolved, filter.as_ref(), &mut ad)
+                        self.work_tree(resolved, filter.as_ref(), *write, &mut ad)
                     }
                     // A rewrite is written `.`, or as the one word `git
                     // checkout` was given, which may name a path instead.

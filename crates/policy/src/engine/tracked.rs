@@ -181,11 +181,13 @@ impl Eval<'_, '_> {
 
     /// A read of the work tree of the repository holding `resolved`, from
     /// its top (the directory itself outside a repository), through
-    /// `filter`: what `git add -A` and `git stash -u` store.
+    /// `filter`: what `git add -A` and `git stash -u` store; or (`write`)
+    /// its removal, as `git stash -u` takes what it stores away.
     pub(super) fn work_tree(
         &mut self,
         resolved: &Resolved,
         filter: Option<&toolgate_shell::Filter>,
+        write: bool,
         ad: &mut ActionDecision,
     ) {
         let Some(start) = resolved.best() else {
@@ -195,7 +197,7 @@ impl Eval<'_, '_> {
             .and_then(|r| r.top)
             .unwrap_or_else(|| start.to_path_buf());
         if self.seen.is_dir(&top) {
-            self.walk(false, &top, filter, None, ad);
+            self.walk(write, &top, filter, None, ad);
         }
     }
 }

@@ -305,11 +305,17 @@ pub(super) fn untracked_reads(sub: &str, rest: &[Arg], d: &mut Derived) {
             if !pushes {
                 return;
             }
-            if flag('a', &["--all"]) {
-                d.add(Access::WorkTree, &Arg::lit("."), true);
+            // What is stored is taken out of the work tree too: a read
+            // and a removal of the same files.
+            let filter = if flag('a', &["--all"]) {
+                None
             } else if flag('u', &["--include-untracked"]) {
-                d.add_filtered(Access::WorkTree, &Arg::lit("."), true, Some(untracked()));
-            }
+                Some(untracked())
+            } else {
+                return;
+            };
+            d.add_filtered(Access::WorkTree, &Arg::lit("."), true, filter.clone());
+            d.add_filtered(Access::WorkTreeRemoved, &Arg::lit("."), true, filter);
         }
         _ => {}
     }

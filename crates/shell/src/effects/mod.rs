@@ -169,7 +169,10 @@ impl Derived {
         } else {
             None
         };
-        arg.filter = if matches!(access, Access::Read | Access::List | Access::WorkTree) {
+        arg.filter = if matches!(
+            access,
+            Access::Read | Access::List | Access::WorkTree | Access::WorkTreeRemoved
+        ) {
             match (provenance, filter) {
                 (Some(a), Some(b)) => a.and(b).or_none(),
                 (a, b) => a.or(b).and_then(Filter::or_none),

@@ -526,6 +526,7 @@ impl<'o> Walker<'o> {
                 }
                 Access::Write => (EffectKind::Write, false, f.recursive),
                 Access::Rewrite => (EffectKind::Write, false, true),
+                Access::WorkTreeRemoved => (EffectKind::Write, false, true),
                 Access::Delete => (EffectKind::Write, true, f.recursive),
                 Access::WriteDir => (EffectKind::Write, false, true),
                 Access::Fetch => (EffectKind::Fetch, false, false),
@@ -566,7 +567,7 @@ impl<'o> Walker<'o> {
             let tracked = match f.access {
                 Access::Tracked => Some(crate::Tracked::Beneath),
                 Access::Repository | Access::Rewrite => Some(crate::Tracked::Repository),
-                Access::WorkTree => Some(crate::Tracked::WorkTree),
+                Access::WorkTree | Access::WorkTreeRemoved => Some(crate::Tracked::WorkTree),
                 _ => None,
             };
             if tracked.is_some() {

@@ -176,7 +176,9 @@ impl<'o> Walker<'o> {
                 Access::Read | Access::List => (EffectKind::Read, false),
                 Access::Tracked | Access::Repository | Access::WorkTree => (EffectKind::Read, true),
                 Access::Write | Access::Delete => (EffectKind::Write, false),
-                Access::WriteDir | Access::Rewrite => (EffectKind::Write, true),
+                Access::WriteDir | Access::Rewrite | Access::WorkTreeRemoved => {
+                    (EffectKind::Write, true)
+                }
                 Access::Fetch => (EffectKind::Fetch, false),
             };
             writes |= kind != EffectKind::Read;
