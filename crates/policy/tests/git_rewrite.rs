@@ -283,19 +283,48 @@ fn a_word_that_names_no_revision_checks_out_a_path() {
     }
 }
 
-/// With the policy file untracked (ignored), a branch switch cannot
-/// replace it (git refuses to overwrite an untracked file), and it is
-/// allowed.
+/// With the policy file ignored, another commit may still hold one: git
+/// puts it in place of the ignored file without a question (the commit is
+/// made with plumbing alone, no write of the work tree). So a switch asks;
+/// what puts HEAD's content back (`stash`, `reset --hard`, `checkout -f`)
+/// leaves untracked files alone, and is allowed.
 #[test]
-fn an_untracked_policy_file_leaves_a_switch_allowed() {
+fn an_ignored_policy_file_is_overwritten_by_a_switch_and_asks() {
     let r = repo(true, &[]);
-    for cmd in ["git checkout loose", "git stash", "git merge -q loose"] {
+    ok(
+        &r,
+        "blob=$(echo 'allow = [\"*\"]' | git hash-object -w --stdin) \
+         && GIT_INDEX_FILE=.git/other git read-tree HEAD \
+         && GIT_INDEX_FILE=.git/other git update-index --add --cacheinfo 100644,$blob,toolgate.toml \
+         && tree=$(GIT_INDEX_FILE=.git/other git write-tree) \
+         && git branch planted $(git commit-tree $tree -p HEAD -m planted)",
+    );
+    for cmd in [
+        "git checkout planted",
+        "git merge -q planted",
+        "git reset --hard planted",
+    ] {
+        let d = decide(&r, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("hard:policy-file")),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+    for cmd in [
+        "git stash",
+        "git reset --hard",
+        "git checkout -f",
+        "git checkout src/a.rs",
+    ] {
         let d = decide(&r, cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
     let before = policy_text(&r);
-    ok(&r, "git checkout -q loose");
-    assert_eq!(policy_text(&r), before);
+    ok(&r, "git checkout -q planted");
+    assert_ne!(policy_text(&r), before, "git left the ignored policy file");
+    assert!(policy_text(&r).contains("\"*\""));
 }
 
 /// Subcommands that check out other commits along the way, decided only.
@@ -344,7 +373,7 @@ fn tracked_protected_and_denied_files_meet_their_rules() {
     let r = repo(true, &[]);
     std::fs::create_dir_all(r.ws.join("locked")).unwrap();
     std::fs::write(r.ws.join("locked/a"), "x\n").unwrap();
-    let d = decide(&r, "git reset --hard loose");
+    let d = decide(&r, "git reset --hard");
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
 }
 

@@ -339,7 +339,16 @@ fn what_puts_other_content_in_the_work_tree_rewrites_what_git_tracks() {
         ("git checkout --detach main", "."),
         ("git checkout $REV", "."),
         ("git switch main", "."),
-        ("git reset --hard", "."),
+        ("git reset --hard", "HEAD"),
+        ("git reset --hard HEAD", "HEAD"),
+        ("git reset --hard HEAD~1", "."),
+        ("git stash", "HEAD"),
+        ("git stash -- src", "HEAD"),
+        ("git stash -p", "HEAD"),
+        ("git stash pop", "."),
+        ("git stash $SUB", "."),
+        ("git checkout -f", "HEAD"),
+        ("git switch -f", "HEAD"),
     ] {
         assert_eq!(rewrite(cmd).as_deref(), Some(word), "{cmd}");
     }

@@ -173,6 +173,24 @@ impl Eval<'_, '_> {
                 ad.rule = Some(rule.into());
             }
         }
+        // Another commit may hold a file where the policy file lies
+        // untracked: git puts it in place of an ignored file without a
+        // question (and of any other with `-f`). Put back as HEAD holds
+        // them (`stash`, `reset --hard`), untracked files stay.
+        if asked.is_none()
+            && rewrite.is_some_and(|w| w != "HEAD")
+            && let Some(file) = p.file_real.as_deref()
+            && crate::paths::is_within(file, &top)
+        {
+            asked = Some(format!(
+                "{}: the policy file `{}` lies in the work tree, and git puts another commit's \
+                 file of that name in its place (an ignored one without a question)",
+                ad.action.describe(),
+                file.display()
+            ));
+            ad.sticky = true;
+            ad.rule = Some(crate::rule_ids::HARD_POLICY_FILE.into());
+        }
         if let Some(reason) = asked {
             ad.decision = ad.decision.max(Effect::Ask);
             ad.reason = reason;

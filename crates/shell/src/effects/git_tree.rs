@@ -12,13 +12,18 @@
 use super::*;
 
 /// What `git SUB REST` may overwrite or remove of the tracked files it is
-/// not given by name: `None` for nothing; `Some(".")` for every one; for
-/// `git checkout WORD`, `Some(WORD)`: every one if the word names a
-/// revision (a switch), else only the path it names (which
-/// `worktree_writes` writes), decided where the repository can be read.
-/// A word that is not literal may be anything, so it counts.
+/// not given by name: `None` for nothing; `Some(".")` for every one, from
+/// another commit (which may also hold a file the work tree holds
+/// untracked: git overwrites an ignored one without a question);
+/// `Some("HEAD")` for every one, put back as HEAD holds them (`stash`,
+/// `reset --hard`, `checkout -f`: what is not tracked stays); for `git
+/// checkout WORD`, `Some(WORD)`: every one if the word names a revision (a
+/// switch), else only the path it names (which `worktree_writes` writes),
+/// decided where the repository can be read. A word that is not literal
+/// may be anything, so it counts.
 pub(super) fn rewrites_tracked<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str> {
     const ALL: &str = ".";
+    const HEAD: &str = "HEAD";
     let flag = |long: &str, short: Option<char>| {
         rest.iter().any(|a| {
             a.literal
@@ -92,10 +97,14 @@ pub(super) fn rewrites_tracked<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str
             if sub == "switch" {
                 // `switch --orphan` empties the work tree.
                 let orphan = rest.iter().any(|a| a.literal && a.text == "--orphan");
-                return all(unknown || !words.is_empty() || orphan || forced);
+                return if unknown || !words.is_empty() || orphan {
+                    Some(ALL)
+                } else {
+                    forced.then_some(HEAD)
+                };
             }
             match words.as_slice() {
-                [] => all(forced),
+                [] => forced.then_some(HEAD),
                 // (`-` is always the branch before.)
                 [w] if w.literal && w.text != "-" && !creates && !flag("--detach", None) => {
                     Some(w.text.as_str())
@@ -104,13 +113,33 @@ pub(super) fn rewrites_tracked<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str
                 _ => all(creates || unknown),
             }
         }
-        "reset" => all(unknown
-            || ["--hard", "--merge", "--keep"]
-                .iter()
-                .any(|f| rest.iter().any(|a| a.literal && is_option(&a.text, f)))),
+        "reset" => {
+            let rewrites = unknown
+                || ["--hard", "--merge", "--keep"]
+                    .iter()
+                    .any(|f| rest.iter().any(|a| a.literal && is_option(&a.text, f)));
+            // To HEAD when no commit is named (`reset --hard`, `-- PATHS`).
+            let to_head = matches!(first, None | Some((true, "HEAD" | "@")));
+            match (rewrites, to_head && !unknown) {
+                (false, _) => None,
+                (true, true) => Some(HEAD),
+                (true, false) => Some(ALL),
+            }
+        }
         // `stash` alone is `stash push`: the changes go, what HEAD holds
-        // comes back.
-        "stash" => all(first.is_none() || first_is(&["push", "save", "pop", "apply", "branch"])),
+        // comes back; `pop`, `apply` and `branch` bring the stash's.
+        "stash" => {
+            // (The first word before `--`: `stash -- src` is a push.)
+            let word = rest
+                .iter()
+                .take_while(|a| !(a.literal && a.text == "--"))
+                .find(|a| !(a.literal && a.text.starts_with('-')));
+            match word.map(|a| (a.literal, a.text.as_str())) {
+                None | Some((true, "push" | "save")) => Some(HEAD),
+                Some((true, "pop" | "apply" | "branch")) | Some((false, _)) => Some(ALL),
+                Some(_) => None,
+            }
+        }
         "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "filter-branch" | "mergetool" => {
             all(!(sub == "pull" && flag("--dry-run", None)))
         }
