@@ -118,7 +118,7 @@ pub(super) fn rewrites_tracked<'a>(sub: &str, rest: &'a [Arg]) -> Option<&'a str
                 || ["--hard", "--merge", "--keep"]
                     .iter()
                     .any(|f| rest.iter().any(|a| a.literal && is_option(&a.text, f)));
-            // To HEAD when no commit is named (`reset --hard`, `-- PATHS`).
+            // To HEAD when no commit is named (`reset --hard`, `reset --hard HEAD`).
             let to_head = matches!(first, None | Some((true, "HEAD" | "@")));
             match (rewrites, to_head && !unknown) {
                 (false, _) => None,
