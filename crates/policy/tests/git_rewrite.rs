@@ -124,6 +124,23 @@ fn decide(r: &Repo, command: &str) -> Decision {
     r.policy.decide(&call)
 }
 
+/// Asserts that the gate asks about `command` under the policy file's
+/// hard limit.
+fn asks_for_the_policy_file(r: &Repo, command: &str) {
+    let d = decide(r, command);
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Ask, Some("hard:policy-file")),
+        "{command}: {}",
+        d.reason
+    );
+    assert!(
+        d.reason.contains("toolgate.toml"),
+        "{command}: {}",
+        d.reason
+    );
+}
+
 fn policy_text(r: &Repo) -> String {
     std::fs::read_to_string(r.ws.join("toolgate.toml")).unwrap_or_default()
 }
@@ -176,14 +193,7 @@ fn a_rewrite_that_may_replace_the_policy_file_asks() {
             ok(&r, setup);
         }
         let before = policy_text(&r);
-        let d = decide(&r, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Ask, Some("hard:policy-file")),
-            "{cmd}: {}",
-            d.reason
-        );
-        assert!(d.reason.contains("toolgate.toml"), "{cmd}: {}", d.reason);
+        asks_for_the_policy_file(&r, cmd);
         git(&r.ws, &r.home, cmd);
         assert_ne!(
             policy_text(&r),
@@ -261,13 +271,7 @@ fn a_word_that_names_no_revision_checks_out_a_path() {
         "@{-1}",
     ] {
         let cmd = format!("git checkout {word}");
-        let d = decide(&r, &cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Ask, Some("hard:policy-file")),
-            "{cmd}: {}",
-            d.reason
-        );
+        asks_for_the_policy_file(&r, &cmd);
     }
     // Each of these, run, is a switch that replaces the policy file.
     for word in ["v1", "packed", "far"] {
@@ -304,13 +308,7 @@ fn an_ignored_policy_file_is_overwritten_by_a_switch_and_asks() {
         "git merge -q planted",
         "git reset --hard planted",
     ] {
-        let d = decide(&r, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Ask, Some("hard:policy-file")),
-            "{cmd}: {}",
-            d.reason
-        );
+        asks_for_the_policy_file(&r, cmd);
     }
     for cmd in [
         "git stash",
@@ -339,13 +337,7 @@ fn other_rewriting_subcommands_ask() {
         "git switch --orphan empty",
         "git mergetool",
     ] {
-        let d = decide(&r, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Ask, Some("hard:policy-file")),
-            "{cmd}: {}",
-            d.reason
-        );
+        asks_for_the_policy_file(&r, cmd);
     }
 }
 
@@ -417,13 +409,7 @@ fn a_stash_of_untracked_files_that_takes_the_policy_file_asks() {
         &r,
         "printf '.env\\n' > .gitignore && git commit -qam 'ignore .env only'",
     );
-    let d = decide(&r, "git stash -u");
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (Effect::Ask, Some("hard:policy-file")),
-        "{}",
-        d.reason
-    );
+    asks_for_the_policy_file(&r, "git stash -u");
     ok(&r, "git stash -q -u");
     assert!(
         !r.ws.join("toolgate.toml").exists(),

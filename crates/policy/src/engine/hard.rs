@@ -121,6 +121,24 @@ pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static 
     None
 }
 
+/// Why a write that reaches `path` beneath what it names (a recursive
+/// write, a rewrite of what git tracks) asks whatever the rules say: a
+/// protected path, or one of toolgate's own files (`verb`: what the write
+/// may do to it), with the rule id.
+pub(super) fn guarded_beneath(
+    p: &crate::Policy,
+    path: &Path,
+    verb: &str,
+) -> Option<(String, &'static str)> {
+    match p.protected.find(path) {
+        Some(label) => Some((
+            format!("`{label}` is a protected path"),
+            rule_ids::PROTECTED,
+        )),
+        None => own_files(p, &[path]).map(|(rule, which)| (format!("{verb} {which}"), rule)),
+    }
+}
+
 impl Eval<'_, '_> {
     /// Whether a path is one of toolgate's own files (the policy file, a
     /// file of its name, the state directory) or a protected path, which a

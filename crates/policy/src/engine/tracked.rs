@@ -152,14 +152,7 @@ impl Eval<'_, '_> {
             // file asks whatever the rules say, as a write of a directory
             // holding it does.
             let guarded = if write && asked.is_none() {
-                match p.protected.find(&path) {
-                    Some(label) => Some((
-                        format!("`{label}` is a protected path"),
-                        crate::rule_ids::PROTECTED,
-                    )),
-                    None => super::hard::own_files(p, &[&path])
-                        .map(|(rule, which)| (format!("the rewrite may replace {which}"), rule)),
-                }
+                super::hard::guarded_beneath(p, &path, "the rewrite may replace")
             } else {
                 None
             };

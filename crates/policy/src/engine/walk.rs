@@ -254,14 +254,8 @@ impl Eval<'_, '_> {
                     // whatever the rules say.
                     let guarded = if asked.is_some() || !write {
                         None
-                    } else if let Some(label) = p.protected.find(&path) {
-                        Some((
-                            format!("`{label}` is a protected path"),
-                            rule_ids::PROTECTED,
-                        ))
                     } else {
-                        super::hard::own_files(p, &[&path])
-                            .map(|(rule, which)| (format!("the write may replace {which}"), rule))
+                        super::hard::guarded_beneath(p, &path, "the write may replace")
                     };
                     if let Some((why, rule)) = guarded {
                         asked = Some(format!(
