@@ -432,3 +432,66 @@ fn a_stash_of_untracked_files_that_takes_the_policy_file_asks() {
         "stash -a left the policy file"
     );
 }
+
+/// A nested policy file (below the workspace's, in a repository of its
+/// own) lying ignored in the work tree: a switch that brings another
+/// commit may replace it, and the rules it adds with it; it asks.
+#[test]
+fn an_ignored_nested_policy_file_asks_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("ws");
+    let sub = ws.join("sub");
+    let home = base.join("home");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(ws.join("toolgate.toml"), STRICT).unwrap();
+    std::fs::write(sub.join("toolgate.toml"), "deny = [\"Bash(make *)\"]\n").unwrap();
+    std::fs::write(sub.join(".gitignore"), "toolgate.toml\n").unwrap();
+    std::fs::write(sub.join("a"), "a\n").unwrap();
+    let out = git(
+        &sub,
+        &home,
+        "git init -q -b main . && git add -A && git commit -qm first && git branch other",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let opts = LoadOptions {
+        workspace: Some(ws.clone()),
+        home: Some(home.clone()),
+        state_dir: Some(base.join("state")),
+    };
+    let layering = toolgate_policy::layers::Layering {
+        managed: base.join("etc/toolgate.toml"),
+        user: Some(home.join(".config/toolgate/toolgate.toml")),
+        trust: None,
+        anchor: Some(ws.clone()),
+        project_seen: None,
+    };
+    let policy = toolgate_policy::layers::discover(None, &sub, &opts, &layering).unwrap();
+    let decide = |cmd: &str| {
+        let mut call = Call::new("run_shell", json!({ "command": cmd }));
+        call.cwd = Some(sub.clone());
+        policy.decide(&call)
+    };
+    let d = decide("make x");
+    assert_eq!(
+        d.decision,
+        Effect::Deny,
+        "the nested file applies: {}",
+        d.reason
+    );
+    let d = decide("git checkout other");
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Ask, Some("hard:policy-file")),
+        "{}",
+        d.reason
+    );
+    assert!(d.reason.contains("sub/toolgate.toml"), "{}", d.reason);
+    let d = decide("git stash");
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+}

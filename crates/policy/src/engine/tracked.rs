@@ -170,19 +170,30 @@ impl Eval<'_, '_> {
         // untracked: git puts it in place of an ignored file without a
         // question (and of any other with `-f`). Put back as HEAD holds
         // them (`stash`, `reset --hard`), untracked files stay.
-        if asked.is_none()
-            && rewrite.is_some_and(|w| w != "HEAD")
-            && let Some(file) = p.file_real.as_deref()
-            && crate::paths::is_within(file, &top)
-        {
-            asked = Some(format!(
-                "{}: the policy file `{}` lies in the work tree, and git puts another commit's \
-                 file of that name in its place (an ignored one without a question)",
-                ad.action.describe(),
-                file.display()
-            ));
-            ad.sticky = true;
-            ad.rule = Some(crate::rule_ids::HARD_POLICY_FILE.into());
+        // The same holds for every layer file the policy was read from (a
+        // nested `toolgate.toml`, a user policy in a repository of dotfiles).
+        if asked.is_none() && rewrite.is_some_and(|w| w != "HEAD") {
+            let layer_files = p.layers().into_iter().flat_map(|l| {
+                l.files
+                    .iter()
+                    .map(|f| std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
+            });
+            let inside = p
+                .file_real
+                .iter()
+                .cloned()
+                .chain(layer_files)
+                .find(|file| crate::paths::is_within(file, &top));
+            if let Some(file) = inside {
+                asked = Some(format!(
+                    "{}: the policy file `{}` lies in the work tree, and git puts another \
+                     commit's file of that name in its place (an ignored one without a question)",
+                    ad.action.describe(),
+                    file.display()
+                ));
+                ad.sticky = true;
+                ad.rule = Some(crate::rule_ids::HARD_POLICY_FILE.into());
+            }
         }
         if let Some(reason) = asked {
             ad.decision = ad.decision.max(Effect::Ask);
