@@ -259,12 +259,9 @@ impl Eval<'_, '_> {
                     toolgate_shell::Tracked::WorkTree => {
                         self.work_tree(resolved, filter.as_ref(), *write, &mut ad)
                     }
-                    // A rewrite is written `.`, or as the one word `git
-                    // checkout` was given, which may name a path instead.
-                    _ if *write && written != "." => {
-                        self.tracked(*scope, resolved, Some(written), &mut ad)
-                    }
-                    _ => self.tracked(*scope, resolved, write.then_some(""), &mut ad),
+                    // A rewrite is written `.`, `HEAD`, or as the one word
+                    // `git checkout` was given, which may name a path.
+                    _ => self.tracked(*scope, resolved, write.then_some(written.as_str()), &mut ad),
                 }
             }
             return ad;

@@ -41,10 +41,11 @@ impl Eval<'_, '_> {
     /// the deny and ask rules on reading, and the credential locations. An
     /// index that cannot be read asks: which files git shows is not known.
     ///
-    /// `rewrite` is `None` for a read; for a rewrite, the word `git
-    /// checkout` was given alone (`""` for none): a rewrite only when it
-    /// may name a revision, since git checks out a path of that name
-    /// otherwise, and that path is a write of its own.
+    /// `rewrite` is `None` for a read; for a rewrite, how it is written:
+    /// `.` (another commit), `HEAD` (HEAD's content put back), or the word
+    /// `git checkout` was given alone, a rewrite only when it may name a
+    /// revision, since git checks out a path of that name otherwise, and
+    /// that path is a write of its own.
     pub(super) fn tracked(
         &mut self,
         scope: Tracked,
@@ -67,7 +68,7 @@ impl Eval<'_, '_> {
             // Not in a repository: git shows nothing of it.
             return;
         };
-        if let Some(word) = rewrite.filter(|w| !w.is_empty())
+        if let Some(word) = rewrite.filter(|w| *w != ".")
             && !crate::git_refs::may_name_revision(&repo.git_dir, word)
         {
             // `git checkout src/a.rs`: that path alone is written.
