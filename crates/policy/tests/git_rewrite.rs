@@ -6,11 +6,12 @@
 //! have asked under the policy file's hard limit; where it leaves the file
 //! alone, it is allowed as before.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use serde_json::json;
 use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+
+use crate::git_support::run as git;
 
 const STRICT: &str = r#"
 allow = ["Read", "Edit", "Bash(git *)", "Bash(cd *)", "Bash(cat *)", "Bash(grep *)", "Bash(head *)"]
@@ -24,24 +25,6 @@ struct Repo {
     ws: PathBuf,
     home: PathBuf,
     policy: Policy,
-}
-
-fn git(ws: &Path, home: &Path, script: &str) -> std::process::Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(ws)
-        .env("HOME", home)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_PAGER", "cat")
-        .env("GIT_EDITOR", "true")
-        .env("GIT_AUTHOR_NAME", "a")
-        .env("GIT_AUTHOR_EMAIL", "a@example.com")
-        .env("GIT_COMMITTER_NAME", "a")
-        .env("GIT_COMMITTER_EMAIL", "a@example.com")
-        .output()
-        .expect("bash runs")
 }
 
 fn ok(r: &Repo, script: &str) {

@@ -6,7 +6,6 @@
 //! is allowed.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::json;
 use toolgate_policy::{Call, Effect, LoadOptions, Policy};
@@ -26,20 +25,7 @@ struct Repo {
 }
 
 fn git(ws: &Path, home: &Path, args: &str) -> std::process::Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(format!("git {args}"))
-        .current_dir(ws)
-        .env("HOME", home)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_PAGER", "cat")
-        .env("GIT_AUTHOR_NAME", "a")
-        .env("GIT_AUTHOR_EMAIL", "a@example.com")
-        .env("GIT_COMMITTER_NAME", "a")
-        .env("GIT_COMMITTER_EMAIL", "a@example.com")
-        .output()
-        .expect("bash runs")
+    crate::git_support::run(ws, home, &format!("git {args}"))
 }
 
 /// A repository with `src/main.rs` committed and `.env` holding the

@@ -10,6 +10,7 @@ mod corpus_props;
 mod differential;
 mod fuzz_regressions;
 mod git_rewrite;
+mod git_support;
 mod git_tracked;
 mod layers;
 mod proc_self;
