@@ -9,6 +9,7 @@ mod corpus;
 mod corpus_props;
 mod differential;
 mod fuzz_regressions;
+mod git_reach;
 mod git_rewrite;
 mod git_support;
 mod git_tracked;

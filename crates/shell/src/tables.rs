@@ -1103,6 +1103,40 @@ pub(crate) const GIT_GLOBAL_VALUE: &[&str] = &[
     "--attr-source",
 ];
 
+/// Why a git command is not analysed, if it is not: each serves the
+/// repository to the network, talks to a remote in ways the words do not
+/// show, runs a program or hooks, hands out stored credentials, or runs git
+/// in repositories only configuration names (from git-daemon(1),
+/// git-instaweb(1), gitcredentials(7), gitremote-helpers(7),
+/// git-for-each-repo(1), git-maintenance(1) and the others' manuals).
+pub(crate) fn git_unanalysed(sub: &str) -> Option<&'static str> {
+    Some(match sub {
+        "daemon" | "http-backend" | "instaweb" => {
+            "serves repositories to the network (and runs the programs its options name)"
+        }
+        "web--browse" => "runs a web browser",
+        "shell" => "is a login shell that runs the commands it is given",
+        "http-fetch" | "http-push" | "imap-send" => {
+            "talks to a server its configuration or options name"
+        }
+        "credential" | "credential-cache" | "credential-cache--daemon" | "credential-store" => {
+            "hands out or stores credentials, through the helpers configuration names"
+        }
+        "for-each-repo" => "runs git in the repositories configuration lists",
+        "receive-pack" => "runs the hooks of the repository it writes into",
+        "submodule--helper" | "sh-setup" | "sh-i18n" | "mergetool--lib" | "difftool--helper"
+        | "merge-one-file" | "merge-octopus" | "merge-resolve" => {
+            "is git's internal helper, run by other commands with what they choose"
+        }
+        "p4" | "svn" | "cvsimport" | "cvsexportcommit" | "cvsserver" | "archimport"
+        | "quiltimport" => "talks to another version control system, through its programs",
+        _ if sub.starts_with("remote-") => {
+            "is a remote helper: it connects to, or runs, what its input names"
+        }
+        _ => return None,
+    })
+}
+
 /// Why a global option of git makes the command unanalysable, if it does:
 /// each changes the configuration, repository, pager or programs git uses,
 /// and a configuration or repository the command can reach (`-C DIR` with a

@@ -68,6 +68,10 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         ));
         return;
     }
+    if let Some(why) = tables::git_unanalysed(sub) {
+        d.unknowns.push(format!("`git {sub}` {why}"));
+        return;
+    }
     let texts: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
     let operands: Vec<&Arg> = rest
         .iter()
@@ -150,6 +154,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
         {
             for url in operands.iter().skip(2) {
                 remote(url, d);
+                local_repository(url, false, d);
             }
         }
         // `submodule add URL [PATH]` clones URL; `set-url NAME URL` points
@@ -167,6 +172,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                     );
                     if let Some(url) = o.operands.first() {
                         remote(url, d);
+                        local_repository(url, false, d);
                         if let Some(path) = o.operands.get(1) {
                             d.add(Access::WriteDir, path, true);
                         }
@@ -189,7 +195,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 _ => {}
             }
         }
-        "fetch" | "pull" | "push" | "ls-remote" => {
+        "fetch" | "pull" | "push" | "ls-remote" | "send-pack" | "fetch-pack" => {
             if texts.iter().any(|t| {
                 t.starts_with("--upload-pack")
                     || t.starts_with("--receive-pack")
@@ -198,6 +204,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 d.unknowns
                     .push(format!("`git {sub}` option runs a program"));
             }
+            repository_operand(sub, rest, d);
             // The remote, or a URL anywhere among the operands (an
             // option's value such as `--depth 1` may come first).
             match operands.first() {
@@ -208,6 +215,13 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 if a.literal {
                     remote(a, d);
                 }
+            }
+        }
+        // `request-pull START URL [END]` lists the refs at URL.
+        "request-pull" => {
+            if let Some(url) = operands.get(1) {
+                remote(url, d);
+                local_repository(url, false, d);
             }
         }
         // `send-email` connects to the SMTP server it is given, or runs
@@ -419,15 +433,41 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             d.add(Access::WriteDir, &Arg::lit("."), true);
         }
         // A template directory's hooks and configuration are copied into
-        // the repository, where git runs them later.
-        "init"
-            if rest
-                .iter()
-                // (`--t` is enough: git takes an unambiguous prefix.)
-                .any(|a| !a.literal || a.text.starts_with("--t")) =>
-        {
+        // the repository, where git runs them later; the directory given
+        // (and `--separate-git-dir`) is where the repository is made.
+        "init" => {
+            // (`--t` is enough: git takes an unambiguous prefix.)
+            if rest.iter().any(|a| !a.literal || a.text.starts_with("--t")) {
+                d.unknowns.push(
+                    "`git init --template` copies hooks and configuration into the repository, which git runs later"
+                        .into(),
+                );
+            }
+            let o = parse_opts(
+                rest,
+                "b",
+                &[
+                    "template",
+                    "separate-git-dir",
+                    "object-format",
+                    "ref-format",
+                    "initial-branch",
+                    "shared",
+                ],
+                &[],
+            );
+            // The directory is made as `mkdir` makes one, with `.git`
+            // (or the repository itself, `--bare`) inside.
+            for dir in o.values(&["--separate-git-dir"]).chain(o.operands.first()) {
+                d.add(Access::Write, dir, false);
+            }
+        }
+        // `start` and `register` add the repository to the global
+        // configuration and the system's scheduler (cron, systemd, launchd),
+        // which runs git there later, outside any gate.
+        "maintenance" if operands.first().is_none_or(|a| a.text != "run") => {
             d.unknowns.push(
-                "`git init --template` copies hooks and configuration into the repository, which git runs later"
+                "`git maintenance` other than `run` changes the global configuration or the system's scheduler"
                     .into(),
             );
         }
@@ -542,6 +582,85 @@ fn remote(a: &Arg, d: &mut Derived) {
         d.add(Access::Read, &a.with_text(path), true);
     } else if is_remote_url(&a.text) {
         d.add(Access::Fetch, a, false);
+    }
+}
+
+/// The repository `git fetch`, `pull`, `push`, `ls-remote`, `send-pack`
+/// or `fetch-pack` talks to: its first operand (or `push --repo`). A path
+/// is another repository on this machine, read (or, for a push, written)
+/// by git; `HOST:PATH` with no `/` before the colon is an ssh address
+/// (git-fetch(1), "GIT URLS"), a fetch of that host. A word without a
+/// `/` is a remote's name, whose URL configuration holds.
+fn repository_operand(sub: &str, rest: &[Arg], d: &mut Derived) {
+    let o = parse_opts(
+        rest,
+        "josX",
+        &[
+            "depth",
+            "deepen",
+            "shallow-since",
+            "shallow-exclude",
+            "jobs",
+            "negotiation-tip",
+            "recurse-submodules-default",
+            "submodule-prefix",
+            "refmap",
+            "server-option",
+            "push-option",
+            "upload-pack",
+            "receive-pack",
+            "exec",
+            "filter",
+            "strategy",
+            "strategy-option",
+            "cleanup",
+            "sort",
+            "repo",
+        ],
+        &[],
+    );
+    let writes = matches!(sub, "push" | "send-pack");
+    for repo in o.values(&["--repo"]).chain(o.operands.first()) {
+        if !repo.literal {
+            continue;
+        }
+        let t = repo.text.as_str();
+        if is_remote_url(t) || is_remote_helper(t) || file_url_path(t).is_some() {
+            continue;
+        }
+        if let Some((host, path)) = t.split_once(':')
+            && host.len() > 1
+            && !host.contains('/')
+        {
+            d.add(
+                Access::Fetch,
+                &repo.with_text(format!("ssh://{host}/{}", path.trim_start_matches('/'))),
+                false,
+            );
+            continue;
+        }
+        local_repository(repo, writes, d);
+    }
+}
+
+/// A repository given by its path (`../other`, `/srv/repo.git`, `.`):
+/// what git tracks there is read, or the directory is written into by a
+/// push (a push into `.` only moves this repository's own refs).
+fn local_repository(repo: &Arg, writes: bool, d: &mut Derived) {
+    let t = repo.text.as_str();
+    if !repo.literal || is_remote_url(t) || is_remote_helper(t) || file_url_path(t).is_some() {
+        return;
+    }
+    let path = t.starts_with(['.', '~']) || t.contains('/');
+    if !path {
+        return;
+    }
+    if writes {
+        if t != "." {
+            d.add(Access::WriteDir, repo, true);
+        }
+    } else {
+        d.add(Access::Repository, repo, true);
     }
 }
 
@@ -718,13 +837,34 @@ fn worktree_writes(sub: &str, rest: &[Arg], d: &mut Derived) {
                 d.add(Access::Write, p, true);
             }
         }
-        "apply"
-            if !["--check", "--stat", "--numstat", "--summary", "--cached"]
-                .iter()
-                .any(|f| flag(f)) =>
-        {
+        // The patches are read whatever the mode (`--stat` prints what
+        // they hold); applied, they write beneath the work tree, or beneath
+        // `--directory`, or anywhere with `--unsafe-paths`.
+        "apply" => {
             for p in &paths {
                 d.add(Access::Read, p, false);
+            }
+            if ["--check", "--stat", "--numstat", "--summary", "--cached"]
+                .iter()
+                .any(|f| flag(f))
+            {
+                return;
+            }
+            if rest
+                .iter()
+                .any(|a| a.literal && is_option(&a.text, "--unsafe-paths"))
+            {
+                d.unknowns
+                    .push("`git apply --unsafe-paths` writes wherever the patch says".into());
+            }
+            let o = parse_opts(
+                rest,
+                "pC",
+                &["directory", "exclude", "include", "whitespace"],
+                &[],
+            );
+            for dir in o.values(&["--directory"]) {
+                d.add(Access::WriteDir, dir, true);
             }
             d.add(Access::WriteDir, &Arg::lit("."), true);
         }

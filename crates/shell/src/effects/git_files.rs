@@ -18,6 +18,64 @@ pub(super) fn takes_objects(sub: &str, rest: &[Arg]) -> bool {
             .any(|a| a.literal && is_option(&a.text, "--object-id"))
 }
 
+/// The subcommands whose `--output` [`super::git`] takes apart itself.
+const OWN_OUTPUT: &[&str] = &[
+    "diff",
+    "log",
+    "show",
+    "whatchanged",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "format-patch",
+    "archive",
+    "bugreport",
+    "diagnose",
+];
+
+/// Options any subcommand may take that name a file: `--pathspec-from-file`
+/// (`add`, `checkout`, `commit`, `reset`, `restore`, `rm`, `stash`) reads
+/// it, and git's error on a path it names prints the line; `--output`,
+/// which every command that takes diff or revision options accepts
+/// (`blame`, `shortlog`, `reflog`, `rev-list`, `range-diff`, `stash show`,
+/// `cherry-pick`, `fast-export`, ...), writes it. Each is checked against
+/// the real git: a file named so is opened.
+fn option_files(sub: &str, rest: &[Arg], d: &mut Derived) {
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        if !a.literal {
+            continue;
+        }
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if !t.starts_with("--") {
+            continue;
+        }
+        let (name, glued) = match t.split_once('=') {
+            Some((n, v)) => (n, Some(a.with_text(v))),
+            None => (t, None),
+        };
+        let reads = is_option(name, "--pathspec-from-file") && name.len() > "--pathspec".len();
+        let writes =
+            !OWN_OUTPUT.contains(&sub) && name.len() > "--out".len() && is_option(name, "--output");
+        if !(reads || writes) {
+            continue;
+        }
+        let Some(value) = glued.or_else(|| iter.next().cloned()) else {
+            continue;
+        };
+        if reads {
+            if value.text != "-" {
+                d.add(Access::Read, &value, false);
+            }
+        } else {
+            d.add_by_option(Access::Write, &value, false);
+        }
+    }
+}
+
 /// The reads and writes of the files `git SUB REST` names.
 pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
     let read = |d: &mut Derived, f: &Arg| {
@@ -25,6 +83,7 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
             d.add(Access::Read, f, false);
         }
     };
+    option_files(sub, rest, d);
     match sub {
         // The message (or template) from a file, kept in the commit, tag
         // or note that `git log` prints.
@@ -138,10 +197,113 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
                 .iter()
                 .filter(|a| !(a.literal && a.text.starts_with('-')))
                 .collect();
-            if let [verb, file, ..] = words.as_slice()
-                && matches!(verb.text.as_str(), "verify" | "list-heads" | "unbundle")
+            if let [verb, file, ..] = words.as_slice() {
+                match verb.text.as_str() {
+                    "verify" | "list-heads" | "unbundle" => read(d, file),
+                    "create" => d.add(Access::Write, file, false),
+                    _ => {}
+                }
+            }
+        }
+        // Ignore patterns read from a file, which `-i` turns into a
+        // listing of what they match; a per-directory file is read in
+        // every directory, wherever it lies.
+        "ls-files" => {
+            let o = parse_opts(
+                rest,
+                "xX",
+                &[
+                    "exclude",
+                    "exclude-from",
+                    "exclude-per-directory",
+                    "format",
+                    "abbrev",
+                    "with-tree",
+                ],
+                &[],
+            );
+            for f in o.values(&["-X", "--exclude-from"]) {
+                read(d, f);
+            }
+            if o.has(&["--exclude-per-directory"]) {
+                d.unknowns.push(
+                    "`git ls-files --exclude-per-directory` reads the file it names in every directory"
+                        .into(),
+                );
+            }
+        }
+        // Packs and their indexes, whose objects `-v` lists.
+        "verify-pack" | "show-index" => {
+            for f in rest
+                .iter()
+                .filter(|a| !(a.literal && a.text.starts_with('-')))
             {
-                read(d, file);
+                read(d, f);
+            }
+        }
+        "read-tree" => {
+            let o = parse_opts(rest, "", &["index-output", "prefix", "super-prefix"], &[]);
+            for f in o.values(&["--index-output"]) {
+                d.add(Access::Write, f, false);
+            }
+        }
+        // An object directory other than the repository's own, written.
+        "commit-graph" | "multi-pack-index" | "pack-objects" | "index-pack" | "prune-packed" => {
+            let o = parse_opts(
+                rest,
+                "o",
+                &[
+                    "object-dir",
+                    "split",
+                    "max-pack-size",
+                    "window",
+                    "depth",
+                    "threads",
+                    "filter",
+                    "keep-pack",
+                    "unpack-unreachable",
+                    "index-version",
+                    "compression",
+                    "pack_name",
+                ],
+                &[],
+            );
+            for dir in o.values(&["--object-dir"]) {
+                d.add(Access::WriteDir, dir, true);
+            }
+            match sub {
+                // `pack-objects BASE` writes `BASE-HASH.pack` and `.idx`.
+                "pack-objects" if !o.has(&["--stdout"]) => {
+                    for base in o.operands.iter().take(1) {
+                        d.add(Access::Write, base, false);
+                    }
+                }
+                // `index-pack PACK` reads the pack and writes its index
+                // beside it, or where `-o` says.
+                "index-pack" => {
+                    for f in &o.operands {
+                        read(d, f);
+                    }
+                    let out: Vec<&Arg> = o.values(&["-o"]).collect();
+                    if out.is_empty() {
+                        for f in &o.operands {
+                            d.add(Access::Write, f, false);
+                        }
+                    }
+                    for f in out {
+                        d.add(Access::Write, f, false);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A report (and, for `diagnose`, an archive of the repository's
+        // layout) made in the directory `-o` names (made if missing, as
+        // `mkdir` makes one), or in the one it runs in.
+        "bugreport" | "diagnose" => {
+            let o = parse_opts(rest, "os", &["output-directory", "suffix", "mode"], &[]);
+            for dir in o.values(&["-o", "--output-directory"]) {
+                d.add(Access::Write, dir, false);
             }
         }
         // `git config -f FILE -l` prints the file.
@@ -211,15 +373,6 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
                 read(d, f);
             }
         }
-        // The credentials file given is read, and written by `store`
-        // and `erase`.
-        "credential-store" => {
-            let o = parse_opts(rest, "", &["file"], &[]);
-            for f in o.values(&["--file"]) {
-                read(d, f);
-                d.add(Access::Write, f, false);
-            }
-        }
         "fast-import" | "fast-export" => {
             let o = parse_opts(
                 rest,
@@ -244,14 +397,6 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
             let o = parse_opts(rest, "", &["timeout"], &[]);
             for dir in &o.operands {
                 d.add(Access::Read, dir, true);
-            }
-        }
-        "receive-pack" => {
-            for dir in rest
-                .iter()
-                .filter(|a| !(a.literal && a.text.starts_with('-')))
-            {
-                d.add(Access::WriteDir, dir, true);
             }
         }
         _ => {}
