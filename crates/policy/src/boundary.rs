@@ -131,6 +131,15 @@ impl Policy {
         self.protected.find(path)
     }
 
+    /// The hooks directory the configuration of the repository whose work
+    /// tree's top is `top` names (`core.hooksPath`), if any: git runs what
+    /// is there, so it is protected as `.git/hooks` is, and the sandbox
+    /// keeps it read-only.
+    pub fn git_hooks_dir(&self, top: &Path) -> Option<PathBuf> {
+        let repo = crate::git_index::repo_at(top)?;
+        crate::git_hooks::configured(&repo, self.home.as_deref())
+    }
+
     /// Directories outside the roots where Read deny patterns point (their
     /// literal leading directories), for the sandbox to search as well.
     pub fn deny_read_bases(&self) -> &[PathBuf] {

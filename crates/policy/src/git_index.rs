@@ -31,34 +31,38 @@ fn is_git_dir(dir: &Path) -> bool {
 /// ceilings) is not looked at: the shell analysis makes a command that
 /// sets them unanalysable.
 pub(crate) fn find(start: &Path) -> Option<Repo> {
-    for dir in start.ancestors() {
-        let dot = dir.join(".git");
-        if is_git_dir(&dot) {
-            return Some(Repo {
-                top: Some(dir.to_path_buf()),
-                git_dir: dot,
-            });
-        }
-        if dot.is_file()
-            && let Ok(text) = std::fs::read_to_string(&dot)
-            && let Some(rest) = text.strip_prefix("gitdir:")
-        {
-            let named = Path::new(rest.trim());
-            return Some(Repo {
-                top: Some(dir.to_path_buf()),
-                git_dir: dir.join(named),
-            });
-        }
-        if is_git_dir(dir) {
-            // Inside `.git` itself, the work tree is the directory above.
-            let top = (dir.file_name() == Some(OsStr::new(".git")))
-                .then(|| dir.parent().map(Path::to_path_buf))
-                .flatten();
-            return Some(Repo {
-                top,
-                git_dir: dir.to_path_buf(),
-            });
-        }
+    start.ancestors().find_map(repo_at)
+}
+
+/// The repository `dir` itself is the top of (it holds a `.git`
+/// directory or file) or the git directory of, without looking above it.
+pub(crate) fn repo_at(dir: &Path) -> Option<Repo> {
+    let dot = dir.join(".git");
+    if is_git_dir(&dot) {
+        return Some(Repo {
+            top: Some(dir.to_path_buf()),
+            git_dir: dot,
+        });
+    }
+    if dot.is_file()
+        && let Ok(text) = std::fs::read_to_string(&dot)
+        && let Some(rest) = text.strip_prefix("gitdir:")
+    {
+        let named = Path::new(rest.trim());
+        return Some(Repo {
+            top: Some(dir.to_path_buf()),
+            git_dir: dir.join(named),
+        });
+    }
+    if is_git_dir(dir) {
+        // Inside `.git` itself, the work tree is the directory above.
+        let top = (dir.file_name() == Some(OsStr::new(".git")))
+            .then(|| dir.parent().map(Path::to_path_buf))
+            .flatten();
+        return Some(Repo {
+            top,
+            git_dir: dir.to_path_buf(),
+        });
     }
     None
 }

@@ -57,6 +57,7 @@ mod engine;
 mod error;
 mod explain;
 mod file;
+mod git_hooks;
 mod git_index;
 mod git_refs;
 mod holds;

@@ -270,6 +270,9 @@ enum Found {
 pub(crate) struct Lookups {
     found: RefCell<HashMap<PathBuf, Found>>,
     listed: RefCell<HashMap<PathBuf, Rc<Listing>>>,
+    /// For each directory looked at, the hooks directory the
+    /// configuration of the repository holding it names.
+    hooks: RefCell<HashMap<PathBuf, Option<Rc<PathBuf>>>>,
 }
 
 /// A directory's entries in the order the system gave them, or why it
@@ -288,6 +291,37 @@ pub(crate) struct Entry {
 }
 
 impl Lookups {
+    /// The hooks directory (`core.hooksPath` of its repository's own
+    /// configuration) that `path` is or lies beneath, if any: git runs
+    /// what is there, so a write of it is a write of a protected path.
+    /// Each directory is looked at once per decision (one `lstat` of its
+    /// `.git`), so that a walk of a tree costs one per directory.
+    pub(crate) fn git_hooks_holding(
+        &self,
+        path: &Path,
+        home: Option<&Path>,
+    ) -> Option<Rc<PathBuf>> {
+        let hooks = self.hooks_for(path.parent()?, home)?;
+        is_within(path, &hooks).then_some(hooks)
+    }
+
+    fn hooks_for(&self, dir: &Path, home: Option<&Path>) -> Option<Rc<PathBuf>> {
+        if let Some(known) = self.hooks.borrow().get(dir) {
+            return known.clone();
+        }
+        // A work tree's top holds `.git` (a directory, or a file naming
+        // one); a path inside a git directory is protected already.
+        let top = std::fs::symlink_metadata(dir.join(".git")).is_ok();
+        let found = match top.then(|| crate::git_index::repo_at(dir)).flatten() {
+            Some(repo) => crate::git_hooks::configured(&repo, home).map(Rc::new),
+            None => dir.parent().and_then(|up| self.hooks_for(up, home)),
+        };
+        self.hooks
+            .borrow_mut()
+            .insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
     /// The entries of `dir` (`read_dir`), read once per decision: several
     /// recursive reads of one directory (`find .` in each step of a
     /// script) list it once. At most `limit` entries that could be read

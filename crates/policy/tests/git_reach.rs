@@ -189,7 +189,10 @@ fn output_options_of_every_subcommand_are_writes() {
             "echo b >> a.txt && git stash -q",
             "git stash show --output=P",
         ),
-        ("echo b >> a.txt && git stash -q", "git stash list --output P"),
+        (
+            "echo b >> a.txt && git stash -q",
+            "git stash list --output P",
+        ),
     ] {
         let r = repo();
         if !setup.is_empty() {
@@ -280,4 +283,66 @@ fn everyday_commands_stay_allowed() {
         let d = decide(&r, cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
+}
+
+/// The hooks directory the repository's own configuration names in the
+/// work tree (`core.hooksPath = .githooks`) is protected as `.git/hooks`
+/// is: an allow of editing or of `echo`/`cp`/`rm` does not cover writing
+/// there, since the next `git commit` an allow of git lets run would run
+/// what was written. Proven: git runs a hook written there.
+#[test]
+fn a_configured_hooks_directory_is_protected() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = repo();
+    let hook = r.ws.join(".githooks/pre-commit");
+    std::fs::create_dir(r.ws.join(".githooks")).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\ntrue\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    ok(&r.ws, &r.home, "git config core.hooksPath .githooks");
+    std::fs::write(
+        r.ws.join("toolgate.toml"),
+        "allow = [\"Read\", \"Edit\", \"Bash(git *)\", \"Bash(echo *)\", \"Bash(cp *)\", \"Bash(rm *)\"]\n",
+    )
+    .unwrap();
+    let policy = Policy::load(
+        &r.ws.join("toolgate.toml"),
+        &LoadOptions {
+            workspace: Some(r.ws.clone()),
+            home: Some(r.home.clone()),
+            state_dir: Some(r.ws.join("../state")),
+        },
+    )
+    .unwrap();
+    let decide = |call: Call| {
+        let mut call = call;
+        call.cwd = Some(r.ws.clone());
+        policy.decide(&call)
+    };
+    let shell = |c: &str| Call::new("run_shell", json!({ "command": c }));
+    for call in [
+        shell("echo 'touch P' >> .githooks/pre-commit"),
+        shell("cp a.txt .githooks/post-commit"),
+        shell("rm -rf .githooks"),
+        Call::new(
+            "write_file",
+            json!({ "path": hook.display().to_string(), "content": "touch P" }),
+        ),
+    ] {
+        let d = decide(call);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Ask, Some("protected")),
+            "{}",
+            d.reason
+        );
+        assert!(d.reason.contains("core.hooksPath"), "{}", d.reason);
+    }
+    let d = decide(shell("echo x > a.txt"));
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+    ok(
+        &r.ws,
+        &r.home,
+        "echo 'touch P' >> .githooks/pre-commit && git commit -q --allow-empty -m x",
+    );
+    assert!(r.ws.join("P").exists(), "git ran no hook from .githooks");
 }

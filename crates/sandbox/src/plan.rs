@@ -396,6 +396,19 @@ impl Walk<'_> {
         };
         let write_denied = (self.denies_writes && write_denied(policy, path, dir))
             || (self.asks_writes && write_asked(policy, path, dir));
+        // The hooks directory a repository's configuration names
+        // (`core.hooksPath = .githooks`) is as protected as `.git/hooks`:
+        // git runs what is there on the next commit.
+        if dir
+            && crate::git::is_git_dir_name(path)
+            && let Some(hooks) = path.parent().and_then(|top| policy.git_hooks_dir(top))
+            && hooks.is_dir()
+            && self.profile.within_roots(&hooks)
+            && !hooks.ancestors().any(|a| self.readonly.contains(a))
+        {
+            self.readonly.insert(hooks.clone());
+            self.ops.push(Op::ReadOnly(hooks));
+        }
         if dir
             && crate::git::is_git_dir_name(path)
             && !write_denied

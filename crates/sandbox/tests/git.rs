@@ -296,3 +296,30 @@ fn an_edit_deny_of_git_keeps_it_read_only_whole() {
     assert!(!root.join(".git/commondir").exists());
     assert!(!root.join(".git/hooks").exists());
 }
+
+/// A hooks directory the repository's configuration names in the work
+/// tree (`core.hooksPath = .githooks`) is read-only inside, as
+/// `.git/hooks` is: git runs what is there on the next commit, outside
+/// the sandbox too.
+#[test]
+fn a_configured_hooks_directory_stays_as_it_was() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Ws::new();
+    let hook = ws.root.join(".githooks/pre-commit");
+    std::fs::create_dir(ws.root.join(".githooks")).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    ws.git(&["config", "core.hooksPath", ".githooks"]);
+    let out = ws.run(
+        "printf '#!/bin/sh\\necho pwned > pwned\\n' > .githooks/pre-commit\n\
+         printf '#!/bin/sh\\necho pwned > pwned\\n' > .githooks/post-commit\n\
+         mv .githooks .githooks-moved\n\
+         echo ran > done",
+    );
+    assert_eq!(ws.read("done"), "ran\n", "{out:?}");
+    assert_eq!(ws.read(".githooks/pre-commit"), "#!/bin/sh\nexit 0\n");
+    assert!(!ws.root.join(".githooks/post-commit").exists());
+    assert!(!ws.root.join(".githooks-moved").exists());
+    ws.git(&["commit", "-q", "--allow-empty", "-m", "after"]);
+    assert!(!ws.root.join("pwned").exists());
+}

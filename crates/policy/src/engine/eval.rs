@@ -201,14 +201,18 @@ impl Eval<'_, '_> {
                 resolved,
                 ..
             } if ad.decision != Effect::Deny => {
-                let hit = resolved.both().find_map(|p| self.policy.protected.find(p));
-                if let Some(label) = hit {
+                let hit = resolved.both().find_map(|p| {
+                    self.policy
+                        .protected
+                        .find(p)
+                        .map(|label| format!("`{label}` is a protected path"))
+                        .or_else(|| self.hooks_holding(p))
+                });
+                if let Some(why) = hit {
                     ad.decision = Effect::Ask;
                     ad.rule = Some(rule_ids::PROTECTED.into());
                     ad.sticky = true;
-                    ad.reason = format!(
-                        "{what}: `{label}` is a protected path; writes there always need approval"
-                    );
+                    ad.reason = format!("{what}: {why}; writes there always need approval");
                 }
             }
             // An unanalysable part asks, whatever the default; only a rule

@@ -126,20 +126,36 @@ pub(super) fn own_files(p: &crate::Policy, paths: &[&Path]) -> Option<(&'static 
 /// protected path, or one of toolgate's own files (`verb`: what the write
 /// may do to it), with the rule id.
 pub(super) fn guarded_beneath(
-    p: &crate::Policy,
+    ev: &Eval<'_, '_>,
     path: &Path,
     verb: &str,
 ) -> Option<(String, &'static str)> {
+    let p = ev.policy;
     match p.protected.find(path) {
         Some(label) => Some((
             format!("`{label}` is a protected path"),
             rule_ids::PROTECTED,
         )),
-        None => own_files(p, &[path]).map(|(rule, which)| (format!("{verb} {which}"), rule)),
+        None => own_files(p, &[path])
+            .map(|(rule, which)| (format!("{verb} {which}"), rule))
+            .or_else(|| ev.hooks_holding(path).map(|why| (why, rule_ids::PROTECTED))),
     }
 }
 
 impl Eval<'_, '_> {
+    /// Why `path` is protected as git's hooks are, if it lies in the
+    /// hooks directory its repository's configuration names.
+    pub(super) fn hooks_holding(&self, path: &Path) -> Option<String> {
+        self.seen
+            .git_hooks_holding(path, self.policy.home.as_deref())
+            .map(|dir| {
+                format!(
+                    "`{}` is where git's configuration (`core.hooksPath`) keeps the hooks git runs, a protected path",
+                    dir.display()
+                )
+            })
+    }
+
     /// Whether a path is one of toolgate's own files (the policy file, a
     /// file of its name, the state directory) or a protected path, which a
     /// write would need more than an allow for: `(rule id, why)`.
@@ -152,12 +168,29 @@ impl Eval<'_, '_> {
         if let Some((rule, which)) = own_files(p, &both) {
             return Some((rule, format!("is {which}")));
         }
-        both.iter().find_map(|q| p.protected.find(q)).map(|label| {
-            (
-                rule_ids::PROTECTED,
-                format!("is beneath `{label}`, a protected path"),
-            )
-        })
+        both.iter()
+            .find_map(|q| p.protected.find(q))
+            .map(|label| {
+                (
+                    rule_ids::PROTECTED,
+                    format!("is beneath `{label}`, a protected path"),
+                )
+            })
+            .or_else(|| {
+                both.iter().find_map(|q| {
+                    self.seen
+                        .git_hooks_holding(q, p.home.as_deref())
+                        .map(|dir| {
+                            (
+                                rule_ids::PROTECTED,
+                                format!(
+                                    "is beneath `{}`, where git's configuration (`core.hooksPath`) keeps the hooks git runs, a protected path",
+                                    dir.display()
+                                ),
+                            )
+                        })
+                })
+            })
     }
 
     /// The credential location a path action touches (`~/.ssh/**`,

@@ -153,7 +153,7 @@ impl Eval<'_, '_> {
             // file asks whatever the rules say, as a write of a directory
             // holding it does.
             let guarded = if write && asked.is_none() {
-                super::hard::guarded_beneath(p, &path, "the rewrite may replace")
+                super::hard::guarded_beneath(self, &path, "the rewrite may replace")
             } else {
                 None
             };

@@ -255,7 +255,7 @@ impl Eval<'_, '_> {
                     let guarded = if asked.is_some() || !write {
                         None
                     } else {
-                        super::hard::guarded_beneath(p, &path, "the write may replace")
+                        super::hard::guarded_beneath(self, &path, "the write may replace")
                     };
                     if let Some((why, rule)) = guarded {
                         asked = Some(format!(
