@@ -600,6 +600,23 @@ pub const BUILTIN_PROTECTED: &[&str] = &[
     "**/.npmrc",
     "**/.mcp.json",
     "**/.pre-commit-config.yaml",
+    // What git hook managers run on a commit, from files of the work tree:
+    // lefthook's commands and scripts, overcommit's, lint-staged's and
+    // commitlint's (whose JavaScript configuration is code).
+    "**/lefthook.yml",
+    "**/lefthook.yaml",
+    "**/.lefthook.yml",
+    "**/.lefthook.yaml",
+    "**/lefthook-local.yml",
+    "**/lefthook-local.yaml",
+    "**/.lefthook-local.yml",
+    "**/.lefthook-local.yaml",
+    "**/.lefthook/**",
+    "**/.overcommit.yml",
+    "**/.lintstagedrc*",
+    "**/lint-staged.config.*",
+    "**/.commitlintrc*",
+    "**/commitlint.config.*",
 ];
 
 impl Protected {

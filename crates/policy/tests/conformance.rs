@@ -429,6 +429,15 @@ fn seed7_protected_paths_always_ask() {
         ".npmrc",
         ".mcp.json",
         ".pre-commit-config.yaml",
+        // Git hook managers' configuration, run on a commit.
+        "lefthook.yml",
+        "web/.lefthook-local.yaml",
+        ".lefthook/pre-commit/lint.sh",
+        ".overcommit.yml",
+        ".lintstagedrc.json",
+        "lint-staged.config.mjs",
+        ".commitlintrc.js",
+        "commitlint.config.ts",
         "deploy/prod.yaml",
     ];
     for path in protected {
