@@ -3,6 +3,7 @@
 #[path = "corpus/support.rs"]
 mod support;
 
+mod cargo_reach;
 mod conformance;
 mod connect;
 mod corpus;

@@ -103,6 +103,7 @@ const CARGO: &[(&str, Value)] = &[
     ("--out-dir", WritesInto),
     ("--root", WritesInto),
     ("--manifest-path", Reads),
+    ("--sync", Reads),
     ("--lockfile-path", Writes),
     (
         "--config",
@@ -164,12 +165,103 @@ const NPM: &[(&str, Value)] = &[
 pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
     match name {
         "go" => go(args, d),
-        "cargo" => table("cargo", CARGO, args, d),
+        "cargo" => {
+            cargo(args, d);
+            table("cargo", CARGO, args, d);
+        }
         "pytest" | "py.test" => table(name, PYTEST, args, d),
         "npm" | "pnpm" => table(name, NPM, args, d),
         _ => return false,
     }
     true
+}
+
+/// cargo's subcommands that reach past the package (`cargo help`): a
+/// package made or vendored where a path says, programs installed where
+/// every later shell finds them, a registry's token or what it publishes
+/// changed, and `-C`, which runs cargo (and so the build scripts and
+/// configuration) of another directory.
+fn cargo(args: &[Arg], d: &mut Derived) {
+    let mut words = args.iter();
+    let mut sub = None;
+    while let Some(a) = words.next() {
+        let t = a.text.as_str();
+        if !a.literal {
+            d.unknowns
+                .push(format!("cargo subcommand is not literal: `{t}`"));
+            return;
+        }
+        if t.starts_with('+') {
+            continue;
+        }
+        if t == "-C" || (t.starts_with("-C") && t.len() > 2) {
+            d.unknowns.push(
+                "`cargo -C` runs cargo in another directory, with its build scripts and configuration"
+                    .into(),
+            );
+            return;
+        }
+        if matches!(t, "-Z" | "--config" | "--color" | "--explain") {
+            words.next();
+            continue;
+        }
+        if !t.starts_with('-') {
+            sub = Some(t);
+            break;
+        }
+    }
+    let Some(sub) = sub else { return };
+    let rest: Vec<&Arg> = words.collect();
+    let operands = || {
+        let mut out = Vec::new();
+        let mut it = rest.iter();
+        while let Some(a) = it.next() {
+            if a.literal && a.text == "--" {
+                break;
+            }
+            if a.literal && a.text.starts_with('-') {
+                // Options of `new`, `init` and `vendor` that take a value.
+                if matches!(
+                    a.text.as_str(),
+                    "--name"
+                        | "--vcs"
+                        | "--edition"
+                        | "--registry"
+                        | "-s"
+                        | "--sync"
+                        | "--manifest-path"
+                ) {
+                    it.next();
+                }
+                continue;
+            }
+            out.push(*a);
+        }
+        out
+    };
+    match sub {
+        // The package's directory is made as `mkdir` makes one.
+        "new" | "init" => {
+            for dir in operands().into_iter().take(1) {
+                d.add(Access::Write, dir, false);
+            }
+        }
+        // The vendor directory is emptied and filled again.
+        "vendor" => match operands().first() {
+            Some(dir) => d.add(Access::WriteDir, dir, true),
+            None => d.add(Access::WriteDir, &Arg::lit("vendor"), true),
+        },
+        "install" | "uninstall" => d.unknowns.push(format!(
+            "`cargo {sub}` changes the programs in cargo's `bin` directory, which every later shell runs outside the gate"
+        )),
+        "login" | "logout" => d.unknowns.push(format!(
+            "`cargo {sub}` changes the registry token in cargo's credentials"
+        )),
+        "publish" | "yank" | "owner" => d.unknowns.push(format!(
+            "`cargo {sub}` changes what a registry serves to everyone (`publish` uploads the package's files)"
+        )),
+        _ => {}
+    }
 }
 
 fn go(args: &[Arg], d: &mut Derived) {
@@ -404,6 +496,62 @@ mod tests {
             "npm test -- --watch",
         ] {
             assert!(writes(cmd).is_empty(), "{cmd}");
+            assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn cargo_subcommands_that_reach_past_the_package() {
+        let made = |cmd: &str| -> Vec<(Access, String)> {
+            derived(cmd)
+                .found
+                .iter()
+                .map(|f| (f.access, f.arg.text.clone()))
+                .collect()
+        };
+        use Access::{Read, Write, WriteDir};
+        for (cmd, want) in [
+            ("cargo new /tmp/o/x", vec![(Write, "/tmp/o/x")]),
+            (
+                "cargo new --lib --name n /tmp/o/y",
+                vec![(Write, "/tmp/o/y")],
+            ),
+            ("cargo +nightly init --vcs none ../z", vec![(Write, "../z")]),
+            ("cargo vendor /tmp/v", vec![(WriteDir, "/tmp/v")]),
+            ("cargo vendor", vec![(WriteDir, "vendor")]),
+            (
+                "cargo vendor --sync ../x/Cargo.toml v",
+                vec![(WriteDir, "v"), (Read, "../x/Cargo.toml")],
+            ),
+            ("cargo init", vec![]),
+            ("cargo build --release", vec![]),
+        ] {
+            let want: Vec<(Access, String)> =
+                want.into_iter().map(|(a, t)| (a, t.to_string())).collect();
+            assert_eq!(made(cmd), want, "{cmd}");
+        }
+        for cmd in [
+            "cargo install ripgrep",
+            "cargo install --path ../tool",
+            "cargo uninstall rg",
+            "cargo login",
+            "cargo logout",
+            "cargo publish",
+            "cargo yank --version 1.0.0",
+            "cargo owner --add someone",
+            "cargo -C /elsewhere build",
+            "cargo -C/elsewhere build",
+            "cargo +nightly -Zunstable-options -C /elsewhere test",
+        ] {
+            assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+        for cmd in [
+            "cargo build",
+            "cargo +nightly test -- --nocapture",
+            "cargo -Z unstable-options build",
+            "cargo --color always clippy",
+            "cargo add serde --features derive",
+        ] {
             assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
         }
     }
