@@ -1,6 +1,6 @@
 //! What cargo reaches past the package under an allow of cargo, against
 //! the real cargo: a package made outside the roots is denied, one made
-//! inside allowed, and each is made when run.
+//! inside allowed where editing is, and each is made when run.
 
 use std::process::Command;
 
@@ -17,7 +17,7 @@ fn a_package_made_outside_the_roots_is_denied() {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(
         ws.join("toolgate.toml"),
-        "allow = [\"Read\", \"Bash(cargo *)\"]\n",
+        "allow = [\"Read\", \"Edit\", \"Bash(cargo *)\"]\n",
     )
     .unwrap();
     let policy = Policy::load(
@@ -38,7 +38,7 @@ fn a_package_made_outside_the_roots_is_denied() {
         ),
         (
             "cargo new --vcs none inside".to_string(),
-            (Effect::Allow, Some("allow[1]")),
+            (Effect::Allow, Some("allow[2]")),
             ws.join("inside/Cargo.toml"),
         ),
     ] {

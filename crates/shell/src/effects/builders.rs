@@ -164,20 +164,30 @@ const NPM: &[(&str, Value)] = &[
 /// false when `name` is not one.
 pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
     match name {
-        "go" => go(args, d),
+        "go" => {
+            go_subcommand(args, d);
+            go(args, d);
+        }
+        "make" | "gmake" | "bmake" => make(args, d),
+        "yarn" => package_manager(name, args, d),
+        "pip" | "pip3" => pip(args, d),
         "cargo" => {
             cargo(args, d);
             table("cargo", CARGO, args, d);
         }
         "pytest" | "py.test" => table(name, PYTEST, args, d),
-        "npm" | "pnpm" => table(name, NPM, args, d),
+        "npm" | "pnpm" => {
+            package_manager(name, args, d);
+            table(name, NPM, args, d);
+        }
         _ => return false,
     }
     true
 }
 
 /// cargo's subcommands that reach past the package (`cargo help`): a
-/// package made or vendored where a path says, programs installed where
+/// package made or vendored where a path says (judged as a redirect is:
+/// the allow of cargo does not name where), programs installed where
 /// every later shell finds them, a registry's token or what it publishes
 /// changed, and `-C`, which runs cargo (and so the build scripts and
 /// configuration) of another directory.
@@ -239,18 +249,22 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         }
         out
     };
+    let flag = |f: &str| rest.iter().any(|a| a.literal && a.text == f);
     match sub {
         // The package's directory is made as `mkdir` makes one.
         "new" | "init" => {
             for dir in operands().into_iter().take(1) {
-                d.add(Access::Write, dir, false);
+                d.add_by_option(Access::Write, dir, false);
             }
         }
         // The vendor directory is emptied and filled again.
         "vendor" => match operands().first() {
-            Some(dir) => d.add(Access::WriteDir, dir, true),
-            None => d.add(Access::WriteDir, &Arg::lit("vendor"), true),
+            Some(dir) => d.add_by_option(Access::WriteDir, dir, true),
+            None => d.add_by_option(Access::WriteDir, &Arg::lit("vendor"), true),
         },
+        "install" if flag("--list") => {}
+        "owner" if !(flag("-a") || flag("--add") || flag("-r") || flag("--remove")) => {}
+        "publish" if flag("-n") || flag("--dry-run") => {}
         "install" | "uninstall" => d.unknowns.push(format!(
             "`cargo {sub}` changes the programs in cargo's `bin` directory, which every later shell runs outside the gate"
         )),
@@ -260,6 +274,241 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         "publish" | "yank" | "owner" => d.unknowns.push(format!(
             "`cargo {sub}` changes what a registry serves to everyone (`publish` uploads the package's files)"
         )),
+        _ => {}
+    }
+}
+
+/// The first word that is not an option (nor the value of one of
+/// `valued`), and the words after it.
+fn subcommand<'a>(args: &'a [Arg], valued: &[&str]) -> Option<(&'a Arg, &'a [Arg])> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if !a.literal || !a.text.starts_with('-') {
+            return Some((a, &args[i + 1..]));
+        }
+        i += if valued.contains(&a.text.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    None
+}
+
+/// Whether one of `names` is among `args`, as `--name`, `--name=..` or a
+/// one-letter flag.
+fn has_flag(args: &[Arg], names: &[&str]) -> bool {
+    args.iter().any(|a| {
+        a.literal && {
+            let name = a.text.split('=').next().unwrap_or(&a.text);
+            names.contains(&name)
+        }
+    })
+}
+
+/// `go env -w` writes go's environment file, which every later `go`
+/// reads (`GOFLAGS=-toolexec=..` names a program); `go install` puts
+/// programs in `GOBIN`, where later shells run them; `go clean -cache`
+/// and `-modcache` remove go's caches outside the workspace.
+fn go_subcommand(args: &[Arg], d: &mut Derived) {
+    let Some((sub, rest)) = subcommand(args, &["-C"]) else {
+        return;
+    };
+    let why = match sub.text.as_str() {
+        "env" if has_flag(rest, &["-w", "-u", "--w", "--u"]) => {
+            "`go env -w` changes go's environment file, which every later `go` reads (`GOFLAGS` can name programs it runs)"
+        }
+        "install" => "`go install` puts programs in `GOBIN`, where later shells run them",
+        "clean"
+            if has_flag(
+                rest,
+                &["-cache", "-modcache", "-fuzzcache", "--cache", "--modcache"],
+            ) =>
+        {
+            "`go clean -cache`/`-modcache` removes go's caches outside the workspace"
+        }
+        _ => return,
+    };
+    d.unknowns.push(why.into());
+}
+
+/// `make -f FILE` reads (and runs the recipes of) the makefile it
+/// names, and `make -C DIR` those of DIR's makefile: each a read of what
+/// it names, so that one outside the roots, or denied, is not run as
+/// the allow of `make` says.
+fn make(args: &[Arg], d: &mut Derived) {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if !a.literal {
+            continue;
+        }
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        let value = if matches!(t, "-f" | "--file" | "--makefile" | "-C" | "--directory") {
+            it.next().cloned()
+        } else if let Some(v) = ["--file=", "--makefile=", "--directory="]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+        {
+            Some(a.with_text(v))
+        } else if !t.starts_with("--")
+            && (t.starts_with("-f") || t.starts_with("-C"))
+            && t.len() > 2
+        {
+            Some(a.with_text(&t[2..]))
+        } else {
+            None
+        };
+        if let Some(v) = value
+            && !(v.literal && v.text == "-")
+        {
+            d.add(Access::Read, &v, false);
+        }
+    }
+}
+
+/// npm, pnpm and yarn: what changes more than the package. A global
+/// install or link (`-g`) changes packages, and the programs on `PATH`,
+/// outside the workspace; `config set` changes the configuration every
+/// later npm reads (`script-shell`, the registry); the registry account
+/// and what it publishes (`login`, `token`, `publish`, `owner`, ...);
+/// `edit` runs an editor, `explore` and `exec -c` a shell command; `pack
+/// --pack-destination` writes where it names.
+fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
+    let Some((sub, rest)) = subcommand(
+        args,
+        &[
+            "-w",
+            "--workspace",
+            "-C",
+            "--dir",
+            "--filter",
+            "-F",
+            "--prefix",
+            "--cwd",
+        ],
+    ) else {
+        return;
+    };
+    let sub = sub.text.as_str();
+    let global = args.iter().enumerate().any(|(i, a)| {
+        a.literal
+            && (matches!(a.text.as_str(), "-g" | "--global" | "--location=global")
+                || (a.text == "--location" && args.get(i + 1).is_some_and(|n| n.text == "global")))
+    });
+    let first = rest
+        .iter()
+        .find(|a| !a.text.starts_with('-'))
+        .map(|a| a.text.as_str());
+    let why = match sub {
+        _ if global => format!(
+            "`{tool} {sub} -g` changes packages, and the programs on `PATH`, outside the workspace"
+        ),
+        "global" => format!(
+            "`{tool} global` changes packages, and the programs on `PATH`, outside the workspace"
+        ),
+        "config" | "c" if matches!(first, Some("set" | "delete" | "edit" | "fix" | "unset")) => {
+            format!(
+                "`{tool} config` changes the configuration every later `{tool}` reads (the registry, the shell scripts run in)"
+            )
+        }
+        "set" => format!(
+            "`{tool} set` changes the configuration every later `{tool}` reads (the registry, the shell scripts run in)"
+        ),
+        "login" | "logout" | "adduser" | "add-user" | "token" | "profile" | "owner" | "author"
+        | "access" | "team" | "org" | "hook" | "publish" | "unpublish" | "deprecate"
+        | "undeprecate" | "dist-tag" | "dist-tags" | "star" | "unstar" | "trust" | "npm" => {
+            format!(
+                "`{tool} {sub}` changes a registry account, or what the registry serves to everyone"
+            )
+        }
+        "edit" => format!("`{tool} edit` runs the editor its configuration names"),
+        "explore" => format!("`{tool} explore` runs a shell command in a package's directory"),
+        "exec" | "x" | "dlx" if has_flag(rest, &["-c", "--call", "--shell-mode"]) => {
+            format!("`{tool} {sub} -c` runs a shell command")
+        }
+        "pack" => {
+            let o = super::parse_opts(rest, "", &["pack-destination"], &[]);
+            for dir in o.values(&["--pack-destination"]) {
+                d.add_by_option(Access::WriteDir, dir, true);
+            }
+            return;
+        }
+        _ => return,
+    };
+    d.unknowns.push(why);
+}
+
+/// pip: the directories `install --target`/`--prefix`/`--root`,
+/// `download -d` and `wheel -w` write into, and `config set`, which
+/// changes the index every later pip installs from.
+fn pip(args: &[Arg], d: &mut Derived) {
+    let Some((sub, rest)) = subcommand(args, &["--python", "--log", "--cache-dir", "--proxy"])
+    else {
+        return;
+    };
+    match sub.text.as_str() {
+        "install" | "download" | "wheel" => {
+            let o = super::parse_opts(
+                rest,
+                "tdwrceiC",
+                &[
+                    "target",
+                    "prefix",
+                    "root",
+                    "dest",
+                    "wheel-dir",
+                    "requirement",
+                    "constraint",
+                    "editable",
+                    "index-url",
+                    "extra-index-url",
+                    "find-links",
+                    "config-settings",
+                    "platform",
+                    "python-version",
+                    "implementation",
+                    "abi",
+                    "src",
+                    "upgrade-strategy",
+                    "progress-bar",
+                    "report",
+                ],
+                &[],
+            );
+            for dir in o.values(&[
+                "-t",
+                "--target",
+                "--prefix",
+                "--root",
+                "-d",
+                "--dest",
+                "-w",
+                "--wheel-dir",
+            ]) {
+                d.add_by_option(Access::WriteDir, dir, true);
+            }
+            for f in o.values(&["-r", "--requirement", "-c", "--constraint"]) {
+                d.add(Access::Read, f, false);
+            }
+            for f in o.values(&["--report"]) {
+                if f.text != "-" {
+                    d.add_by_option(Access::Write, f, false);
+                }
+            }
+        }
+        "config"
+            if rest
+                .iter()
+                .any(|a| matches!(a.text.as_str(), "set" | "unset" | "edit")) =>
+        {
+            d.unknowns.push(
+                "`pip config` changes the configuration every later pip reads (the index it installs from)"
+                    .into(),
+            );
+        }
         _ => {}
     }
 }
@@ -551,6 +800,73 @@ mod tests {
             "cargo -Z unstable-options build",
             "cargo --color always clippy",
             "cargo add serde --features derive",
+        ] {
+            assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn package_managers_go_pip_and_make_beyond_the_package() {
+        for cmd in [
+            "go env -w GOFLAGS=-toolexec=./x",
+            "go install example.com/x@latest",
+            "go clean -modcache",
+            "npm config set script-shell ./x",
+            "npm set registry http://h",
+            "npm install -g x",
+            "npm i --location global x",
+            "pnpm add --global x",
+            "yarn global add x",
+            "yarn config set x y",
+            "npm publish",
+            "npm login",
+            "npm token create",
+            "npm edit x",
+            "npm explore x -- ls",
+            "npm exec -c ls",
+            "pnpm exec --shell-mode ls",
+            "pip config set global.index-url http://h",
+        ] {
+            assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+        let found = |cmd: &str| -> Vec<(Access, String)> {
+            derived(cmd)
+                .found
+                .iter()
+                .map(|f| (f.access, f.arg.text.clone()))
+                .collect()
+        };
+        use Access::{Read, WriteDir};
+        for (cmd, want) in [
+            (
+                "npm pack --pack-destination /tmp/o",
+                vec![(WriteDir, "/tmp/o")],
+            ),
+            ("pip install -t /tmp/o x", vec![(WriteDir, "/tmp/o")]),
+            ("pip download --dest=/tmp/o x", vec![(WriteDir, "/tmp/o")]),
+            ("pip install -r req.txt", vec![(Read, "req.txt")]),
+            ("make -C /tmp/o", vec![(Read, "/tmp/o")]),
+            (
+                "make -f/tmp/o/Makefile all",
+                vec![(Read, "/tmp/o/Makefile")],
+            ),
+            ("make --directory=d", vec![(Read, "d")]),
+        ] {
+            let want: Vec<(Access, String)> =
+                want.into_iter().map(|(a, t)| (a, t.to_string())).collect();
+            assert_eq!(found(cmd), want, "{cmd}");
+        }
+        for cmd in [
+            "go env GOPATH",
+            "go clean",
+            "npm install",
+            "npm install lodash",
+            "npm config get registry",
+            "npm run build",
+            "pnpm install",
+            "yarn add x",
+            "pip install x",
+            "make -j4 test",
         ] {
             assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
         }
