@@ -15,6 +15,7 @@ mod git_rewrite;
 mod git_support;
 mod git_tracked;
 mod layers;
+mod links;
 mod proc_self;
 mod properties;
 mod reach;

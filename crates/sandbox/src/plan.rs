@@ -137,13 +137,6 @@ impl Plan {
             w.credentials(p);
             w.home_sockets(p);
         }
-        w.hard_links();
-        if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
-            w.sockets()?;
-            if let Some(p) = profile.policy() {
-                w.home_sockets(p);
-            }
-        }
         for p in &profile.readonly {
             if let Ok(real) = std::fs::canonicalize(p)
                 && !w.readonly.contains(&real)
@@ -151,6 +144,13 @@ impl Plan {
             {
                 w.readonly.insert(real.clone());
                 w.ops.push(Op::ReadOnly(real));
+            }
+        }
+        w.hard_links();
+        if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
+            w.sockets()?;
+            if let Some(p) = profile.policy() {
+                w.home_sockets(p);
             }
         }
         // `[sandbox] writable`, resolved and checked as the command starts.
@@ -436,8 +436,7 @@ impl Walk<'_> {
         {
             self.ops.push(Op::ReadOnly(path.to_path_buf()));
         }
-        if denies
-            && ft.is_file()
+        if ft.is_file()
             && let Ok(m) = std::fs::symlink_metadata(path)
             && m.nlink() > 1
         {
@@ -520,27 +519,53 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// Masks every other name found of a masked file's inode.
+    /// Masks every other name found of a masked file's inode, and binds
+    /// read-only every other name of a file kept read-only (the policy
+    /// file, a protected file): a hard link shares the file's content, so
+    /// writing through it would change the file.
     fn hard_links(&mut self) {
-        let mut inodes = std::collections::HashMap::new();
+        let mut masked = std::collections::HashMap::new();
+        let mut kept = std::collections::HashSet::new();
         for op in &self.ops {
-            if let Op::Mask {
-                path,
-                dir: false,
-                rule,
-            } = op
-                && let Ok(m) = std::fs::metadata(path)
-            {
-                inodes.insert((m.dev(), m.ino()), rule.clone());
+            match op {
+                Op::Mask {
+                    path,
+                    dir: false,
+                    rule,
+                } => {
+                    if let Ok(m) = std::fs::metadata(path) {
+                        masked.insert((m.dev(), m.ino()), rule.clone());
+                    }
+                }
+                Op::ReadOnly(path) => {
+                    if let Ok(m) = std::fs::metadata(path)
+                        && m.is_file()
+                    {
+                        kept.insert((m.dev(), m.ino()));
+                    }
+                }
+                _ => {}
             }
         }
-        if inodes.is_empty() {
+        if masked.is_empty() && kept.is_empty() && self.readonly.is_empty() {
             return;
         }
         let linked = std::mem::take(&mut self.linked);
+        // A name found beneath a read-only directory (`.claude/`) keeps
+        // its inode read-only as well.
+        for (dev, ino, path) in &linked {
+            if path.ancestors().any(|a| self.readonly.contains(a)) {
+                kept.insert((*dev, *ino));
+            }
+        }
         for (dev, ino, path) in linked {
-            if let Some(rule) = inodes.get(&(dev, ino)) {
+            if let Some(rule) = masked.get(&(dev, ino)) {
                 self.mask(path, false, rule.clone());
+            } else if kept.contains(&(dev, ino))
+                && !path.ancestors().any(|a| self.readonly.contains(a))
+                && self.readonly.insert(path.clone())
+            {
+                self.ops.push(Op::ReadOnly(path));
             }
         }
     }

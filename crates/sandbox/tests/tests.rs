@@ -224,6 +224,40 @@ fn a_child_runs_inside_the_sandbox_and_its_temp_dir_goes_with_it() {
     assert!(!tmp.exists(), "the private temp dir outlived the sandbox");
 }
 
+/// A hard link to the policy file (or to a protected file) is another
+/// name for what the sandbox keeps read-only: it is bound read-only too,
+/// so that writing through it changes nothing.
+#[test]
+fn other_names_of_a_read_only_file_stay_read_only() {
+    let (w, policy) = ws("allow = [\"Read\", \"Edit\", \"Bash\"]\n");
+    let before = std::fs::read_to_string(w.root.join("toolgate.toml")).unwrap();
+    write(&w.root.join(".claude/settings.json"), "{}");
+    std::fs::hard_link(w.root.join("toolgate.toml"), w.root.join("notes.txt")).unwrap();
+    std::fs::hard_link(w.root.join(".claude/settings.json"), w.root.join("s.json")).unwrap();
+    let sandbox = Sandbox::prepare(&Profile::from_policy(policy), &Options::default()).unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.args([
+        "-c",
+        "echo 'allow = [\"*\"]' >> notes.txt; echo x > s.json; echo ran > done",
+    ])
+    .current_dir(&w.root);
+    sandbox.install(&mut cmd);
+    sandbox.spawn(&mut cmd).unwrap().wait().unwrap();
+    drop(sandbox);
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("done")).unwrap(),
+        "ran\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("toolgate.toml")).unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.root.join(".claude/settings.json")).unwrap(),
+        "{}"
+    );
+}
+
 #[test]
 fn a_program_that_cannot_run_is_an_exec_error() {
     let (w, policy) = ws("allow = [\"Read\"]\n");

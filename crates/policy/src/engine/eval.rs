@@ -201,13 +201,23 @@ impl Eval<'_, '_> {
                 resolved,
                 ..
             } if ad.decision != Effect::Deny => {
-                let hit = resolved.both().find_map(|p| {
-                    self.policy
-                        .protected
-                        .find(p)
-                        .map(|label| format!("`{label}` is a protected path"))
-                        .or_else(|| self.hooks_holding(p))
-                });
+                let hit = resolved
+                    .both()
+                    .find_map(|p| {
+                        self.policy
+                            .protected
+                            .find(p)
+                            .map(|label| format!("`{label}` is a protected path"))
+                            .or_else(|| self.hooks_holding(p))
+                    })
+                    .or_else(|| {
+                        let real = resolved.real.as_ref().ok()?;
+                        super::hard::other_names(real).map(|n| {
+                            format!(
+                                "the file has {n} names (hard links), and a write through this one changes                                  what the others hold, which may be protected or denied"
+                            )
+                        })
+                    });
                 if let Some(why) = hit {
                     ad.decision = Effect::Ask;
                     ad.rule = Some(rule_ids::PROTECTED.into());

@@ -43,6 +43,15 @@ impl Eval<'_, '_> {
                     if let Some((rule, which)) = own_files(p, &both) {
                         return Some((rule, format!("is a write to {which}")));
                     }
+                    if let Some(file) = linked_policy_file(p, real) {
+                        return Some((
+                            rule_ids::HARD_POLICY_FILE,
+                            format!(
+                                "is a write to the policy file `{}`: it is another name (a hard link) for it",
+                                file.display()
+                            ),
+                        ));
+                    }
                     if *delete {
                         let catastrophic = real == Path::new("/")
                             || p.home.as_deref() == Some(real.as_path())
@@ -83,6 +92,36 @@ impl Eval<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// The policy file (or a layer's) that `real` is another name of: a hard
+/// link shares the file's content, so a write through any of its names
+/// changes the policy. Only a regular file with more than one name is
+/// compared (by device and inode).
+fn linked_policy_file(p: &crate::Policy, real: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(real).ok()?;
+    if !m.is_file() || m.nlink() < 2 {
+        return None;
+    }
+    let layers = p
+        .layers()
+        .into_iter()
+        .flat_map(|l| l.files.iter().map(|f| f.path.clone()));
+    p.file_real
+        .iter()
+        .cloned()
+        .chain(layers)
+        .find(|f| std::fs::metadata(f).is_ok_and(|fm| fm.dev() == m.dev() && fm.ino() == m.ino()))
+}
+
+/// How many names a regular file has, when more than one: a write through
+/// one changes what every other name shows, and another name may be a
+/// protected path or one a rule denies, which no lookup of this one finds.
+pub(super) fn other_names(real: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(real).ok()?;
+    (m.is_file() && m.nlink() > 1).then_some(m.nlink())
 }
 
 /// What toolgate itself reads that a write of `paths` (one file: as

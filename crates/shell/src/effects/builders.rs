@@ -188,8 +188,7 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
 /// cargo's subcommands that reach past the package (`cargo help`): a
 /// package made or vendored where a path says (judged as a redirect is:
 /// the allow of cargo does not name where), programs installed where
-/// every later shell finds them, a registry's token or what it publishes
-/// changed, and `-C`, which runs cargo (and so the build scripts and
+/// every later shell finds them, the registry token changed, and `-C`, which runs cargo (and so the build scripts and
 /// configuration) of another directory.
 fn cargo(args: &[Arg], d: &mut Derived) {
     let mut words = args.iter();
@@ -263,16 +262,11 @@ fn cargo(args: &[Arg], d: &mut Derived) {
             None => d.add_by_option(Access::WriteDir, &Arg::lit("vendor"), true),
         },
         "install" if flag("--list") => {}
-        "owner" if !(flag("-a") || flag("--add") || flag("-r") || flag("--remove")) => {}
-        "publish" if flag("-n") || flag("--dry-run") => {}
         "install" | "uninstall" => d.unknowns.push(format!(
             "`cargo {sub}` changes the programs in cargo's `bin` directory, which every later shell runs outside the gate"
         )),
         "login" | "logout" => d.unknowns.push(format!(
             "`cargo {sub}` changes the registry token in cargo's credentials"
-        )),
-        "publish" | "yank" | "owner" => d.unknowns.push(format!(
-            "`cargo {sub}` changes what a registry serves to everyone (`publish` uploads the package's files)"
         )),
         _ => {}
     }
@@ -372,8 +366,9 @@ fn make(args: &[Arg], d: &mut Derived) {
 /// npm, pnpm and yarn: what changes more than the package. A global
 /// install or link (`-g`) changes packages, and the programs on `PATH`,
 /// outside the workspace; `config set` changes the configuration every
-/// later npm reads (`script-shell`, the registry); the registry account
-/// and what it publishes (`login`, `token`, `publish`, `owner`, ...);
+/// later npm reads (`script-shell`, the registry); the registry
+/// credentials (`login`, `token`, `profile`). Publishing, like `git push`,
+/// is the allow's to decide, so that a rule written for it does;
 /// `edit` runs an editor, `explore` and `exec -c` a shell command; `pack
 /// --pack-destination` writes where it names.
 fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
@@ -417,16 +412,21 @@ fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
         "set" => format!(
             "`{tool} set` changes the configuration every later `{tool}` reads (the registry, the shell scripts run in)"
         ),
-        "login" | "logout" | "adduser" | "add-user" | "token" | "profile" | "owner" | "author"
-        | "access" | "team" | "org" | "hook" | "publish" | "unpublish" | "deprecate"
-        | "undeprecate" | "dist-tag" | "dist-tags" | "star" | "unstar" | "trust" | "npm" => {
-            format!(
-                "`{tool} {sub}` changes a registry account, or what the registry serves to everyone"
-            )
+        "login" | "logout" | "adduser" | "add-user" | "token" | "profile" => {
+            format!("`{tool} {sub}` changes the registry credentials or account")
         }
         "edit" => format!("`{tool} edit` runs the editor its configuration names"),
         "explore" => format!("`{tool} explore` runs a shell command in a package's directory"),
-        "exec" | "x" | "dlx" if has_flag(rest, &["-c", "--call", "--shell-mode"]) => {
+        // Only the runner's own options, before the command it runs.
+        "exec" | "x" | "dlx"
+            if has_flag(
+                &rest[..rest
+                    .iter()
+                    .position(|a| !(a.literal && a.text.starts_with('-')))
+                    .unwrap_or(rest.len())],
+                &["-c", "--call", "--shell-mode"],
+            ) =>
+        {
             format!("`{tool} {sub} -c` runs a shell command")
         }
         "pack" => {
@@ -785,9 +785,6 @@ mod tests {
             "cargo uninstall rg",
             "cargo login",
             "cargo logout",
-            "cargo publish",
-            "cargo yank --version 1.0.0",
-            "cargo owner --add someone",
             "cargo -C /elsewhere build",
             "cargo -C/elsewhere build",
             "cargo +nightly -Zunstable-options -C /elsewhere test",
@@ -818,13 +815,13 @@ mod tests {
             "pnpm add --global x",
             "yarn global add x",
             "yarn config set x y",
-            "npm publish",
             "npm login",
             "npm token create",
             "npm edit x",
             "npm explore x -- ls",
             "npm exec -c ls",
             "pnpm exec --shell-mode ls",
+            "npm exec --yes -c ls",
             "pip config set global.index-url http://h",
         ] {
             assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
@@ -864,6 +861,8 @@ mod tests {
             "npm config get registry",
             "npm run build",
             "pnpm install",
+            "pnpm exec jest -c jest.config.js",
+            "npm exec -- eslint -c .eslintrc .",
             "yarn add x",
             "pip install x",
             "make -j4 test",

@@ -664,6 +664,16 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             } else {
                 each(&mut d, source_access, sources, recursive);
             }
+            // A hard link is another name for the same file: what is
+            // written through it later changes the source (`ln
+            // toolgate.toml notes.txt`, then an edit of `notes.txt`), so
+            // making one writes the source as well as reading it.
+            let hard_link = (spec.operands == Operands::Link
+                && !(name == "ln" && o.has(&["-s", "--symbolic"])))
+                || (name == "cp" && o.has(&["-l", "--link"]));
+            if hard_link {
+                each(&mut d, Access::Write, sources, recursive);
+            }
             if let Some(dest) = dest {
                 if !install_dirs || target.is_some() {
                     d.add(
