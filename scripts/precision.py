@@ -318,11 +318,14 @@ def parse_failure(reason):
 
 def bash_accepts(command):
     """Whether `bash -n` accepts the command (it checks the syntax of the
-    command itself, not of a script it hands to another shell)."""
+    command itself, not of a script it hands to another shell). A syntax
+    error inside `[[ .. ]]` is printed while bash 5.2 still exits 0, so an
+    error printed counts as refusal too."""
     try:
-        return subprocess.run(["bash", "-n", "-c", command], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              timeout=10).returncode == 0
+        done = subprocess.run(["bash", "-n", "-c", command], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=10)
+        return done.returncode == 0 and not done.stderr.strip()
     except (OSError, subprocess.TimeoutExpired):
         return False
 
