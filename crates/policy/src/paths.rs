@@ -273,6 +273,17 @@ pub(crate) struct Lookups {
     /// For each directory looked at, the hooks directory the
     /// configuration of the repository holding it names.
     hooks: RefCell<HashMap<PathBuf, Option<Rc<PathBuf>>>>,
+    /// For each file looked at, its other names, if it has any.
+    names: RefCell<HashMap<PathBuf, Option<Names>>>,
+}
+
+/// A regular file with more than one name (hard links): how many, and
+/// the device and inode every name shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Names {
+    pub count: u64,
+    pub dev: u64,
+    pub ino: u64,
 }
 
 /// A directory's entries in the order the system gave them, or why it
@@ -291,6 +302,26 @@ pub(crate) struct Entry {
 }
 
 impl Lookups {
+    /// The names `real` has, when it is a regular file with more than
+    /// one: looked up once per decision, however many checks ask (the
+    /// policy file's hard limit, then the protected paths).
+    pub(crate) fn other_names(&self, real: &Path) -> Option<Names> {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(known) = self.names.borrow().get(real) {
+            return *known;
+        }
+        let found = std::fs::symlink_metadata(real)
+            .ok()
+            .filter(|m| m.is_file() && m.nlink() > 1)
+            .map(|m| Names {
+                count: m.nlink(),
+                dev: m.dev(),
+                ino: m.ino(),
+            });
+        self.names.borrow_mut().insert(real.to_path_buf(), found);
+        found
+    }
+
     /// The hooks directory (`core.hooksPath` of its repository's own
     /// configuration) that `path` is or lies beneath, if any: git runs
     /// what is there, so a write of it is a write of a protected path.

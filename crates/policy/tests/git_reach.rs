@@ -88,6 +88,16 @@ fn decide(r: &Repo, command: &str) -> Decision {
     r.policy.decide(&call)
 }
 
+#[track_caller]
+fn expect(d: &Decision, effect: Effect, rule: Option<&str>, cmd: &str) {
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (effect, rule),
+        "{cmd}: {}",
+        d.reason
+    );
+}
+
 /// `{other}` in a command is the outside repository's path.
 fn expand(r: &Repo, command: &str) -> String {
     command.replace("{other}", &r.other.display().to_string())
@@ -110,12 +120,11 @@ fn writes_outside_the_roots_are_denied() {
     ] {
         let r = repo();
         let cmd = expand(&r, cmd);
-        let d = decide(&r, &cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some("hard:outside-roots")),
-            "{cmd}: {}",
-            d.reason
+        expect(
+            &decide(&r, &cmd),
+            Effect::Deny,
+            Some("hard:outside-roots"),
+            &cmd,
         );
         git(&r.ws, &r.home, &cmd);
         assert!(
@@ -152,12 +161,11 @@ fn reads_of_other_repositories_and_named_files_are_checked() {
     ] {
         let r = repo();
         let cmd = expand(&r, cmd);
-        let d = decide(&r, &cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some("hard:outside-roots")),
-            "{cmd}: {}",
-            d.reason
+        expect(
+            &decide(&r, &cmd),
+            Effect::Deny,
+            Some("hard:outside-roots"),
+            &cmd,
         );
         let out = git(&r.ws, &r.home, &format!("{cmd}; {shown}"));
         let all = format!(
@@ -200,12 +208,7 @@ fn output_options_of_every_subcommand_are_writes() {
         }
         let d = decide(&r, cmd);
         // The policy's default (deny) meets the write: no rule covers it.
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, None),
-            "{cmd}: {}",
-            d.reason
-        );
+        expect(&d, Effect::Deny, None, cmd);
         assert!(d.reason.contains("/P`"), "{cmd}: {}", d.reason);
         git(&r.ws, &r.home, cmd);
         assert!(r.ws.join("P").exists(), "{cmd}: run for real, no P");
@@ -329,12 +332,7 @@ fn a_configured_hooks_directory_is_protected() {
         ),
     ] {
         let d = decide(call);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Ask, Some("protected")),
-            "{}",
-            d.reason
-        );
+        expect(&d, Effect::Ask, Some("protected"), "a write in .githooks");
         assert!(d.reason.contains("core.hooksPath"), "{}", d.reason);
     }
     let d = decide(shell("echo x > a.txt"));

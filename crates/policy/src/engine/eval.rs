@@ -212,9 +212,11 @@ impl Eval<'_, '_> {
                     })
                     .or_else(|| {
                         let real = resolved.real.as_ref().ok()?;
-                        super::hard::other_names(real).map(|n| {
+                        self.seen.other_names(real).map(|names| {
                             format!(
-                                "the file has {n} names (hard links), and a write through this one changes                                  what the others hold, which may be protected or denied"
+                                "the file has {} names (hard links), and a write through this one changes \
+                                 what the others hold, which may be protected or denied",
+                                names.count
                             )
                         })
                     });

@@ -43,7 +43,7 @@ impl Eval<'_, '_> {
                     if let Some((rule, which)) = own_files(p, &both) {
                         return Some((rule, format!("is a write to {which}")));
                     }
-                    if let Some(file) = linked_policy_file(p, real) {
+                    if let Some(file) = self.linked_policy_file(real) {
                         return Some((
                             rule_ids::HARD_POLICY_FILE,
                             format!(
@@ -92,36 +92,6 @@ impl Eval<'_, '_> {
             _ => None,
         }
     }
-}
-
-/// The policy file (or a layer's) that `real` is another name of: a hard
-/// link shares the file's content, so a write through any of its names
-/// changes the policy. Only a regular file with more than one name is
-/// compared (by device and inode).
-fn linked_policy_file(p: &crate::Policy, real: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::symlink_metadata(real).ok()?;
-    if !m.is_file() || m.nlink() < 2 {
-        return None;
-    }
-    let layers = p
-        .layers()
-        .into_iter()
-        .flat_map(|l| l.files.iter().map(|f| f.path.clone()));
-    p.file_real
-        .iter()
-        .cloned()
-        .chain(layers)
-        .find(|f| std::fs::metadata(f).is_ok_and(|fm| fm.dev() == m.dev() && fm.ino() == m.ino()))
-}
-
-/// How many names a regular file has, when more than one: a write through
-/// one changes what every other name shows, and another name may be a
-/// protected path or one a rule denies, which no lookup of this one finds.
-pub(super) fn other_names(real: &Path) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::symlink_metadata(real).ok()?;
-    (m.is_file() && m.nlink() > 1).then_some(m.nlink())
 }
 
 /// What toolgate itself reads that a write of `paths` (one file: as
@@ -182,6 +152,23 @@ pub(super) fn guarded_beneath(
 }
 
 impl Eval<'_, '_> {
+    /// The policy file (or a layer's) that `real` is another name of: a
+    /// hard link shares the file's content, so a write through any of its
+    /// names changes the policy. Only a regular file with more than one
+    /// name is compared (by device and inode).
+    fn linked_policy_file(&self, real: &Path) -> Option<PathBuf> {
+        use std::os::unix::fs::MetadataExt;
+        let names = self.seen.other_names(real)?;
+        let p = self.policy;
+        let layers = p
+            .layers()
+            .into_iter()
+            .flat_map(|l| l.files.iter().map(|f| f.path.clone()));
+        p.file_real.iter().cloned().chain(layers).find(|f| {
+            std::fs::metadata(f).is_ok_and(|m| m.dev() == names.dev && m.ino() == names.ino)
+        })
+    }
+
     /// Why `path` is protected as git's hooks are, if it lies in the
     /// hooks directory its repository's configuration names.
     pub(super) fn hooks_holding(&self, path: &Path) -> Option<String> {

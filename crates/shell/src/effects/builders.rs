@@ -191,68 +191,56 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
 /// every later shell finds them, the registry token changed, and `-C`, which runs cargo (and so the build scripts and
 /// configuration) of another directory.
 fn cargo(args: &[Arg], d: &mut Derived) {
-    let mut words = args.iter();
+    let mut i = 0;
     let mut sub = None;
-    while let Some(a) = words.next() {
+    while let Some(a) = args.get(i) {
         let t = a.text.as_str();
         if !a.literal {
             d.unknowns
                 .push(format!("cargo subcommand is not literal: `{t}`"));
             return;
         }
-        if t.starts_with('+') {
-            continue;
-        }
-        if t == "-C" || (t.starts_with("-C") && t.len() > 2) {
+        if t.starts_with("-C") {
             d.unknowns.push(
                 "`cargo -C` runs cargo in another directory, with its build scripts and configuration"
                     .into(),
             );
             return;
         }
-        if matches!(t, "-Z" | "--config" | "--color" | "--explain") {
-            words.next();
-            continue;
-        }
-        if !t.starts_with('-') {
+        if !t.starts_with(['-', '+']) {
             sub = Some(t);
             break;
         }
+        i += if matches!(t, "-Z" | "--config" | "--color" | "--explain") {
+            2
+        } else {
+            1
+        };
     }
     let Some(sub) = sub else { return };
-    let rest: Vec<&Arg> = words.collect();
+    let rest = args.get(i + 1..).unwrap_or_default();
+    // Options of `new`, `init` and `vendor` that take a value.
     let operands = || {
-        let mut out = Vec::new();
-        let mut it = rest.iter();
-        while let Some(a) = it.next() {
-            if a.literal && a.text == "--" {
-                break;
-            }
-            if a.literal && a.text.starts_with('-') {
-                // Options of `new`, `init` and `vendor` that take a value.
-                if matches!(
-                    a.text.as_str(),
-                    "--name"
-                        | "--vcs"
-                        | "--edition"
-                        | "--registry"
-                        | "-s"
-                        | "--sync"
-                        | "--manifest-path"
-                ) {
-                    it.next();
-                }
-                continue;
-            }
-            out.push(*a);
-        }
-        out
+        super::parse_opts(
+            rest,
+            "s",
+            &[
+                "name",
+                "vcs",
+                "edition",
+                "registry",
+                "sync",
+                "manifest-path",
+            ],
+            &[],
+        )
+        .operands
     };
     let flag = |f: &str| rest.iter().any(|a| a.literal && a.text == f);
     match sub {
         // The package's directory is made as `mkdir` makes one.
         "new" | "init" => {
-            for dir in operands().into_iter().take(1) {
+            if let Some(dir) = operands().first() {
                 d.add_by_option(Access::Write, dir, false);
             }
         }
@@ -397,6 +385,11 @@ fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
         .iter()
         .find(|a| !a.text.starts_with('-'))
         .map(|a| a.text.as_str());
+    // A runner's own options: those before the command it runs.
+    let runner_options = &rest[..rest
+        .iter()
+        .position(|a| !(a.literal && a.text.starts_with('-')))
+        .unwrap_or(rest.len())];
     let why = match sub {
         _ if global => format!(
             "`{tool} {sub} -g` changes packages, and the programs on `PATH`, outside the workspace"
@@ -417,16 +410,7 @@ fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
         }
         "edit" => format!("`{tool} edit` runs the editor its configuration names"),
         "explore" => format!("`{tool} explore` runs a shell command in a package's directory"),
-        // Only the runner's own options, before the command it runs.
-        "exec" | "x" | "dlx"
-            if has_flag(
-                &rest[..rest
-                    .iter()
-                    .position(|a| !(a.literal && a.text.starts_with('-')))
-                    .unwrap_or(rest.len())],
-                &["-c", "--call", "--shell-mode"],
-            ) =>
-        {
+        "exec" | "x" | "dlx" if has_flag(runner_options, &["-c", "--call", "--shell-mode"]) => {
             format!("`{tool} {sub} -c` runs a shell command")
         }
         "pack" => {
@@ -678,6 +662,15 @@ mod tests {
         d
     }
 
+    /// Every file access the tables find, by option or not.
+    fn found(cmd: &str) -> Vec<(Access, String)> {
+        derived(cmd)
+            .found
+            .iter()
+            .map(|f| (f.access, f.arg.text.clone()))
+            .collect()
+    }
+
     fn writes(cmd: &str) -> Vec<(Access, String)> {
         derived(cmd)
             .found
@@ -751,13 +744,6 @@ mod tests {
 
     #[test]
     fn cargo_subcommands_that_reach_past_the_package() {
-        let made = |cmd: &str| -> Vec<(Access, String)> {
-            derived(cmd)
-                .found
-                .iter()
-                .map(|f| (f.access, f.arg.text.clone()))
-                .collect()
-        };
         use Access::{Read, Write, WriteDir};
         for (cmd, want) in [
             ("cargo new /tmp/o/x", vec![(Write, "/tmp/o/x")]),
@@ -777,7 +763,7 @@ mod tests {
         ] {
             let want: Vec<(Access, String)> =
                 want.into_iter().map(|(a, t)| (a, t.to_string())).collect();
-            assert_eq!(made(cmd), want, "{cmd}");
+            assert_eq!(found(cmd), want, "{cmd}");
         }
         for cmd in [
             "cargo install ripgrep",
@@ -826,13 +812,6 @@ mod tests {
         ] {
             assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
         }
-        let found = |cmd: &str| -> Vec<(Access, String)> {
-            derived(cmd)
-                .found
-                .iter()
-                .map(|f| (f.access, f.arg.text.clone()))
-                .collect()
-        };
         use Access::{Read, WriteDir};
         for (cmd, want) in [
             (

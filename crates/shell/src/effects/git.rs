@@ -625,7 +625,7 @@ fn repository_operand(sub: &str, rest: &[Arg], d: &mut Derived) {
             continue;
         }
         let t = repo.text.as_str();
-        if is_remote_url(t) || is_remote_helper(t) || file_url_path(t).is_some() {
+        if names_a_url(t) {
             continue;
         }
         if let Some((host, path)) = t.split_once(':')
@@ -643,12 +643,18 @@ fn repository_operand(sub: &str, rest: &[Arg], d: &mut Derived) {
     }
 }
 
+/// Whether a remote is written as a URL, `file:` included, or as a
+/// remote helper's `TRANSPORT::ADDRESS`: [`remote`] takes those.
+fn names_a_url(t: &str) -> bool {
+    is_remote_url(t) || is_remote_helper(t) || file_url_path(t).is_some()
+}
+
 /// A repository given by its path (`../other`, `/srv/repo.git`, `.`):
 /// what git tracks there is read, or the directory is written into by a
 /// push (a push into `.` only moves this repository's own refs).
 fn local_repository(repo: &Arg, writes: bool, d: &mut Derived) {
     let t = repo.text.as_str();
-    if !repo.literal || is_remote_url(t) || is_remote_helper(t) || file_url_path(t).is_some() {
+    if !repo.literal || names_a_url(t) {
         return;
     }
     let path = t.starts_with(['.', '~']) || t.contains('/');
