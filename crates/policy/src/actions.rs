@@ -73,6 +73,12 @@ pub enum What {
         canonical: String,
         /// Stripped wrappers.
         wrappers: Vec<Vec<String>>,
+        /// For a command a runner runs (`npx rm -rf src`, `uv run pytest`):
+        /// the runner's words and the command's, as written together, with
+        /// their canonical text. Rules meet the command this way too, so
+        /// that an allow of the runner (`Bash(npx prettier *)`) covers what
+        /// it runs.
+        runner_argv: Option<(Vec<String>, String)>,
         /// Where it runs, when the command changed the directory first.
         cwd: Option<std::path::PathBuf>,
         /// Known to only read or list.
@@ -499,8 +505,19 @@ pub fn shell_items(
     let commands = a.commands.len();
     items.reserve(commands + a.effects.len() + a.unknowns.len() + a.hazards.len());
     for c in a.commands {
+        let runner_argv = c
+            .wrappers
+            .iter()
+            .position(|w| shell::is_runner(w))
+            .map(|at| {
+                let mut joined: Vec<String> = c.wrappers[at..].concat();
+                joined.extend(c.argv.iter().cloned());
+                let canonical = canonical_command(&joined);
+                (joined, canonical)
+            });
         items.push(direct(What::Exec {
             canonical: canonical_command(&c.argv),
+            runner_argv,
             argv: c.argv,
             wrappers: c.wrappers,
             cwd: c.cwd.or_else(|| start.map(Path::to_path_buf)),
@@ -598,6 +615,7 @@ pub fn shell_items(
             canonical: canonical_command(std::slice::from_ref(&text)),
             argv: vec![text.clone()],
             wrappers: Vec::new(),
+            runner_argv: None,
             cwd: None,
             read_only: true,
             text,

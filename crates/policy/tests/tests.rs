@@ -21,6 +21,7 @@ mod properties;
 mod reach;
 mod review;
 mod rg_ignore;
+mod runners;
 mod shell_precision;
 mod state_database;
 mod urls;

@@ -67,6 +67,7 @@ mod wrappers;
 
 use std::path::PathBuf;
 
+pub use effects::runners::is_runner;
 pub use effects::{Filter, Honour, IgnoreMatch, Ignores, NameTest, no_host_scheme, ripgrep_filter};
 
 /// Inputs that change how a command is analysed.

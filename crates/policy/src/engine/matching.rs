@@ -29,12 +29,15 @@ impl Eval<'_, '_> {
                 (
                     Some(pat),
                     What::Exec {
-                        argv, canonical, ..
+                        argv,
+                        canonical,
+                        runner_argv,
+                        ..
                     },
-                ) => pat
-                    .command
-                    .as_ref()
-                    .is_some_and(|c| c.matches(argv, canonical)),
+                ) => pat.command.as_ref().is_some_and(|c| {
+                    c.matches(argv, canonical)
+                        || runner_argv.as_ref().is_some_and(|(r, rc)| c.matches(r, rc))
+                }),
                 (Some(pat), What::Fetch { url, target }) => pat.url.as_ref().is_some_and(|u| {
                     let written =
                         (p.rules[tr.rule].effect != Effect::Allow).then_some(url.as_str());
@@ -86,6 +89,7 @@ impl Eval<'_, '_> {
                 argv,
                 canonical,
                 wrappers,
+                runner_argv,
                 ..
             } => {
                 for e in Index::strictest_first() {
@@ -97,6 +101,11 @@ impl Eval<'_, '_> {
                         continue;
                     }
                     er.each_match(argv, canonical, |r, s| hits.add(p, r, s));
+                    // What a runner runs also meets the rules with the
+                    // runner's words in front (`Bash(npx prettier *)`).
+                    if let Some((joined, canon)) = runner_argv {
+                        er.each_match(joined, canon, |r, s| hits.add(p, r, s));
+                    }
                     if e != Effect::Allow {
                         // Deny and ask rules also meet a command given by
                         // path under its name, and the wrappers themselves.

@@ -12,7 +12,7 @@
 //! configuration that can name one (`cargo --config`) is unanalysable.
 //! Their other arguments are still looked at as a program's arguments.
 
-use super::Derived;
+use super::{Derived, runners};
 use crate::tables::Access;
 use crate::words::Arg;
 
@@ -169,7 +169,16 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
             go(args, d);
         }
         "make" | "gmake" | "bmake" => make(args, d),
-        "yarn" => package_manager(name, args, d),
+        "yarn" => {
+            runners::runner(name, args, d);
+            package_manager(name, args, d);
+        }
+        "npx" | "bunx" | "pnpx" | "uvx" | "poetry" | "pipx" | "bundle" => {
+            runners::runner(name, args, d);
+        }
+        "uv" => {
+            runners::runner(name, args, d);
+        }
         "pip" | "pip3" => pip(args, d),
         "cargo" => {
             cargo(args, d);
@@ -177,6 +186,7 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
         }
         "pytest" | "py.test" => table(name, PYTEST, args, d),
         "npm" | "pnpm" => {
+            runners::runner(name, args, d);
             package_manager(name, args, d);
             table(name, NPM, args, d);
         }

@@ -18,6 +18,7 @@ pub(crate) mod net;
 mod programs;
 mod remote;
 mod rg_types;
+pub(crate) mod runners;
 mod scripts;
 mod search;
 

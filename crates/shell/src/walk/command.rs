@@ -518,6 +518,7 @@ impl<'o> Walker<'o> {
         }
         let mut writes = env_writes;
         let fetcher = known.fetcher;
+        let under_runner = all_wrappers.iter().any(|w| crate::is_runner(w));
         for f in &d.found {
             let (kind, delete, recursive) = match f.access {
                 Access::Read | Access::List => (EffectKind::Read, false, f.recursive),
@@ -538,8 +539,10 @@ impl<'o> Walker<'o> {
                         .insert(f.arg.text.trim_start_matches("./").to_string());
                 }
             }
-            // A write an option turns on is judged as a redirect is.
-            let origin = if f.by_option && kind == EffectKind::Write {
+            // A write an option turns on is judged as a redirect is, and
+            // so is one of a command a runner runs (`npx rm -rf src`): the
+            // runner's allow is a permission to run, not to write.
+            let origin = if kind == EffectKind::Write && (f.by_option || under_runner) {
                 Origin::Redirect
             } else {
                 Origin::Operand
@@ -576,8 +579,15 @@ impl<'o> Walker<'o> {
                 }
             }
         }
+        // A runner's arguments after its own words are the command it
+        // runs, whose arguments that command's analysis looks at.
+        let runner_words = d.nested.iter().find_map(|n| match n {
+            Nested::Argv { wrapper, .. } if crate::is_runner(wrapper) => Some(wrapper.len()),
+            _ => None,
+        });
         if literal_name && known.spec.is_none() && !known.shell && known.wrapper.is_none() {
-            self.argument_files(&argv, idx, &effect_cwd);
+            let own = runner_words.map_or(argv.len(), |n| n.min(argv.len()));
+            self.argument_files(&argv[..own], idx, &effect_cwd);
         } else if !d.arguments.is_empty() {
             let mut given = vec![argv[0].clone()];
             given.append(&mut d.arguments);
