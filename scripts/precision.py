@@ -41,8 +41,12 @@ Printed (and with --json, as one JSON object):
   and among those that *stay inside the workspace* (every read and write
   action's resolved path is the workspace or beneath it, and no fetch);
 - **allowed commands with effects their allow did not name**: commands
-  decided `allow` with a `write` action (a write, or a delete) although no
-  `Edit`/`Write` allow rule names its path, listed one a line.
+  decided `allow` with a `write` action (a write, or a delete) that a
+  redirect or an option turns on (`sort -o f`, `find -delete`), although
+  no `Edit`/`Write` allow rule names its path, listed one a line. A write
+  that is what the allowed command is for (an operand of `cargo fmt`, which
+  rewrites the sources; `"via": "operand of .."`) is named by the allow of
+  the command, and counted apart.
 
 Run as root, the deciders run as the user `nobody` (`setpriv`), as a
 developer's agent would: as root every directory (other users' homes,
@@ -58,7 +62,8 @@ crash, hang, unanalysable, parse-failure, parse-failure-valid, allow, ask, deny,
 commands not allowed), not-allowed-inside (the same, inside the workspace),
 unnamed-effects, guessed-writes (allowed commands whose only unnamed writes
 are such guesses: the files a program with no operand table is given, which
-it may write; only deny and ask rules judge them), `rule:ID` (decided by that rule, e.g.
+it may write; only deny and ask rules judge them), operand-writes (allowed
+commands whose writes are their operands'), `rule:ID` (decided by that rule, e.g.
 `rule:hard:outside-roots`, `rule:default` for no rule), or, with --peer,
 peer-risky (cc-toolgate's allows in which toolgate finds a write, a delete,
 a catastrophic shape or an unanalysable part), each with its source.
@@ -150,11 +155,44 @@ def guessed(action) -> bool:
     return str(action.get("via", "")).startswith("argument")
 
 
+def operand(action) -> bool:
+    """Whether an action is what an allowed command is for: an operand of
+    a command whose table says it writes it (`cargo fmt` rewrites the
+    sources), `"via": "operand of ..."`. The allow names the command, and
+    so the write; a write an option or a redirect turns on is not."""
+    return str(action.get("via", "")).startswith("operand")
+
+
 def uses_allowed_programs(actions, names):
     execs = [a["action"]["argv"] for a in actions if a["action"]["kind"] == "exec"]
     if not execs:
         return False
     return all(any(tuple(argv[:len(n)]) == n for n in names) for argv in execs)
+
+
+def why_not_allowed(value):
+    """Why an allowed-program command was not allowed, from the actions
+    that decided it: the policy's own rules (a deny or ask rule matched a
+    file it reaches; a write no Edit rule allows, which takes the default),
+    a hard limit, a value known only when the command runs (`$F`, `$(..)`),
+    another part that cannot be analysed, or a command no rule names."""
+    decision = value["decision"]
+    deciding = [a for a in value.get("actions", []) if a.get("decision") == decision]
+    rule = value.get("rule") or ""
+    if rule.startswith(("hard:", "builtin:")):
+        return "hard limit"
+    if rule.startswith(("deny[", "ask[")):
+        return "deny or ask rule"
+    kinds = {a["action"]["kind"] for a in deciding}
+    if "unknown" in kinds:
+        reasons = " ".join(a["action"].get("reason", "") for a in deciding
+                           if a["action"]["kind"] == "unknown")
+        if "not a literal" in reasons or "not literal" in reasons or "only known when" in reasons:
+            return "value known only when it runs"
+        return "unanalysable"
+    if "write" in kinds:
+        return "write no rule allows"
+    return "command no rule allows"
 
 
 def inside(actions, workspace: str):
@@ -426,8 +464,10 @@ def main():
                     classes["not-allowed-inside"].append((i, value))
         if decision == "allow":
             writes = [a for a in actions if a["action"]["kind"] == "write"]
-            if any(not guessed(a) for a in writes):
+            if any(not guessed(a) and not operand(a) for a in writes):
                 classes["unnamed-effects"].append((i, value))
+            elif any(operand(a) for a in writes):
+                classes["operand-writes"].append((i, value))
             elif writes:
                 classes["guessed-writes"].append((i, value))
 
@@ -454,10 +494,13 @@ def main():
         "allowed_program_inside_not_allowed": len(classes["not-allowed-inside"]),
         "allowed_program_inside_not_allowed_pct":
             round(pct(len(classes["not-allowed-inside"]), api), 1),
+        "not_allowed_inside_why": collections.Counter(
+            why_not_allowed(v) for _, v in classes["not-allowed-inside"]).most_common(),
         "not_allowed_by_rule": collections.Counter(
             (v.get("rule") or "default") for _, v in classes["not-allowed"]).most_common(),
         "unnamed_effects": [rows[i]["command"] for i, _ in classes["unnamed-effects"]],
         "guessed_writes": len(classes["guessed-writes"]),
+        "operand_writes": len(classes["operand-writes"]),
         "by_file": {
             name: {
                 "commands": per_source[name],
@@ -536,10 +579,14 @@ def main():
               f"({f['allowed_program_inside_not_allowed_pct']}%)")
         print("  not allowed, by deciding rule: " + ", ".join(
             f"{rule} {n}" for rule, n in f["not_allowed_by_rule"][:8]))
+        print("  not allowed inside the workspace, why: " + ", ".join(
+            f"{why} {n}" for why, n in f["not_allowed_inside_why"]))
         print(f"allowed commands with effects their allow did not name: "
               f"{len(f['unnamed_effects'])}")
         print(f"  (not counted: {f['guessed_writes']} allowed commands whose only such writes "
-              f"are files a program with no operand table is given and may write)")
+              f"are files a program with no operand table is given and may write, and "
+              f"{f['operand_writes']} whose writes are what the allowed command is for, "
+              f"as `cargo fmt` rewrites the sources)")
         by_program = collections.defaultdict(list)
         for i, value in classes["unnamed-effects"]:
             writers = [a["action"]["argv"][0] for a in value["actions"]

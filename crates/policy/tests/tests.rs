@@ -16,6 +16,7 @@ mod git_support;
 mod git_tracked;
 mod layers;
 mod links;
+mod option_reach;
 mod proc_self;
 mod properties;
 mod reach;

@@ -77,7 +77,9 @@ pub(crate) enum Operands {
 #[derive(Debug)]
 pub(crate) struct Spec {
     pub names: &'static [&'static str],
-    /// Short options that take a value, as letters (`"nc"` for `head`).
+    /// Short options that take a value, as letters (`"nc"` for `head`); a
+    /// letter followed by `?` takes an optional one, attached only
+    /// (`"efli?"` for `sed`: `-i.bak`).
     pub short_args: &'static str,
     /// Long options (without `--`) that take a value.
     pub long_args: &'static [&'static str],
@@ -194,7 +196,7 @@ pub(crate) static SPECS: &[Spec] = &[
     Spec { short_args: "efgmtTABCjMrEd", long_args: RG_LONG, file_opts: &[("-f", Read), ("--file", Read), ("--ignore-file", Read)], program_opts: &["-e", "--regexp", "-f", "--file", "--files", "--type-list"], always_recursive: true, default_operand: Some("."), ..spec(&["rg"], AfterProgram, true) },
     Spec { short_args: "ABCGgmp", long_args: &["after", "before", "context", "file-search-regex", "max-count", "path-to-ignore", "ignore", "ignore-dir", "depth", "pager"], file_opts: &[("-p", Read), ("--path-to-ignore", Read)], always_recursive: true, default_operand: Some("."), ..spec(&["ag"], AfterProgram, true) },
     Spec { short_args: "fvFEilW", long_args: &["file", "assign", "field-separator", "exec", "include", "load", "source"], file_opts: &[("-f", Read), ("--file", Read), ("-E", Read), ("--exec", Read), ("-i", Read), ("--include", Read)], program_opts: &["-f", "--file", "-E", "--exec", "--source"], ..spec(&["awk", "gawk", "mawk", "nawk", "busybox-awk"], AfterProgram, true) },
-    Spec { short_args: "efl", long_args: &["expression", "file", "line-length"], file_opts: &[("-f", Read), ("--file", Read)], program_opts: &["-e", "--expression", "-f", "--file"], ..spec(&["sed", "gsed"], AfterProgram, true) },
+    Spec { short_args: "efli?", long_args: &["expression", "file", "line-length"], file_opts: &[("-f", Read), ("--file", Read)], program_opts: &["-e", "--expression", "-f", "--file"], ..spec(&["sed", "gsed"], AfterProgram, true) },
     Spec { short_args: "CUFILSxXDW", long_args: &["show-function-line", "ignore-matching-lines", "label", "starting-file", "exclude", "exclude-from", "ifdef", "width", "tabsize", "line-format", "from-file", "to-file", "palette", "horizon-lines", "old-line-format", "new-line-format", "unchanged-line-format", "group-format"], file_opts: &[("-X", Read), ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read)], recursive: &["-r", "--recursive"], ..spec(&["diff", "colordiff"], All(Read), true) },
     Spec { short_args: "in", long_args: &["ignore-initial", "bytes"], ..spec(&["cmp"], All(Read), true) },
     Spec { short_args: "w", long_args: &["wrap"], file_opts: &[("-o", Write), ("--output", Write), ("-i", Read), ("--input", Read)], ..spec(&["base64"], All(Read), true) },
@@ -272,7 +274,7 @@ pub(crate) static SPECS: &[Spec] = &[
     // Declarations: their `NAME=value` operands are variables, given to
     // later commands (`crate::environ`), never files.
     Spec { short_args: "", ..spec(&["export", "declare", "typeset", "local", "readonly", "unset"], Operands::None, false) },
-    Spec { short_args: "dfrs", long_args: &["date", "file", "reference", "set"], file_opts: &[("-f", Read), ("--file", Read), ("-r", Read), ("--reference", Read)], ..spec(&["date"], Operands::None, true) },
+    Spec { short_args: "dfrsI?", long_args: &["date", "file", "reference", "set"], file_opts: &[("-f", Read), ("--file", Read), ("-r", Read), ("--reference", Read)], ..spec(&["date"], Operands::None, true) },
     Spec { short_args: "F", long_args: &["file"], file_opts: &[("-F", Read), ("--file", Read)], ..spec(&["hostname"], Operands::None, true) },
     Spec { ..spec(&["bc"], All(Read), true) },
     Spec { short_args: "odnf", long_args: &["output", "dribble", "restore", "init-file", "directory", "node", "file"], file_opts: &[("-o", Write), ("--output", Write), ("--dribble", Write), ("--restore", Read), ("--init-file", Read), ("-f", Read), ("--file", Read)], ..spec(&["info"], Custom, true) },

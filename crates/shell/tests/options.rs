@@ -129,7 +129,13 @@ fn sort_sed_tree_write_by_option() {
     // sed(1): "-i[SUFFIX], --in-place[=SUFFIX]  edit files in place", in any
     // position.
     check(d, "sed -n 1p f -i", &["sed -n 1p f -i"], &["> f"]);
-    check(d, "sed -i.bak s/a/b/ f", &["sed -i.bak s/a/b/ f"], &["> f"]);
+    // The backup of `f` keeps its content as it was: `f.bak`.
+    check(
+        d,
+        "sed -i.bak s/a/b/ f",
+        &["sed -i.bak s/a/b/ f"],
+        &["> f", "> f.bak"],
+    );
     check(
         d,
         "sed --in-place s/a/b/ f g",
@@ -140,7 +146,7 @@ fn sort_sed_tree_write_by_option() {
         d,
         "sed --in-place=.orig s/a/b/ f",
         &["sed --in-place=.orig s/a/b/ f"],
-        &["> f"],
+        &["> f", "> f.orig"],
     );
     check(d, "sed -ni 1p f", &["sed -ni 1p f"], &["> f"]);
     // tree(1): "-o filename  Send output to filename."

@@ -266,8 +266,69 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         "login" | "logout" => d.unknowns.push(format!(
             "`cargo {sub}` changes the registry token in cargo's credentials"
         )),
+        // The package's Rust sources are rewritten (formatted, or fixed as
+        // the compiler or clippy suggests): a write of every `.rs` file
+        // beneath. It is what the subcommand is for, so an allow of it
+        // covers it where no rule on the files says otherwise.
+        "fmt" if !flag("--check") => rewrites_rust_sources(d),
+        "fix" => rewrites_rust_sources(d),
+        "clippy" if rest.iter().any(|a| a.literal && a.text.starts_with("--fix")) => {
+            rewrites_rust_sources(d);
+        }
+        // What follows `--` is the compiler's or rustdoc's own command
+        // line: `@FILE` reads a file into it, `-o` writes anywhere, `-C
+        // linker=` runs a program.
+        "rustc" | "rustdoc" if after_dashes(rest).is_some() => d.unknowns.push(format!(
+            "`cargo {sub} --` hands options to the compiler that are not followed"
+        )),
+        // The test harness's options: `--logfile` writes where it says.
+        "test" | "t" | "bench" => {
+            if let Some(harness) = after_dashes(rest) {
+                let o = super::parse_opts(
+                    harness,
+                    "",
+                    &[
+                        "logfile",
+                        "test-threads",
+                        "skip",
+                        "color",
+                        "format",
+                        "shuffle-seed",
+                        "report-time",
+                    ],
+                    &[],
+                );
+                for f in o.values(&["--logfile"]) {
+                    d.add_by_option(Access::Write, f, false);
+                }
+            }
+        }
         _ => {}
     }
+}
+
+/// The words after the first `--`, if there is one.
+fn after_dashes(rest: &[Arg]) -> Option<&[Arg]> {
+    let at = rest.iter().position(|a| a.literal && a.text == "--")?;
+    rest.get(at + 1..)
+}
+
+/// A write of every Rust source file beneath the working directory
+/// (`cargo fmt`, `cargo fix`, `cargo clippy --fix`), as an operand's: the
+/// rules on those files judge it, and with none the command's decision.
+fn rewrites_rust_sources(d: &mut Derived) {
+    let mut sources = Arg::lit(".");
+    sources.beneath = true;
+    sources.filter = Some(super::Filter {
+        files: super::NameTest::Glob {
+            pattern: "*.rs".into(),
+            fold: false,
+        },
+        dirs: super::NameTest::Any,
+        split: false,
+        ignores: None,
+    });
+    d.add(Access::Write, &sources, false);
 }
 
 /// The first word that is not an option (nor the value of one of
@@ -329,34 +390,87 @@ fn go_subcommand(args: &[Arg], d: &mut Derived) {
 /// it names, so that one outside the roots, or denied, is not run as
 /// the allow of `make` says.
 fn make(args: &[Arg], d: &mut Derived) {
+    // GNU make's options that take a value (`make --help`): a short one
+    // takes the rest of its cluster (`-spf.env` reads `.env`), or the next
+    // word; `-j`, `-l` and `-O` take one only when attached.
+    const VALUED: &str = "CEfIoW";
+    const OPTIONAL: &str = "jlO";
+    let read = |d: &mut Derived, v: &Arg| {
+        if !(v.literal && v.text == "-") {
+            d.add(Access::Read, v, false);
+        }
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        let t = a.text.as_str();
         if !a.literal {
             continue;
         }
-        let t = a.text.as_str();
         if t == "--" {
             break;
         }
-        let value = if matches!(t, "-f" | "--file" | "--makefile" | "-C" | "--directory") {
-            it.next().cloned()
-        } else if let Some(v) = ["--file=", "--makefile=", "--directory="]
-            .iter()
-            .find_map(|p| t.strip_prefix(p))
-        {
-            Some(a.with_text(v))
-        } else if !t.starts_with("--")
-            && (t.starts_with("-f") || t.starts_with("-C"))
-            && t.len() > 2
-        {
-            Some(a.with_text(&t[2..]))
-        } else {
-            None
-        };
-        if let Some(v) = value
-            && !(v.literal && v.text == "-")
-        {
-            d.add(Access::Read, &v, false);
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(a.with_text(v))),
+                None => (long, None),
+            };
+            // getopt_long takes any unambiguous start of a name.
+            let is = |full: &str, least: usize| name.len() >= least && full.starts_with(name);
+            let reads = is("file", 1) || is("makefile", 3) || is("directory", 2);
+            let valued = reads
+                || is("include-dir", 2)
+                || is("old-file", 2)
+                || is("assume-old", 8)
+                || is("what-if", 1)
+                || is("new-file", 2)
+                || is("assume-new", 8)
+                || is("eval", 2);
+            let value = match inline {
+                Some(v) => Some(v),
+                None if valued => it.next().cloned(),
+                None => None,
+            };
+            if reads && let Some(v) = value {
+                read(d, &v);
+            }
+            continue;
+        }
+        if let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (at, c) in cluster.char_indices() {
+                let rest = &cluster[at + c.len_utf8()..];
+                if OPTIONAL.contains(c) {
+                    break;
+                }
+                if VALUED.contains(c) {
+                    let value = if rest.is_empty() {
+                        it.next().cloned()
+                    } else {
+                        Some(a.with_text(rest))
+                    };
+                    if matches!(c, 'f' | 'C')
+                        && let Some(v) = value
+                    {
+                        read(d, &v);
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        // A variable given on the command line: `MAKEFILES` names more
+        // makefiles to read, `MAKEFLAGS` more options.
+        if let Some((var, value)) = t.split_once('=') {
+            match var.trim_end_matches([':', '+', '?', '!']) {
+                "MAKEFILES" => {
+                    for f in value.split_whitespace() {
+                        read(d, &a.with_text(f));
+                    }
+                }
+                "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" => d.unknowns.push(format!(
+                    "`make {var}=..` gives make options that are not followed"
+                )),
+                _ => {}
+            }
         }
     }
 }
@@ -796,6 +910,58 @@ mod tests {
         ] {
             assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
         }
+    }
+
+    #[test]
+    fn make_clusters_long_starts_and_makefiles() {
+        use Access::Read;
+        for (cmd, want) in [
+            ("make -spf.env", vec![(Read, ".env")]),
+            ("make -sp -f .env", vec![(Read, ".env")]),
+            ("make --fi=.env", vec![(Read, ".env")]),
+            ("make --mak .env", vec![(Read, ".env")]),
+            ("make --dir=sub", vec![(Read, "sub")]),
+            ("make -pq MAKEFILES=.env", vec![(Read, ".env")]),
+            ("make MAKEFILES+=a", vec![(Read, "a")]),
+            ("make -j4f x", vec![]),
+            ("make -I inc -o old -W new all", vec![]),
+        ] {
+            let want: Vec<(Access, String)> =
+                want.into_iter().map(|(a, p)| (a, p.to_string())).collect();
+            assert_eq!(found(cmd), want, "{cmd}");
+        }
+        assert!(!derived("make MAKEFLAGS=-f.env").unknowns.is_empty());
+    }
+
+    #[test]
+    fn cargo_rewrites_sources_and_its_harness_options() {
+        for cmd in [
+            "cargo fmt",
+            "cargo fix",
+            "cargo clippy --fix",
+            "cargo fmt --all",
+        ] {
+            let d = derived(cmd);
+            assert!(
+                d.found
+                    .iter()
+                    .any(|f| f.access == Access::Write && f.arg.text == "."),
+                "{cmd}"
+            );
+        }
+        for cmd in ["cargo fmt --check", "cargo clippy", "cargo fmt -- --check"] {
+            assert!(derived(cmd).found.is_empty(), "{cmd}");
+        }
+        assert_eq!(
+            writes("cargo test -q -- --logfile /tmp/l"),
+            vec![(Access::Write, "/tmp/l".to_string())]
+        );
+        assert_eq!(
+            writes("cargo bench -- --logfile=l"),
+            vec![(Access::Write, "l".to_string())]
+        );
+        assert!(!derived("cargo rustc -- @.env").unknowns.is_empty());
+        assert!(derived("cargo rustc --release").unknowns.is_empty());
     }
 
     #[test]

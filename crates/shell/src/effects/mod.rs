@@ -360,8 +360,20 @@ pub(crate) fn parse_opts(
     long_args: &[&str],
     file_opts: &[(&str, Access)],
 ) -> Opts {
+    // A letter followed by `?` takes an optional value, attached only
+    // (getopt's `i::`: `sed -i.bak`, `date -Iseconds`): the rest of its
+    // word is that value, never more options.
+    let optional_short = |c: char| {
+        let mut chars = short_args.chars().peekable();
+        while let Some(l) = chars.next() {
+            if l == c && chars.peek() == Some(&'?') {
+                return true;
+            }
+        }
+        false
+    };
     let takes_short = |c: char| {
-        short_args.contains(c)
+        (c != '?' && short_args.contains(c) && !optional_short(c))
             || file_opts
                 .iter()
                 .any(|(n, _)| n.len() == 2 && n.ends_with(c) && !n.starts_with("--"))
@@ -416,6 +428,12 @@ pub(crate) fn parse_opts(
         }
         let cluster: Vec<char> = t.chars().skip(1).collect();
         for (i, &c) in cluster.iter().enumerate() {
+            if c != '?' && optional_short(c) {
+                let rest: String = cluster[i + 1..].iter().collect();
+                let value = (!rest.is_empty()).then(|| arg.with_text(rest));
+                out.opts.push((format!("-{c}"), value));
+                break;
+            }
             if takes_short(c) {
                 let rest: String = cluster[i + 1..].iter().collect();
                 let value = if rest.is_empty() {
@@ -430,6 +448,41 @@ pub(crate) fn parse_opts(
         }
     }
     out
+}
+
+/// The backups `sed -i SUFFIX` keeps: each file it edits is first renamed
+/// to FILE then SUFFIX, or, when SUFFIX holds a `*`, to SUFFIX with each
+/// `*` replaced by FILE as given (`-i'bak/*'` moves `f` to `bak/f`: any
+/// directory), relative to where sed runs. A write the option turns on.
+fn sed_backups(o: &Opts, files: &[Arg], d: &mut Derived) {
+    let Some(suffix) = o
+        .opts
+        .iter()
+        .filter(|(n, _)| o.is(n, "-i") || o.is(n, "--in-place"))
+        .filter_map(|(_, v)| v.as_ref())
+        .last()
+    else {
+        return;
+    };
+    if suffix.text.is_empty() {
+        return;
+    }
+    for f in files {
+        let literal = suffix.literal && f.literal && f.pattern.is_none();
+        let text = if suffix.text.contains('*') {
+            suffix.text.replace('*', &f.text)
+        } else {
+            format!("{}{}", f.text, suffix.text)
+        };
+        let backup = Arg {
+            text,
+            literal,
+            pattern: None,
+            beneath: false,
+            filter: None,
+        };
+        d.add_by_option(Access::Write, &backup, false);
+    }
 }
 
 /// Whether a listing program follows symbolic links beneath what it
@@ -492,6 +545,13 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         parse_opts(args, spec.short_args, spec.long_args, spec.file_opts)
     };
     file_opts(spec, &o, &mut d);
+    // The file `diff --from-file`/`--to-file` compares every operand with
+    // may be a directory, whose files are read as a directory operand's.
+    if matches!(name, "diff" | "colordiff") {
+        for v in o.values(&["--from-file", "--to-file"]) {
+            d.add(Access::Read, v, true);
+        }
+    }
     let recursive = match name {
         // `du` shows the directories beneath (every entry with `-a`)
         // unless it sums them up.
@@ -505,6 +565,19 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
         "tree" => !o
             .values(&["-L"])
             .any(|v| v.literal && matches!(v.text.as_str(), "0" | "1")),
+        // `diff DIR1 DIR2` compares every file directly inside both (and
+        // with `-N` prints one only one side has): whatever its flags, a
+        // directory operand is read beneath.
+        "diff" | "colordiff" => true,
+        // `grep -d recurse` (`--directories=rec`: argmatch takes an
+        // unambiguous start) is `grep -r`; a value not known until it runs
+        // may be it.
+        "grep" | "egrep" | "fgrep" | "zgrep" => {
+            o.has(spec.recursive)
+                || o.values(&["-d", "--directories"]).any(|v| {
+                    !v.literal || (v.text.len() >= 3 && "recurse".starts_with(v.text.as_str()))
+                })
+        }
         _ => spec.always_recursive || o.has(spec.recursive),
     };
     let mut operands: &[Arg] = &o.operands;
@@ -570,6 +643,9 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             }
             for a in operands {
                 d.add_filtered(access, a, recursive, filter.clone());
+            }
+            if in_place && matches!(name, "sed" | "gsed") {
+                sed_backups(&o, operands, &mut d);
             }
         }
         Operands::AfterMode => {
@@ -1096,6 +1172,39 @@ mod tests {
 
     fn lits(s: &str) -> Vec<Arg> {
         s.split_whitespace().map(Arg::lit).collect()
+    }
+
+    #[test]
+    fn an_optional_value_takes_the_rest_of_its_word_only() {
+        let o = parse_opts(&lits("-Ei.bak -e p f"), "efli?", &[], &[]);
+        assert_eq!(
+            o.values(&["-i"])
+                .map(|v| v.text.as_str())
+                .collect::<Vec<_>>(),
+            [".bak"]
+        );
+        assert_eq!(o.operands.len(), 1);
+        // `-ie` is a suffix `e`, not `-i -e`: the script is the first operand.
+        let o = parse_opts(&lits("-ie s/x/y/ f"), "efli?", &[], &[]);
+        assert!(o.values(&["-e"]).next().is_none());
+        assert_eq!(o.operands.len(), 2);
+        let o = parse_opts(&lits("-i -n p f"), "efli?", &[], &[]);
+        assert!(o.values(&["-i"]).next().is_none() && o.has(&["-n"]));
+        // `date -Iseconds` sets nothing.
+        assert!(derive("date", &lits("-u -Iseconds")).unknowns.is_empty());
+        assert!(!derive("date", &lits("-Is -s 1")).unknowns.is_empty());
+        // sed's backups: beside the file, or where a `*` puts it.
+        let writes = |cmd: &str| -> Vec<String> {
+            derive("sed", &lits(cmd))
+                .found
+                .iter()
+                .filter(|f| f.access == Access::Write && f.by_option)
+                .map(|f| f.arg.text.clone())
+                .collect()
+        };
+        assert_eq!(writes("-i.bak s/x/y/ a b"), ["a", "b", "a.bak", "b.bak"]);
+        assert_eq!(writes("--in-place=bk/* s/x/y/ a"), ["a", "bk/a"]);
+        assert_eq!(writes("-i s/x/y/ a"), ["a"]);
     }
 
     #[test]

@@ -1,0 +1,234 @@
+//! Options and subcommands that make an allowed program read or write
+//! more than its operands, against the real programs: `sed -i` keeps a
+//! backup where its suffix says (a `*` in it is the file's name, so any
+//! directory), `grep -d recurse` is `grep -r`, `diff DIR DIR` reads the
+//! files in both, `make` reads the makefiles a cluster or `MAKEFILES`
+//! names, `cargo fmt` rewrites the sources and `cargo test -- --logfile`
+//! writes where it says. Each is decided, then run to show it does what
+//! the decision is about.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::json;
+use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+
+struct Ws {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    ws: PathBuf,
+}
+
+fn workspace(policy: &str) -> (Ws, Policy) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("ws");
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join(".env"), "SECRET=2\n").unwrap();
+    std::fs::write(ws.join("README.md"), "x\n").unwrap();
+    std::fs::write(ws.join("src/main.rs"), "fn main(){println!(\"hi\");}\n").unwrap();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("toolgate.toml"), policy).unwrap();
+    let p = Policy::load(
+        &ws.join("toolgate.toml"),
+        &LoadOptions {
+            workspace: Some(ws.clone()),
+            home: Some(base.join("home")),
+            state_dir: Some(base.join("state")),
+        },
+    )
+    .unwrap();
+    (
+        Ws {
+            _dir: dir,
+            base,
+            ws,
+        },
+        p,
+    )
+}
+
+fn decide(p: &Policy, ws: &Path, cmd: &str) -> Decision {
+    let mut call = Call::new("run_shell", json!({ "command": cmd }));
+    call.cwd = Some(ws.to_path_buf());
+    p.decide(&call)
+}
+
+fn run(w: &Ws, cmd: &str) -> Output {
+    Command::new("bash")
+        .args(["-c", cmd])
+        .current_dir(&w.ws)
+        .env("HOME", w.base.join("home"))
+        .output()
+        .expect("bash runs")
+}
+
+fn printed(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+const READ_ONLY: &str = "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edit\", \"Bash(sed *)\", \"Bash(grep *)\", \"Bash(diff *)\", \"Bash(make *)\", \"Bash(cargo *)\"]\ndeny = [\"Read(.env)\", \"Edit(src/**)\"]\n";
+
+#[test]
+fn a_sed_backup_goes_where_its_suffix_says() {
+    let (w, p) = workspace(READ_ONLY);
+    // The policy file itself: the agent writes `toolgate` and sed's backup
+    // of it is `toolgate.toml`.
+    for (cmd, rule) in [
+        ("sed -i'src/*' s/x/y/ README.md", "deny[1]"),
+        ("sed --in-place='src/*' s/x/y/ README.md", "deny[1]"),
+        ("sed -Ei'src/*' s/x/y/ README.md", "deny[1]"),
+        ("sed -i'../*' s/x/y/ README.md", "hard:outside-roots"),
+        ("sed -i'*.toml' s/x/y/ toolgate", "hard:policy-file"),
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some(rule)),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+    // An ordinary in-place edit, and its backup beside it, stay allowed.
+    for cmd in [
+        "sed -i s/x/y/ README.md",
+        "sed -i.bak s/x/y/ README.md",
+        "sed -ie s/x/y/ README.md",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    let out = run(&w, "sed -i'src/*' s/x/y/ README.md");
+    assert!(w.ws.join("src/README.md").exists(), "{out:?}");
+    let out = run(&w, "sed -ie s/y/z/ README.md");
+    assert!(
+        w.ws.join("README.mde").exists(),
+        "the suffix is `e`: {out:?}"
+    );
+    std::fs::write(w.ws.join("toolgate"), "allow = [\"Bash\"]\n").unwrap();
+    let out = run(&w, "sed -i'*.toml' s/x/y/ toolgate");
+    let now = std::fs::read_to_string(w.ws.join("toolgate.toml")).unwrap();
+    assert_eq!(
+        now, "allow = [\"Bash\"]\n",
+        "sed replaced the policy: {out:?}"
+    );
+}
+
+#[test]
+fn grep_d_recurse_and_diff_of_directories_read_what_they_hold() {
+    let (w, p) = workspace(READ_ONLY);
+    for cmd in [
+        "grep -d recurse SECRET .",
+        "grep -d recurse SECRET",
+        "grep -drecurse SECRET .",
+        "grep --directories=rec SECRET .",
+        "grep --di=recurse SECRET .",
+        "diff -N . src",
+        "diff --unidirectional-new-file src .",
+        "diff -N --from-file=. src",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "{cmd}: {}",
+            d.reason
+        );
+        let out = run(&w, cmd);
+        assert!(printed(&out).contains("SECRET=2"), "{cmd} run: {out:?}");
+    }
+    for cmd in [
+        "grep -d skip x README.md",
+        "grep -d read x README.md",
+        "diff README.md src/main.rs",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}
+
+#[test]
+fn make_reads_the_makefiles_a_cluster_or_makefiles_names() {
+    let (w, p) = workspace(READ_ONLY);
+    for cmd in [
+        "make -pq MAKEFILES=.env",
+        "make -spf.env",
+        "make --fi=.env -pq",
+        "make -sp -f.env",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "{cmd}: {}",
+            d.reason
+        );
+        let out = run(&w, cmd);
+        assert!(printed(&out).contains("SECRET = 2"), "{cmd} run: {out:?}");
+    }
+    let d = decide(&p, &w.ws, "make MAKEFLAGS=-f.env");
+    assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
+    for cmd in ["make -j4 test", "make -C src", "make -k"] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}
+
+#[test]
+fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
+    let (w, p) = workspace(READ_ONLY);
+    for (cmd, rule) in [
+        ("cargo fmt", "deny[1]"),
+        ("cargo fix --allow-dirty --allow-no-vcs", "deny[1]"),
+        ("cargo clippy --fix --allow-no-vcs", "deny[1]"),
+        (
+            "cargo test -q -- --logfile /tmp/toolgate-cargo-log",
+            "hard:outside-roots",
+        ),
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some(rule)),
+            "{cmd}: {}",
+            d.reason
+        );
+    }
+    let d = decide(&p, &w.ws, "cargo rustc -q -- @.env");
+    assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
+    for cmd in [
+        "cargo fmt --check",
+        "cargo build",
+        "cargo test -- --nocapture",
+        "cargo clippy",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    // Where Edit is allowed, formatting is too (the filter keeps `.git`
+    // and the policy file out of it).
+    let (w2, p2) = workspace(
+        "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edit\", \"Bash(cargo *)\"]\ndeny = [\"Edit(.git/**)\"]\n",
+    );
+    std::fs::create_dir_all(w2.ws.join(".git")).unwrap();
+    let d = decide(&p2, &w2.ws, "cargo fmt");
+    assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
+
+    let fmt = Command::new("cargo").args(["fmt", "--version"]).output();
+    if !fmt.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped running cargo fmt: rustfmt is not installed");
+        return;
+    }
+    let before = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
+    let out = run(&w, "cargo fmt");
+    let after = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
+    assert_ne!(before, after, "cargo fmt rewrote src/main.rs: {out:?}");
+}
