@@ -36,9 +36,12 @@ enum Value {
     /// pytest-cov's `--cov-report TYPE[:PATH]`: the report written at
     /// `PATH` (a directory for `html`), or under its own name here.
     Cov,
+    /// pytest's `--rootdir DIR`: read, and its cache (`.pytest_cache`,
+    /// relative to the root) written there.
+    Root,
 }
 
-use Value::{Cov, Ini, Reads, Replaces, Runs, Writes, WritesInto};
+use Value::{Cov, Ini, Reads, Replaces, Root, Runs, Writes, WritesInto};
 
 /// Go's flags, with one or two dashes, `-flag value` or `-flag=value`
 /// (`go help build`, `go help testflag`); the test binary's own flags
@@ -127,7 +130,7 @@ const PYTEST: &[(&str, Value)] = &[
     ("-c", Reads),
     ("--config-file", Reads),
     ("--confcutdir", Reads),
-    ("--rootdir", Reads),
+    ("--rootdir", Root),
     ("-o", Ini),
     ("--override-ini", Ini),
     (
@@ -185,6 +188,11 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
             table("cargo", CARGO, args, d);
         }
         "pytest" | "py.test" => table(name, PYTEST, args, d),
+        _ if is_python(name) => match python_module(args) {
+            Some(("pytest", rest)) => table("pytest", PYTEST, rest, d),
+            Some(("pip", rest)) => pip(rest, d),
+            _ => return false,
+        },
         "npm" | "pnpm" => {
             runners::runner(name, args, d);
             package_manager(name, args, d);
@@ -305,6 +313,53 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         }
         _ => {}
     }
+}
+
+/// `python`, `python3`, `python3.12`.
+fn is_python(name: &str) -> bool {
+    name.strip_prefix("python")
+        .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// The module `python -m MODULE ARGS` runs, and its arguments: python's
+/// own options come first (`-B`, `-u`, `-X dev`, `-W error`), and `-m`
+/// may end a cluster of them (`-Bm pytest`) or hold the name
+/// (`-mpytest`). `-c` (code) and a script end the options with no module.
+fn python_module(args: &[Arg]) -> Option<(&str, &[Arg])> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') || t == "-" || t == "--" {
+            return None;
+        }
+        if t.starts_with("--") {
+            i += if t == "--check-hash-based-pycs" { 2 } else { 1 };
+            continue;
+        }
+        for (at, c) in t.char_indices().skip(1) {
+            let rest = &t[at + 1..];
+            match c {
+                'm' => {
+                    return if rest.is_empty() {
+                        let m = args.get(i + 1).filter(|m| m.literal)?;
+                        Some((m.text.as_str(), args.get(i + 2..).unwrap_or_default()))
+                    } else {
+                        Some((rest, args.get(i + 1..).unwrap_or_default()))
+                    };
+                }
+                'c' => return None,
+                'W' | 'X' => {
+                    if rest.is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The words after the first `--`, if there is one.
@@ -733,6 +788,11 @@ fn act(tool: &str, option: &str, what: Value, value: &Arg, d: &mut Derived) {
         WritesInto => d.add(Access::WriteDir, value, true),
         Replaces => d.add(Access::Delete, value, true),
         Reads => d.add(Access::Read, value, false),
+        Root => {
+            d.add(Access::Read, value, false);
+            let cache = format!("{}/.pytest_cache", value.text.trim_end_matches('/'));
+            d.add(Access::WriteDir, &value.with_text(cache), true);
+        }
         Runs(why) => {
             d.unknowns
                 .push(format!("`{tool} {option} {}` {why}", value.text));
@@ -910,6 +970,31 @@ mod tests {
         ] {
             assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
         }
+    }
+
+    #[test]
+    fn python_m_runs_the_tables_of_its_module() {
+        assert_eq!(
+            writes("python3 -m pytest --basetemp=src"),
+            writes("pytest --basetemp=src")
+        );
+        assert!(!writes("python3 -B -m pytest --junitxml=o.xml").is_empty());
+        assert!(!writes("python -mpytest -o cache_dir=c").is_empty());
+        assert_eq!(
+            writes("pytest --rootdir=r/"),
+            vec![(Access::WriteDir, "r/.pytest_cache".to_string())]
+        );
+        assert!(!writes("python3.12 -X dev -m pip install -t /tmp/o x").is_empty());
+        assert!(!builders(
+            "python3",
+            &[Arg::lit("-c"), Arg::lit("1")],
+            &mut Derived::default()
+        ));
+        assert!(!builders(
+            "python3",
+            &[Arg::lit("x.py")],
+            &mut Derived::default()
+        ));
     }
 
     #[test]
