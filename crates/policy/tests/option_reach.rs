@@ -232,3 +232,47 @@ fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
     let after = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
     assert_ne!(before, after, "cargo fmt rewrote src/main.rs: {out:?}");
 }
+
+#[test]
+fn jq_reads_its_program_file_from_any_cluster() {
+    if !Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("jq is not installed: CI runs this test");
+        }
+        eprintln!("skipped: jq is not installed");
+        return;
+    }
+    let (w, p) = workspace(
+        "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Bash(jq *)\"]\ndeny = [\"Read(.env)\"]\n",
+    );
+    for cmd in [
+        "jq -nf .env",
+        "jq -fn .env",
+        "jq -rf .env README.md",
+        "jq -f -n .env",
+        "jq --run-tests .env",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(
+            (d.decision, d.rule.as_deref()),
+            (Effect::Deny, Some("deny[0]")),
+            "{cmd}: {}",
+            d.reason
+        );
+        let out = run(&w, cmd);
+        assert!(printed(&out).contains("SECRET=2"), "{cmd} run: {out:?}");
+    }
+    std::fs::write(w.ws.join("a.json"), "{\"x\": 1}\n").unwrap();
+    for cmd in [
+        "jq .x a.json",
+        "jq -r '.x' a.json",
+        "jq -n --arg f .env '$f'",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}

@@ -14,6 +14,7 @@ mod git;
 mod git_content;
 mod git_files;
 mod git_tree;
+mod jq;
 pub(crate) mod net;
 mod programs;
 mod remote;
@@ -460,7 +461,7 @@ fn sed_backups(o: &Opts, files: &[Arg], d: &mut Derived) {
         .iter()
         .filter(|(n, _)| o.is(n, "-i") || o.is(n, "--in-place"))
         .filter_map(|(_, v)| v.as_ref())
-        .last()
+        .next_back()
     else {
         return;
     };
@@ -1002,7 +1003,7 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             }
         }
         "fd" | "fdfind" => fd(args, d),
-        "jq" | "gojq" | "jaq" => jq(args, d),
+        "jq" | "gojq" | "jaq" => jq::jq(args, d),
         "yq" => yq(spec, args, d),
         "dd" => {
             for a in args {

@@ -216,57 +216,6 @@ pub(super) fn strip_awk_strings(program: &str) -> String {
     out
 }
 
-pub(super) fn jq(args: &[Arg], d: &mut Derived) {
-    let mut operands = Vec::new();
-    let mut from_file = false;
-    let mut i = 0;
-    let mut rest_are_args = false;
-    while let Some(a) = args.get(i) {
-        i += 1;
-        let t = a.text.as_str();
-        if rest_are_args && !(a.literal && t.starts_with('-')) {
-            continue;
-        }
-        if !a.literal || !t.starts_with('-') || t == "-" {
-            operands.push(a.clone());
-            continue;
-        }
-        match t {
-            "--arg" | "--argjson" => i += 2,
-            "--slurpfile" | "--rawfile" => {
-                if let Some(f) = args.get(i + 1) {
-                    d.add(Access::Read, f, false);
-                }
-                i += 2;
-            }
-            "-f" | "--from-file" => {
-                if let Some(f) = args.get(i) {
-                    d.add(Access::Read, f, false);
-                }
-                from_file = true;
-                i += 1;
-            }
-            "-L" | "--indent" => i += 1,
-            "--args" | "--jsonargs" => rest_are_args = true,
-            _ => {}
-        }
-    }
-    let files = if from_file {
-        &operands[..]
-    } else {
-        if let Some(program) = operands.first() {
-            if words_of(&program.text).any(|w| matches!(w, "import" | "include")) {
-                d.unknowns.push(format!(
-                    "`jq` program loads modules or data files: `{}`",
-                    program.text
-                ));
-            }
-        }
-        operands.get(1..).unwrap_or_default()
-    };
-    each(d, Access::Read, files, false);
-}
-
 pub(super) fn yq(spec: &Spec, args: &[Arg], d: &mut Derived) {
     let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
     file_opts(spec, &o, d);
