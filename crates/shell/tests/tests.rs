@@ -15,6 +15,7 @@ mod network;
 mod options;
 mod parallel;
 mod parse_repairs;
+mod program_texts;
 mod props;
 mod reach;
 mod real;
