@@ -157,6 +157,14 @@ fn grep_d_recurse_and_diff_of_directories_read_what_they_hold() {
 
 #[test]
 fn make_reads_the_makefiles_a_cluster_or_makefiles_names() {
+    if !Command::new("make")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: GNU make is not installed");
+        return;
+    }
     let (w, p) = workspace(READ_ONLY);
     for cmd in [
         "make -pq MAKEFILES=.env",
