@@ -284,3 +284,98 @@ fn jq_reads_its_program_file_from_any_cluster() {
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }
+
+const COPIES: &str = "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edit\", \"Bash(cp *)\", \"Bash(mv *)\", \"Bash(ln *)\", \"Bash(install *)\", \"Bash(patch *)\", \"Bash(find *)\", \"Bash(xargs *)\", \"Bash(ls *)\"]\ndeny = [\"Read(.env)\", \"Edit(src/**)\"]\n";
+
+#[test]
+fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says() {
+    let (w, p) = workspace(COPIES);
+    for (cmd, want) in [
+        ("cp README.md src", (Effect::Deny, Some("deny[1]"))),
+        ("cp -t src README.md", (Effect::Deny, Some("deny[1]"))),
+        ("ln README.md src", (Effect::Deny, Some("deny[1]"))),
+        ("ln -s /etc/hostname src", (Effect::Deny, Some("deny[1]"))),
+        ("install -t src README.md", (Effect::Deny, Some("deny[1]"))),
+        (
+            "cp -b -S .toml README.md toolgate",
+            (Effect::Deny, Some("hard:policy-file")),
+        ),
+        (
+            "cp -bS.toml README.md toolgate",
+            (Effect::Deny, Some("hard:policy-file")),
+        ),
+        (
+            "mv --backup=simple --suffix=.toml README.md toolgate",
+            (Effect::Deny, Some("hard:policy-file")),
+        ),
+        (
+            "install -b -S .toml README.md toolgate",
+            (Effect::Deny, Some("hard:policy-file")),
+        ),
+        (
+            "patch -b -z c/main.rs sr sr.patch",
+            (Effect::Deny, Some("deny[1]")),
+        ),
+        // Options whose value is optional do not take the next word.
+        ("cp --backup .env docs", (Effect::Deny, Some("deny[0]"))),
+        ("cp --preserve .env docs", (Effect::Deny, Some("deny[0]"))),
+        ("install -C .env docs", (Effect::Deny, Some("deny[0]"))),
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!((d.decision, d.rule.as_deref()), want, "{cmd}: {}", d.reason);
+    }
+    for cmd in [
+        "install -s --strip-program=sh a b",
+        "find . -name README.md | xargs --process-slot-var=PATH ls",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Ask, "{cmd}: {}", d.reason);
+    }
+    for cmd in [
+        "cp README.md docs",
+        "cp -r src/ copy",
+        "mv README.md notes.md",
+        "find . | xargs --process-slot-var=SLOT ls",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+
+    // Run for real.
+    let out = run(&w, "cp README.md src");
+    assert!(w.ws.join("src/README.md").exists(), "{out:?}");
+    std::fs::write(w.ws.join("toolgate"), "allow = [\"Bash\"]\n").unwrap();
+    let out = run(&w, "cp -b -S .toml README.md toolgate");
+    assert_eq!(
+        std::fs::read_to_string(w.ws.join("toolgate.toml")).unwrap(),
+        "allow = [\"Bash\"]\n",
+        "cp's backup replaced the policy: {out:?}"
+    );
+    let out = run(&w, "cp --backup .env docs");
+    assert!(
+        std::fs::read_to_string(w.ws.join("docs")).is_ok_and(|t| t.contains("SECRET=2")),
+        "{out:?}"
+    );
+    // patch's backup suffix holds a `/`.
+    if !Command::new("patch")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped running patch: GNU patch is not installed");
+        return;
+    }
+    std::fs::write(w.ws.join("sr"), "a\n").unwrap();
+    std::fs::write(
+        w.ws.join("sr.patch"),
+        "--- sr\n+++ sr\n@@ -1 +1 @@\n-a\n+b\n",
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
+    let out = run(&w, "patch -b -z c/main.rs sr sr.patch");
+    let after = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
+    assert_ne!(
+        before, after,
+        "patch's backup overwrote src/main.rs: {out:?}"
+    );
+}

@@ -658,6 +658,23 @@ fn xargs(argv: &[Arg]) -> Step {
                     "`xargs` option `--{name}` is not known, so the command it runs is not either"
                 ));
             }
+            // The variable it names is set, to a slot number, in the
+            // environment of every command it runs: `PATH`, `LD_PRELOAD`,
+            // `BASH_ENV` then name a program or library of the workspace
+            // (`--process-slot-var=PATH ls` runs `./0/ls`).
+            if name == "process-slot-var"
+                && unknown.is_none()
+                && value.as_deref().is_none_or(|v| {
+                    v.is_empty()
+                        || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        || tables::changes_what_runs(v)
+                })
+            {
+                unknown = Some(format!(
+                    "`xargs --process-slot-var` sets `{}` for the command it runs, which changes what runs",
+                    value.as_deref().unwrap_or("")
+                ));
+            }
             if name == "replace" {
                 replace = Some(value.unwrap_or_else(|| "{}".into()));
             }

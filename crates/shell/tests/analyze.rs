@@ -1243,7 +1243,7 @@ fn writers_write_their_operands() {
     check(
         "install -m 755 bin /usr/local/bin/",
         &["install -m 755 bin /usr/local/bin/"],
-        &["R bin", "W /usr/local/bin/"],
+        &["R bin", "W /usr/local/bin/", "W /usr/local/bin/bin"],
         &[],
         &[],
     );

@@ -451,6 +451,135 @@ pub(crate) fn parse_opts(
     out
 }
 
+/// Marks a write of what a copy, move or link puts in a directory its
+/// destination names, `DIR/NAME`: the walk keeps it only when `DIR` is a
+/// directory when the command is decided (or an earlier part of the same
+/// command makes it), since a destination that is not one is the new
+/// name itself.
+pub(crate) const INTO_DIR: &str = "<into a directory>";
+
+/// The same for a source whose name is not known (`xargs -I{} cp {}
+/// dir/`): everything beneath `DIR`, the argument's text.
+pub(crate) const INTO_DIR_BENEATH: &str = "<into a directory, any name>";
+
+/// Where `src` lands when copied, moved or linked into the directory
+/// `dir`: under its own name, or (`cp --parents`) its whole path; with a
+/// name not known, anywhere beneath `dir` (true).
+fn into_directory(dir: &Arg, src: &Arg, parents: bool) -> (Arg, bool) {
+    if !src.literal {
+        let mut beneath = dir.clone();
+        beneath.pattern = Some(INTO_DIR_BENEATH.into());
+        return (beneath, true);
+    }
+    let path = src.text.trim_end_matches('/');
+    let name = if parents {
+        path.trim_start_matches("./").trim_start_matches('/')
+    } else {
+        path.rsplit('/').next().unwrap_or(path)
+    };
+    let arg = Arg {
+        text: format!("{}/{}", dir.text.trim_end_matches('/'), name),
+        literal: dir.literal,
+        pattern: Some(INTO_DIR.into()),
+        beneath: false,
+        filter: None,
+    };
+    (arg, false)
+}
+
+/// The backups `cp`, `mv`, `ln` and `install` keep of each destination
+/// they replace, with `-b`, `--backup[=CONTROL]` or `-S SUFFIX` (which
+/// turns backups on): the destination with the suffix (`~` by default,
+/// `.~N~` when numbered) added, where the suffix may make any name
+/// (`cp -b -S .toml x toolgate` moves `toolgate` onto `toolgate.toml`).
+/// Writes an option turns on.
+fn backups(name: &str, o: &Opts, written: &[Arg], d: &mut Derived) {
+    if !matches!(name, "cp" | "mv" | "ln" | "link" | "install") {
+        return;
+    }
+    let control = o.opts.iter().find_map(|(n, v)| {
+        (n.len() >= 3 && "--backup".starts_with(n.as_str())).then_some(v.as_ref())
+    });
+    let on = control.is_some() || o.has(&["-b", "-S", "--suffix"]);
+    if !on {
+        return;
+    }
+    if let Some(Some(c)) = control
+        && c.literal
+        && matches!(c.text.as_str(), "none" | "off")
+    {
+        return;
+    }
+    let suffix = o.values(&["-S", "--suffix"]).last();
+    for w in written {
+        let mut add = |text: String, literal: bool| {
+            let backup = Arg {
+                text,
+                literal,
+                pattern: None,
+                beneath: false,
+                filter: None,
+            };
+            d.add_by_option(Access::Write, &backup, false);
+        };
+        match suffix {
+            Some(s) => add(format!("{}{}", w.text, s.text), w.literal && s.literal),
+            None => add(format!("{}~", w.text), w.literal),
+        }
+        add(format!("{}.~1~", w.text), w.literal);
+    }
+}
+
+/// The backups patch keeps of a file it changes: FILE with `-z SUFFIX`
+/// added, `-B PREFIX` put before its path, `-Y PREFIX` before its name.
+/// patch takes a `/` in each (`-z c/main.rs` on a file `sr` writes
+/// `src/main.rs`): for the file given as an operand they are writes the
+/// option turns on; for the files the patch names, beneath the directory
+/// already written, one that may leave it is unanalysable.
+fn patch_backups(o: &Opts, d: &mut Derived) {
+    let suffix = o.values(&["-z", "--suffix"]).last();
+    let prefix = o.values(&["-B", "--prefix"]).last();
+    let base = o.values(&["-Y", "--basename-prefix"]).last();
+    match o.operands.first() {
+        Some(file) => {
+            let (dir, name) = match file.text.rsplit_once('/') {
+                Some((dir, name)) => (format!("{dir}/"), name),
+                None => (String::new(), file.text.as_str()),
+            };
+            let mut add = |text: String, literal: bool| {
+                let backup = Arg {
+                    text,
+                    literal: literal && file.literal,
+                    pattern: None,
+                    beneath: false,
+                    filter: None,
+                };
+                d.add_by_option(Access::Write, &backup, false);
+            };
+            if let Some(s) = suffix {
+                add(format!("{}{}", file.text, s.text), s.literal);
+            }
+            if let Some(p) = prefix {
+                add(format!("{}{}", p.text, file.text), p.literal);
+            }
+            if let Some(b) = base {
+                add(format!("{dir}{}{name}", b.text), b.literal);
+            }
+        }
+        None => {
+            if [suffix, prefix, base]
+                .into_iter()
+                .flatten()
+                .any(|v| !v.literal || v.text.contains('/'))
+            {
+                d.unknowns.push(
+                    "`patch` keeps backups where a prefix or suffix with a `/` puts them".into(),
+                );
+            }
+        }
+    }
+}
+
 /// The backups `sed -i SUFFIX` keeps: each file it edits is first renamed
 /// to FILE then SUFFIX, or, when SUFFIX holds a `*`, to SUFFIX with each
 /// `*` replaced by FILE as given (`-i'bak/*'` moves `f` to `bak/f`: any
@@ -754,12 +883,33 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             }
             if let Some(dest) = dest {
                 if !install_dirs || target.is_some() {
-                    d.add(
-                        Access::Write,
-                        &dest,
-                        recursive || spec.operands == Operands::Move,
-                    );
+                    let beneath = recursive || spec.operands == Operands::Move;
+                    // DEST is the new name, or a directory that gets each
+                    // source under its own name (`cp README.md src` writes
+                    // `src/README.md`; `--parents` the source's whole
+                    // path): unless `-T` says it is the name, both.
+                    let mut written = vec![dest.clone()];
+                    let single_link = target.is_none() && operands.len() == 1;
+                    let mut into = Vec::new();
+                    if !single_link && !o.has(&["-T", "--no-target-directory"]) {
+                        let parents = name == "cp" && o.has(&["--parents"]);
+                        for src in sources {
+                            into.push(into_directory(&dest, src, parents));
+                        }
+                    }
+                    for w in &written {
+                        d.add(Access::Write, w, beneath);
+                    }
+                    for (w, any_name) in &into {
+                        d.add(Access::Write, w, beneath || *any_name);
+                    }
+                    written.extend(into.into_iter().map(|(w, _)| w));
+                    backups(name, &o, &written, &mut d);
                 }
+            }
+            if name == "install" && o.has(&["--strip-program"]) {
+                d.unknowns
+                    .push("`install --strip-program` runs the program it names".into());
             }
         }
     }
@@ -1031,6 +1181,7 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             if let Some(p) = o.operands.get(1) {
                 d.add(Access::Read, p, false);
             }
+            patch_backups(&o, d);
         }
         "tar" | "bsdtar" | "gtar" => tar(spec, args, d),
         "unzip" => unzip(args, d),

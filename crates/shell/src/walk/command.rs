@@ -227,6 +227,44 @@ impl<'o> Walker<'o> {
         }
     }
 
+    /// Keeps a write of what a copy, move or link puts in its destination
+    /// only where that destination is a directory: one when the command
+    /// is decided, one an earlier part of the command writes, or one this
+    /// cannot tell (a name not literal, a working directory not known).
+    fn keep_writes_into_directories(
+        &self,
+        found: &mut Vec<effects::Found>,
+        scope: &Scope,
+        cmd_cwd: Option<&Arg>,
+    ) {
+        if !found.iter().any(|f| f.arg.pattern.is_some()) {
+            return;
+        }
+        let base = Self::work_dir(self.opts, scope).map(|b| b.into_owned());
+        let cwd_known = cmd_cwd.is_none() && base.is_some();
+        found.retain_mut(|f| {
+            let dir = match f.arg.pattern.as_deref() {
+                Some(effects::INTO_DIR) => f
+                    .arg
+                    .text
+                    .rsplit_once('/')
+                    .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
+                    .to_string(),
+                Some(effects::INTO_DIR_BENEATH) => f.arg.text.clone(),
+                _ => return true,
+            };
+            f.arg.pattern = None;
+            if !f.arg.literal || !cwd_known || dir.starts_with('~') || dir.contains('$') {
+                return true;
+            }
+            let path = match &base {
+                Some(b) => b.join(&dir),
+                None => return true,
+            };
+            path.is_dir() || self.is_written(&dir, base.as_deref())
+        });
+    }
+
     /// The files wrappers write (`strace -o f`, `time -o f`): writes an
     /// option turns on, judged as redirects are.
     fn wrapper_writes(&mut self, files: Vec<(Arg, Option<Option<PathBuf>>)>, idx: Option<usize>) {
@@ -443,6 +481,7 @@ impl<'o> Walker<'o> {
         }
         d.found
             .retain(|f| f.arg.pattern.as_deref() != Some("<process substitution>"));
+        self.keep_writes_into_directories(&mut d.found, scope, cmd_cwd.as_ref());
         if literal_name {
             for dir in hazards::emptied_dirs(&name, &argv) {
                 d.found.push(effects::Found {
