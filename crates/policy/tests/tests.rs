@@ -3,6 +3,7 @@
 #[path = "corpus/support.rs"]
 mod support;
 
+mod archive_reach;
 mod cargo_reach;
 mod conformance;
 mod connect;

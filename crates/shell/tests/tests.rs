@@ -1,6 +1,7 @@
 //! Integration tests of the shell analysis: one test executable, one module per area.
 
 mod analyze;
+mod archives_reach;
 mod argv;
 mod cwd;
 mod environ;

@@ -287,7 +287,11 @@ impl<'o> Walker<'o> {
                     ));
                     return;
                 }
-                made.push((abs(self, &f.arg.text), How::Unknown));
+                let at = abs(self, &f.arg.text);
+                if f.access == Access::WriteDir {
+                    self.unpacks_over_made(&at, &f.arg.text, &text);
+                }
+                made.push((at, How::Unknown));
             }
         }
         if name == "git"
@@ -325,6 +329,47 @@ impl<'o> Walker<'o> {
                 by: text.clone(),
             });
         }
+    }
+
+    /// An unpack into `at` (an archive extracted, a tree written by names
+    /// the command chooses) where an earlier part of the script made a
+    /// name: at `at`, beneath it or above it. The earlier part may have
+    /// left a link there (`tar -xf s.tar -C docs` planting `docs/l ->
+    /// ../src`), and this one writes through it (`tar -xf t.tar -C docs`
+    /// writing `l/main.rs` replaces `src/main.rs`); what either archive
+    /// holds is not known, so where this one writes is not known. A path
+    /// strictly beneath an earlier tree is already unknown by
+    /// [`Walker::made_effects`]; this adds the same directory, and trees
+    /// and links beneath it. Paths are compared as written and as they
+    /// resolve now, so a link to the same directory is the same.
+    fn unpacks_over_made(&mut self, at: &Path, written: &str, text: &str) {
+        let real = |p: &Path| std::fs::canonicalize(p).ok();
+        let at_real = real(at);
+        let overlaps = |a: &Path, b: &Path| a.starts_with(b) || b.starts_with(a);
+        let Some(m) = self.made.iter().find(|m| {
+            overlaps(at, &m.at)
+                || at_real
+                    .as_deref()
+                    .zip(real(&m.at))
+                    .is_some_and(|(a, b)| overlaps(a, &b))
+        }) else {
+            return;
+        };
+        let reason = format!(
+            "`{text}` writes names an archive chooses into `{written}`, where `{}` made `{}` earlier in the script, which may be a link it writes through",
+            m.by,
+            path_text(&m.at)
+        );
+        // The command this unpack belongs to: the one whose recursive
+        // write of the directory was just recorded.
+        let command = self
+            .out
+            .effects
+            .iter()
+            .rev()
+            .find(|e| e.kind == EffectKind::Write && e.recursive && e.target == written)
+            .and_then(|e| e.command);
+        self.unknown(reason, command);
     }
 
     /// The paths `path` (absolute or relative to the start, as written
