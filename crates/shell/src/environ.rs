@@ -355,6 +355,8 @@ static EXACT: &[(&str, Use)] = &[
     ("XZ_DEFAULTS", Runs(NONE)),
     ("XZ_OPT", Runs(NONE)),
     ("ZDOTDIR", Runs(NONE)),
+    // zip(1): "ZIP: see ZIPOPT" (options added to every command line).
+    ("ZIP", Runs(NONE)),
     ("ZIPINFO", Runs(NONE)),
     ("ZIPINFOOPT", Runs(NONE)),
     ("ZIPOPT", Runs(NONE)),
@@ -680,6 +682,7 @@ mod tests {
             "GH_CONFIG_DIR",
             "VIMINIT",
             "ZIPOPT",
+            "ZIP",
             "XZ_OPT",
             "DOTNET_STARTUP_HOOKS",
             "R_PROFILE_USER",

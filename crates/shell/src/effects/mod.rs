@@ -1187,7 +1187,12 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
         "unzip" => unzip(args, d),
         "cpio" | "ar" | "7z" | "7za" | "7zr" | "pax" => other_archivers(name, args, d),
         "zip" => {
-            let o = parse_opts(args, "bnitxTO", &["unzip-command"], &[]);
+            let o = parse_opts(
+                args,
+                "bnitxO",
+                &["unzip-command", "output-file", "temp-path", "suffixes"],
+                &[],
+            );
             if o.has(&["-TT", "--unzip-command"]) || args.iter().any(|a| a.text == "-TT") {
                 d.unknowns.push("`zip -TT` runs a command".into());
             }
@@ -1207,6 +1212,23 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             if let Some((archive, files)) = o.operands.split_first() {
                 d.add(Access::Write, archive, false);
                 each(d, Access::Read, files, recursive);
+                // `-m` moves the files into the archive: they are removed.
+                if o.has(&["-m", "--move"]) {
+                    each(d, Access::Delete, files, recursive);
+                }
+            }
+            // `-O FILE` writes the changed archive there instead.
+            for out in o.values(&["-O", "--output-file"]) {
+                d.add(Access::Write, out, false);
+            }
+            // `-i@FILE`, `-x@FILE`: lists of names read from a file.
+            for a in args.iter().filter(|a| a.literal) {
+                if let Some(list) = ["-i@", "-x@", "--include=@", "--exclude=@"]
+                    .iter()
+                    .find_map(|p| a.text.strip_prefix(p))
+                {
+                    d.add(Access::Read, &a.with_text(list), false);
+                }
             }
         }
         "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
@@ -1324,6 +1346,26 @@ mod tests {
 
     fn lits(s: &str) -> Vec<Arg> {
         s.split_whitespace().map(Arg::lit).collect()
+    }
+
+    #[test]
+    fn zip_moves_writes_and_reads_lists() {
+        let found = |cmd: &str| -> Vec<(Access, String)> {
+            derive("zip", &lits(cmd))
+                .found
+                .iter()
+                .map(|f| (f.access, f.arg.text.clone()))
+                .collect()
+        };
+        let got = found("-m a.zip f");
+        assert!(got.contains(&(Access::Delete, "f".into())), "{got:?}");
+        let got = found("a.zip f -O out.zip");
+        assert!(got.contains(&(Access::Write, "out.zip".into())), "{got:?}");
+        let got = found("a.zip f -i@list");
+        assert!(got.contains(&(Access::Read, "list".into())), "{got:?}");
+        // `-T` tests the archive; it takes no value.
+        let got = found("-T a.zip f");
+        assert!(got.contains(&(Access::Read, "f".into())), "{got:?}");
     }
 
     #[test]
