@@ -20,7 +20,7 @@ if ! command -v chromium >/dev/null || [[ ! -e $browser_dir/playwright-core/pack
 fi
 # The differential test of the option tables: strace and the readers it runs
 # (installed only when one is missing).
-differential=(strace tree ripgrep xxd jq file bc parallel sqlite3 pigz lzip lzop brotli unzip zip)
+differential=(strace tree ripgrep xxd jq file bc parallel sqlite3 pigz lzip lzop brotli unzip zip rsync wget curl)
 for tool in "${differential[@]}"; do
     if ! command -v "${tool/ripgrep/rg}" >/dev/null; then
         echo "test.sh: installing ${differential[*]}" >&2

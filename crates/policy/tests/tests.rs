@@ -17,6 +17,7 @@ mod git_support;
 mod git_tracked;
 mod layers;
 mod links;
+mod net_reach;
 mod option_reach;
 mod proc_self;
 mod properties;

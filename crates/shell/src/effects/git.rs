@@ -87,15 +87,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
     named_files(sub, rest, d);
     match sub {
         "clone" => {
-            if texts.iter().any(|t| {
-                t.starts_with("-u")
-                    || t.starts_with("--upload-pack")
-                    || *t == "-c"
-                    || t.starts_with("--config")
-                    || t.starts_with("--template")
-                    || t.starts_with("--recurse-submodules")
-                    || *t == "--recursive"
-            }) {
+            if clone_runs_or_configures(rest) {
                 d.unknowns.push(
                     "`git clone` option runs a program, sets configuration or hooks, or fetches the submodules the clone names"
                         .into(),
@@ -129,6 +121,18 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
             }
             for dir in o.values(&["--reference", "--reference-if-able"]) {
                 d.add(Access::Read, dir, true);
+            }
+            // The bundle is fetched (or read, a path or `file:` URL) before
+            // the repository; a bundle list it returns names other URLs.
+            for uri in o.values(&["--bundle-uri"]) {
+                remote(uri, d);
+                if uri.literal && !names_a_url(&uri.text) {
+                    d.add(Access::Read, uri, false);
+                }
+                d.unknowns.push(format!(
+                    "`git clone --bundle-uri={}` may be a bundle list naming other URLs",
+                    uri.text
+                ));
             }
             if let Some(url) = o.operands.first() {
                 remote(url, d);
@@ -565,6 +569,59 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
     }
     let read_only = d.read_only;
     risky::git(sub, rest, read_only, d);
+}
+
+/// Whether `git clone`'s options run a program (`-u`/`--upload-pack`),
+/// set configuration for the clone (`-c`/`--config`: `core.sshCommand`,
+/// `http.proxy`, `url.*.insteadOf`, `protocol.*.allow` change what git runs
+/// and where it connects), copy hooks (`--template`) or fetch the
+/// submodules the clone names. Long options count by any prefix git
+/// takes (`--conf=`), short ones anywhere in a cluster (`-qccore.x=y`,
+/// `-qu`), as git's option parser reads them; a word that is not literal
+/// may be any of these.
+fn clone_runs_or_configures(rest: &[Arg]) -> bool {
+    const LONG: &[&str] = &[
+        "--upload-pack",
+        "--config",
+        "--template",
+        "--recurse-submodules",
+        "--recursive",
+    ];
+    let mut iter = rest.iter();
+    while let Some(a) = iter.next() {
+        let t = a.text.as_str();
+        if !a.literal {
+            return true;
+        }
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let name = format!("--{}", long.split('=').next().unwrap_or(long));
+            if LONG.iter().any(|l| is_option(&name, l)) {
+                return true;
+            }
+            continue;
+        }
+        let Some(cluster) = t.strip_prefix('-') else {
+            continue;
+        };
+        for (i, c) in cluster.char_indices() {
+            match c {
+                'c' | 'u' => return true,
+                // `-o NAME`, `-b NAME`, `-j N`: the rest, or the next word,
+                // is the value.
+                'o' | 'b' | 'j' => {
+                    if i + 1 == cluster.len() {
+                        iter.next();
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// A remote given as a URL: a fetch of it; a `file:` URL is a read of

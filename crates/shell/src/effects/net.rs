@@ -26,11 +26,10 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
                 .split_once('@')
                 .filter(|(before, _)| !before.contains('='))
                 .map(|(_, f)| f.to_string()),
-            "-F" | "--form" => v
-                .text
-                .split_once("=@")
-                .or_else(|| v.text.split_once("=<"))
-                .map(|(_, f)| f.split(';').next().unwrap_or(f).to_string()),
+            "-F" | "--form" => {
+                curl_form_files(v, d);
+                None
+            }
             _ => None,
         };
         if let Some(f) = file {
@@ -82,9 +81,32 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
             d.add(Access::Fetch, &v.with_text(t), false);
         }
     }
+    // `--expand-OPTION` puts `{{variables}}` (from the environment, or
+    // files `--variable` reads) into OPTION's value: a file written or a
+    // host reached that is not known here.
+    for a in args.iter().filter(|a| a.text.starts_with("--expand-")) {
+        d.unknowns.push(format!(
+            "`curl {}` takes its value from variables, not known here",
+            a.text
+        ));
+    }
+    // `--url @FILE` (curl 8.13) fetches the URLs FILE lists, each saved
+    // under its own name (`-O`): hosts and files not known here.
+    let (listed, given): (Vec<&Arg>, Vec<&Arg>) =
+        o.values(&["--url"]).partition(|u| u.text.starts_with('@'));
+    for u in listed {
+        let file = &u.text[1..];
+        if file != "-" {
+            d.add(Access::Read, &u.with_text(file), false);
+        }
+        d.unknowns.push(format!(
+            "`curl --url {}` fetches the URLs a file lists, and saves each under its own name",
+            u.text
+        ));
+    }
     let remote_name = o.has(&["-O", "--remote-name", "--remote-name-all"]);
     let mut urls: Vec<&Arg> = o.operands.iter().collect();
-    urls.extend(o.values(&["--url"]));
+    urls.extend(given);
     curl_globs(&o, &urls, d);
     for u in o.operands.iter() {
         d.add(Access::Fetch, u, false);
@@ -114,6 +136,176 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
             write_in(d, dir.as_deref(), &base, literal);
         }
     }
+}
+
+/// The files one `-F`/`--form` value reads, as curl's `formparse` takes it
+/// apart (tool_formparse.c): `name=@a,b` uploads every file of the
+/// comma-separated list, each maybe `"quoted"` (with `\"` and `\\`
+/// escapes) and followed by `;type=`, `;filename=`, `;encoder=` or
+/// `;headers=@FILE` (headers read from FILE); `name=<FILE` sends FILE's
+/// content; a plain value or a `(` multipart may still read
+/// `;headers=@FILE`. A value that is not literal cannot be split:
+/// unknown. Taking the text after `=@` up to `;` as one name let `-F
+/// 'f=@README.md,.env'` upload `.env`.
+fn curl_form_files(v: &Arg, d: &mut Derived) {
+    if !v.literal {
+        d.unknowns.push(format!(
+            "`curl -F {}` is not literal: the files it uploads are not known",
+            v.text
+        ));
+        return;
+    }
+    let text: Vec<char> = v.text.chars().collect();
+    let Some(eq) = text.iter().position(|c| *c == '=') else {
+        return;
+    };
+    let name_empty = eq == 0;
+    let contents: String = text[eq + 1..].iter().collect();
+    let mut files = Vec::new();
+    let mut headers = Vec::new();
+    let c: Vec<char> = contents.chars().collect();
+    match c.first() {
+        Some('(') => {
+            form_part(&c, 0, '\0', &mut headers);
+        }
+        _ if name_empty && contents == ")" => {}
+        Some('@') => {
+            let mut at = 0;
+            loop {
+                at += 1;
+                let (data, sep, end) = form_part(&c, at, ',', &mut headers);
+                files.push(data);
+                at = end;
+                if sep != Some(',') {
+                    break;
+                }
+            }
+        }
+        Some('<') => {
+            let (data, _, _) = form_part(&c, 1, '\0', &mut headers);
+            files.push(data);
+        }
+        _ => {
+            form_part(&c, 0, '\0', &mut headers);
+        }
+    }
+    for f in files.iter().chain(&headers) {
+        if f != "-" && !f.is_empty() {
+            d.add(Access::Read, &v.with_text(f.as_str()), false);
+        }
+    }
+}
+
+/// curl's `get_param_word`: a word up to `;` or `end`, or a `"quoted"`
+/// one (its `\"` and `\\` unescaped, anything after the closing quote
+/// up to `;` or `end` dropped). Returns the word, whether it was quoted,
+/// and where scanning stopped.
+fn form_word(c: &[char], from: usize, end: char) -> (String, bool, usize) {
+    let stop = |i: usize| i >= c.len() || c[i] == ';' || c[i] == end;
+    if c.get(from) == Some(&'"') {
+        let mut i = from + 1;
+        let mut word = String::new();
+        while i < c.len() {
+            if c[i] == '\\' && matches!(c.get(i + 1), Some('\\' | '"')) {
+                word.push(c[i + 1]);
+                i += 2;
+                continue;
+            }
+            if c[i] == '"' {
+                i += 1;
+                while !stop(i) {
+                    i += 1;
+                }
+                return (word, true, i);
+            }
+            word.push(c[i]);
+            i += 1;
+        }
+        // No closing quote: read as a plain word.
+    }
+    let mut i = from;
+    while !stop(i) {
+        i += 1;
+    }
+    (c[from..i].iter().collect(), false, i)
+}
+
+/// curl's `get_param_part`: the data word at `from` and its `;` parameters,
+/// pushing the files `headers=@FILE` (or `<FILE`) names. Returns the data,
+/// the character that ended the part (`None` at the end) and its index.
+fn form_part(
+    c: &[char],
+    from: usize,
+    end: char,
+    headers: &mut Vec<String>,
+) -> (String, Option<char>, usize) {
+    let blank = |ch: Option<&char>| matches!(ch, Some(' ' | '\t'));
+    let word_at = |at: usize| -> (String, usize) {
+        let (w, quoted, i) = form_word(c, at, end);
+        let w = if quoted {
+            w
+        } else {
+            w.trim_end_matches([' ', '\t']).to_string()
+        };
+        (w, i)
+    };
+    let prefix = |at: usize, p: &str| -> bool {
+        let have: String = c.iter().skip(at).take(p.len()).collect();
+        have.eq_ignore_ascii_case(p)
+    };
+    let mut p = from;
+    while blank(c.get(p)) {
+        p += 1;
+    }
+    let (data, mut p) = word_at(p);
+    let mut in_type = false;
+    while c.get(p) == Some(&';') {
+        p += 1;
+        while blank(c.get(p)) {
+            p += 1;
+        }
+        if !in_type && prefix(p, "type=") {
+            p += "type=".len();
+            while blank(c.get(p)) {
+                p += 1;
+            }
+            while p < c.len() && !"()<>@,;:\\\"[]?=\r\n ".contains(c[p]) {
+                p += 1;
+            }
+            in_type = true;
+        } else if prefix(p, "headers=") {
+            in_type = false;
+            p += "headers=".len();
+            if matches!(c.get(p), Some('@' | '<')) {
+                p += 1;
+                while blank(c.get(p)) {
+                    p += 1;
+                }
+                let (file, i) = word_at(p);
+                headers.push(file);
+                p = i;
+            } else {
+                while blank(c.get(p)) {
+                    p += 1;
+                }
+                p = word_at(p).1;
+            }
+        } else if prefix(p, "filename=") || prefix(p, "encoder=") {
+            in_type = false;
+            p += if prefix(p, "filename=") { 9 } else { 8 };
+            while blank(c.get(p)) {
+                p += 1;
+            }
+            p = word_at(p).1;
+        } else if in_type {
+            while p < c.len() && c[p] != ';' && c[p] != end {
+                p += 1;
+            }
+        } else {
+            p = form_word(c, p, end).2;
+        }
+    }
+    (data, c.get(p).copied(), p)
 }
 
 /// A write of the file `name` in `dir` (the working directory without
@@ -288,7 +480,10 @@ fn percent_decoded(s: &str) -> String {
 }
 
 pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
-    let o = parse_opts(args, spec.short_args, spec.long_args, spec.file_opts);
+    // `-n` takes the letters after it (`-nH`, `-nd`, `-np`, `-nv`): they are
+    // not `-H` (span hosts) or `-p` (page requisites).
+    let short = format!("{}n", spec.short_args);
+    let o = parse_opts(args, &short, spec.long_args, spec.file_opts);
     for (n, v) in &o.opts {
         let Some(v) = v else { continue };
         if matches!(n.as_str(), "-O" | "--output-document") && v.text == "-" {
@@ -318,6 +513,20 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
                 .push("`wget -i` fetches URLs listed in a file".into());
         }
     }
+    // `lowercase` and `uppercase` change the case of the names saved:
+    // `/TOOLGATE.TOML` becomes the policy file.
+    for v in o.values(&["--restrict-file-names"]) {
+        let known = v.literal
+            && v.text
+                .split(',')
+                .all(|m| matches!(m, "unix" | "windows" | "nocontrol" | "ascii"));
+        if !known {
+            d.unknowns.push(format!(
+                "`wget --restrict-file-names={}` changes the names of the files it saves",
+                v.text
+            ));
+        }
+    }
     if o.has(&["--use-askpass"]) {
         d.unknowns
             .push("`wget --use-askpass` runs a program for the password".into());
@@ -329,16 +538,38 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
         .map(|a| a.text.clone());
     // Directories made from the host and path, or a name the server
     // chooses: anything beneath the prefix.
+    let no_dirs = o.has(&["--no-directories"]) || o.values(&["-n"]).any(|v| v.text.contains('d'));
     let server_named = o.has(&[
         "-x",
         "--force-directories",
         "--protocol-directories",
         "--content-disposition",
         "--trust-server-names",
-    ]) || o.has(&["--cut-dirs"]) && !o.has(&["-nd", "--no-directories"]);
-    if o.has(&["-r", "--recursive", "-m", "--mirror"])
-        || server_named && !o.has(&["-O", "--output-document"])
-    {
+        "--metalink-over-http",
+    ]) || o.has(&["--cut-dirs"]) && !no_dirs;
+    // Recursion and page requisites (`-p`: the images, styles and scripts
+    // a page names) save files under the names the pages give, anywhere
+    // beneath the prefix: `<img src="/toolgate.toml">` replaced the policy.
+    let follows = o.has(&[
+        "-r",
+        "--recursive",
+        "-m",
+        "--mirror",
+        "-p",
+        "--page-requisites",
+    ]);
+    // Following links to other hosts: where it connects is not known.
+    if follows && o.has(&["-H", "--span-hosts"]) {
+        d.unknowns.push(
+            "`wget -H` follows the links of what it fetches to other hosts, which are not known here"
+                .into(),
+        );
+    }
+    if o.has(&["-b", "--background"]) && !o.has(&["-o", "--output-file", "-a", "--append-output"]) {
+        d.add(Access::Write, &Arg::lit("wget-log"), false);
+        d.add(Access::Write, &Arg::lit("wget-log.1"), false);
+    }
+    if follows || server_named && !o.has(&["-O", "--output-document"]) {
         let dir = Arg::lit(prefix.unwrap_or_else(|| ".".into()));
         d.add(Access::WriteDir, &dir, true);
     } else if !o.has(&["-O", "--output-document", "--spider"]) {
@@ -347,13 +578,17 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
         // `-E` adds `.html` (or `.css`) to a name that lacks it.
         let adjusted = o.has(&["-E", "--adjust-extension", "--html-extension"]);
         for u in &o.operands {
-            let base = basename_of_url(&u.text);
+            let base = wget_file_name(&basename_of_url(&u.text));
             let (base, literal) = match (base.is_empty(), default_page) {
                 (true, Some(page)) => (page.text.clone(), u.literal && page.literal),
                 (true, None) => ("index.html".to_string(), u.literal),
                 (false, _) => (base, u.literal),
             };
             let mut names = vec![base.clone()];
+            // `-K` keeps the file as it was before `-k` converted its links.
+            if o.has(&["-K", "--backup-converted"]) {
+                names.push(format!("{base}.orig"));
+            }
             if adjusted {
                 names.push(format!("{base}.html"));
                 names.push(format!("{base}.css"));
@@ -376,9 +611,34 @@ pub(super) fn wget(spec: &Spec, args: &[Arg], d: &mut Derived) {
     }
 }
 
+/// The name wget saves a URL's last path segment under: percent escapes
+/// decoded (`/%74oolgate.toml` is saved as `toolgate.toml`), then `/` and
+/// control characters escaped again, as wget's `append_uri_pathel` does
+/// for `--restrict-file-names=unix`. (curl `-O` keeps the escapes.)
+fn wget_file_name(base: &str) -> String {
+    let decoded = percent_decoded(base);
+    let mut out = String::new();
+    for c in decoded.chars() {
+        if c == '/' || c.is_control() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A wgetrc command given with `-e` that names no file, program or host
-/// (`robots=off`, `tries=3`); the others (`use_askpass`, `output_document`,
-/// `http_proxy`, `input`, `post_file`, `dir_prefix`, ...) are unknown.
+/// and changes neither which files are saved nor under what names
+/// (`robots=off`, `tries=3`, `check_certificate=off`, which trusts the
+/// connection more but goes to the same host); the others
+/// (`use_askpass`, `output_document`, `http_proxy`, `input`, `post_file`,
+/// `dir_prefix`, `page_requisites`, `recursive`, `span_hosts`,
+/// `adjust_extension`, `convert_links`, `iri`, ...) are unknown:
+/// `-e pagerequisites=on` saved a file the server named.
 fn harmless_wgetrc(v: &Arg) -> bool {
     const HARMLESS: &[&str] = &[
         "robots",
@@ -401,30 +661,11 @@ fn harmless_wgetrc(v: &Arg) -> bool {
         "limitrate",
         "quota",
         "noparent",
-        "timestamping",
-        "continue",
         "serverresponse",
         "inet4only",
         "inet6only",
-        "httpsonly",
         "compression",
-        "iri",
-        "localencoding",
-        "remoteencoding",
-        "adjustextension",
-        "convertlinks",
-        "pagerequisites",
-        "reclevel",
-        "spanhosts",
-        "followftp",
         "cache",
-        "cookies",
-        "header",
-        "accept",
-        "reject",
-        "domains",
-        "excludedomains",
-        "numtries",
     ];
     let name: String = v
         .text
