@@ -286,9 +286,11 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         // What follows `--` is the compiler's or rustdoc's own command
         // line: `@FILE` reads a file into it, `-o` writes anywhere, `-C
         // linker=` runs a program.
-        "rustc" | "rustdoc" if after_dashes(rest).is_some() => d.unknowns.push(format!(
-            "`cargo {sub} --` hands options to the compiler that are not followed"
-        )),
+        "rustc" | "rustdoc" => {
+            if let Some(compiler) = after_dashes(rest) {
+                compiler_options(sub, compiler, d);
+            }
+        }
         // The test harness's options: `--logfile` writes where it says.
         "test" | "t" | "bench" => {
             if let Some(harness) = after_dashes(rest) {
@@ -360,6 +362,106 @@ fn python_module(args: &[Arg]) -> Option<(&str, &[Arg])> {
         i += 1;
     }
     None
+}
+
+/// The options `cargo rustc --` and `cargo rustdoc --` hand the compiler:
+/// lint levels, `--cfg`, `--edition`, `-O`, `-g` and the code generation
+/// settings that name no file or program pass; a plain word is an input
+/// file (read), `--extend-css FILE` too. Anything else (`@FILE` reads a
+/// file into the command line, `-o`/`--out-dir` write, `-C linker=` and
+/// `link-arg` run or hand a program options, `-Z` flags dump files) is
+/// unanalysable.
+fn compiler_options(sub: &str, words: &[Arg], d: &mut Derived) {
+    const VALUED: &[&str] = &[
+        "-A",
+        "-W",
+        "-D",
+        "-F",
+        "--allow",
+        "--warn",
+        "--deny",
+        "--forbid",
+        "--cap-lints",
+        "--cfg",
+        "--check-cfg",
+        "--edition",
+        "--crate-type",
+        "--crate-name",
+        "--target",
+    ];
+    const FLAGS: &[&str] = &[
+        "-O",
+        "-g",
+        "--test",
+        "--document-private-items",
+        "-v",
+        "--verbose",
+    ];
+    const CODEGEN: &[&str] = &[
+        "opt-level",
+        "target-cpu",
+        "target-feature",
+        "debuginfo",
+        "codegen-units",
+        "lto",
+        "panic",
+        "overflow-checks",
+        "debug-assertions",
+        "strip",
+        "relocation-model",
+        "force-frame-pointers",
+        "embed-bitcode",
+        "code-model",
+        "split-debuginfo",
+    ];
+    const UNSTABLE: &[&str] = &["print-type-sizes", "time-passes", "macro-backtrace"];
+    let mut it = words.iter();
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        let ok = if !a.literal {
+            false
+        } else if !t.starts_with('-') {
+            if t.starts_with('@') {
+                false
+            } else {
+                d.add(Access::Read, a, false);
+                true
+            }
+        } else if FLAGS.contains(&t) {
+            true
+        } else if VALUED.contains(&t) {
+            it.next().is_some_and(|v| v.literal)
+        } else if let Some(v) = t.strip_prefix("-C").filter(|v| !v.is_empty()) {
+            CODEGEN.contains(&v.split('=').next().unwrap_or(""))
+        } else if let Some(v) = t.strip_prefix("-Z").filter(|v| !v.is_empty()) {
+            UNSTABLE.contains(&v.split('=').next().unwrap_or(""))
+        } else if let Some((name, _)) = t.split_once('=') {
+            VALUED.contains(&name)
+        } else if let Some(v) = VALUED
+            .iter()
+            .find_map(|o| (o.len() == 2).then(|| t.strip_prefix(o)).flatten())
+        {
+            !v.is_empty()
+        } else if t == "-C" || t == "--codegen" || t == "-Z" {
+            let allowed = if t == "-Z" { UNSTABLE } else { CODEGEN };
+            it.next().is_some_and(|v| {
+                v.literal && allowed.contains(&v.text.split('=').next().unwrap_or(""))
+            })
+        } else if t == "--extend-css" && sub == "rustdoc" {
+            it.next().is_some_and(|v| {
+                d.add(Access::Read, v, false);
+                true
+            })
+        } else {
+            false
+        };
+        if !ok {
+            d.unknowns.push(format!(
+                "`cargo {sub} --` hands the compiler `{t}`, an option that is not followed (it may read, write or run what it names)"
+            ));
+            return;
+        }
+    }
 }
 
 /// The words after the first `--`, if there is one.
@@ -1047,6 +1149,25 @@ mod tests {
         );
         assert!(!derived("cargo rustc -- @.env").unknowns.is_empty());
         assert!(derived("cargo rustc --release").unknowns.is_empty());
+        for cmd in [
+            "cargo rustc -- -o /tmp/x",
+            "cargo rustc -- -C linker=./x",
+            "cargo rustc -- -Clink-arg=-Wl,x",
+            "cargo rustc -- -Z dump-mir=all",
+            "cargo rustdoc -- --output /tmp/o",
+        ] {
+            assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
+        for cmd in [
+            "cargo rustc --lib -- -D unsafe-code",
+            "cargo rustc -r -- -C target-cpu=native",
+            "cargo rustc -- -Copt-level=3 -g",
+            "cargo rustc --lib -- -Z print-type-sizes",
+            "cargo rustdoc -- -W rustdoc::lint_name",
+            "cargo rustdoc --lib -- --extend-css extra.css",
+        ] {
+            assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
+        }
     }
 
     #[test]
