@@ -379,3 +379,41 @@ fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says()
         "patch's backup overwrote src/main.rs: {out:?}"
     );
 }
+
+#[test]
+fn variables_that_name_files_a_reader_opens() {
+    let (w, p) = workspace(
+        "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Bash(file *)\", \"Bash(ls *)\", \"Bash(stat *)\"]\ndeny = [\"Read(.env)\"]\n",
+    );
+    // `file` prints each line of a "magic file" it cannot use.
+    let d = decide(&p, &w.ws, "MAGIC=/x:.env file README.md");
+    assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
+    let out = run(&w, "MAGIC=/x:.env file README.md");
+    assert!(printed(&out).contains("SECRET=2"), "{out:?}");
+    // The C library opens a time zone file `TZ` names.
+    let tz = format!("TZ=:{}/.env stat README.md", w.ws.display());
+    let d = decide(&p, &w.ws, &tz);
+    assert_eq!(
+        (d.decision, d.rule.as_deref()),
+        (Effect::Deny, Some("deny[0]")),
+        "{}",
+        d.reason
+    );
+    for cmd in [
+        "TZDIR=. TZ=k ls -l",
+        "TZ=$X ls -l",
+        "TZ=../../.env ls -l",
+        "TZ=.env ls",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_ne!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    for cmd in [
+        "TZ=UTC ls -l",
+        "TZ=America/New_York stat README.md",
+        "TZ=:UTC ls",
+    ] {
+        let d = decide(&p, &w.ws, cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}

@@ -48,9 +48,12 @@ pub(crate) enum Use {
     /// configuration or code runs: unanalysable unless the value is one of
     /// these (`GIT_PAGER=cat`, `GIT_EDITOR=true`).
     Runs(&'static [&'static str]),
+    /// `TZ`: a name of the system's zone files, or (`:FILE`, `/FILE`) a
+    /// file read.
+    TimeZone,
 }
 
-use Use::{Connect, Harmless, Read, Runs, Trace, Write, WriteDir};
+use Use::{Connect, Harmless, Read, Runs, TimeZone, Trace, Write, WriteDir};
 
 /// A pager that only shows (or no pager at all).
 const PAGERS: &[&str] = &["", "cat", "less", "more", "less -R", "less -FRX"];
@@ -212,6 +215,9 @@ static EXACT: &[(&str, Use)] = &[
     ("LESSOPEN", Runs(NONE)),
     ("LOCALDOMAIN", Runs(NONE)),
     ("LOCPATH", Runs(NONE)),
+    // file(1): "MAGIC: the default magic file name", a `:`-separated
+    // list of files it reads (and prints lines of, as errors).
+    ("MAGIC", Runs(NONE)),
     ("MAILRC", Runs(NONE)),
     ("MAKE", Runs(NONE)),
     ("MAKEFILES", Runs(NONE)),
@@ -336,6 +342,10 @@ static EXACT: &[(&str, Use)] = &[
     ("TMPDIR", WriteDir),
     ("TMUX", Runs(NONE)),
     ("TMUX_TMPDIR", Runs(NONE)),
+    // The C library reads `TZ=:FILE` and `TZ=/FILE` as a time zone file;
+    // a name is a file beneath `TZDIR` (which chooses any directory).
+    ("TZ", TimeZone),
+    ("TZDIR", Runs(NONE)),
     ("UNZIP", Runs(NONE)),
     ("UNZIPOPT", Runs(NONE)),
     ("VERSION_CONTROL", Runs(NONE)),
@@ -556,6 +566,24 @@ pub(crate) fn given(name: &str, value: &Arg) -> Given {
                 arg: value.with_text(text),
             }
         }
+        TimeZone => {
+            if !value.literal {
+                return Given::Unknown(
+                    "a time zone only known when it runs may name a file it reads".into(),
+                );
+            }
+            let file = value.text.strip_prefix(':').unwrap_or(&value.text);
+            if file.starts_with(['/', '.', '~']) {
+                Given::Effect {
+                    access: Access::Read,
+                    arg: value.with_text(file),
+                }
+            } else if file.split('/').any(|part| part == "..") {
+                Given::Unknown("a time zone name with `..` reads outside the zone files".into())
+            } else {
+                Given::Nothing
+            }
+        }
         Runs(harmless) => {
             if value.literal && harmless.contains(&value.text.as_str()) {
                 Given::Nothing
@@ -689,15 +717,7 @@ mod tests {
         ] {
             assert_eq!(lookup(runs), Runs(NONE), "{runs}");
         }
-        for harmless in [
-            "LANG",
-            "LC_ALL",
-            "TZ",
-            "NO_COLOR",
-            "RUST_BACKTRACE",
-            "CI",
-            "TERM",
-        ] {
+        for harmless in ["LANG", "LC_ALL", "NO_COLOR", "RUST_BACKTRACE", "CI", "TERM"] {
             assert_eq!(lookup(harmless), Harmless, "{harmless}");
         }
     }
