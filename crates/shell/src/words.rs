@@ -53,6 +53,15 @@ impl Arg {
         }
     }
 
+    /// An argument made from other words (a backup's name, a path joined
+    /// from a directory and a name): literal only when they all were.
+    pub fn made(text: impl Into<String>, literal: bool) -> Arg {
+        Arg {
+            literal,
+            ..Arg::lit(text)
+        }
+    }
+
     /// An argument whose value is not known.
     pub fn dynamic(text: impl Into<String>) -> Arg {
         Arg {

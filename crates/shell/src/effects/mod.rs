@@ -477,13 +477,11 @@ fn into_directory(dir: &Arg, src: &Arg, parents: bool) -> (Arg, bool) {
     } else {
         path.rsplit('/').next().unwrap_or(path)
     };
-    let arg = Arg {
-        text: format!("{}/{}", dir.text.trim_end_matches('/'), name),
-        literal: dir.literal,
-        pattern: Some(INTO_DIR.into()),
-        beneath: false,
-        filter: None,
-    };
+    let mut arg = Arg::made(
+        format!("{}/{}", dir.text.trim_end_matches('/'), name),
+        dir.literal,
+    );
+    arg.pattern = Some(INTO_DIR.into());
     (arg, false)
 }
 
@@ -513,14 +511,7 @@ fn backups(name: &str, o: &Opts, written: &[Arg], d: &mut Derived) {
     let suffix = o.values(&["-S", "--suffix"]).last();
     for w in written {
         let mut add = |text: String, literal: bool| {
-            let backup = Arg {
-                text,
-                literal,
-                pattern: None,
-                beneath: false,
-                filter: None,
-            };
-            d.add_by_option(Access::Write, &backup, false);
+            d.add_by_option(Access::Write, &Arg::made(text, literal), false);
         };
         match suffix {
             Some(s) => add(format!("{}{}", w.text, s.text), w.literal && s.literal),
@@ -547,13 +538,7 @@ fn patch_backups(o: &Opts, d: &mut Derived) {
                 None => (String::new(), file.text.as_str()),
             };
             let mut add = |text: String, literal: bool| {
-                let backup = Arg {
-                    text,
-                    literal: literal && file.literal,
-                    pattern: None,
-                    beneath: false,
-                    filter: None,
-                };
+                let backup = Arg::made(text, literal && file.literal);
                 d.add_by_option(Access::Write, &backup, false);
             };
             if let Some(s) = suffix {
@@ -604,14 +589,7 @@ fn sed_backups(o: &Opts, files: &[Arg], d: &mut Derived) {
         } else {
             format!("{}{}", f.text, suffix.text)
         };
-        let backup = Arg {
-            text,
-            literal,
-            pattern: None,
-            beneath: false,
-            filter: None,
-        };
-        d.add_by_option(Access::Write, &backup, false);
+        d.add_by_option(Access::Write, &Arg::made(text, literal), false);
     }
 }
 
