@@ -6,11 +6,12 @@
 //! file, outside the workspace; a secret in the archive), and that the
 //! decision no longer allows it. Ordinary commands stay allowed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use serde_json::json;
-use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+use toolgate_policy::{Decision, Effect};
+
+use crate::scratch::{Scratch, expect};
 
 const POLICY: &str = r#"
 allow = ["Read", "Edit", "Bash(tar *)", "Bash(unzip *)", "Bash(mkdir *)", "Bash(cat *)", "Bash(ln *)"]
@@ -19,14 +20,6 @@ deny = ["Read(.env)", "Edit(src/**)"]
 
 const SECRET: &str = "SECRET=2";
 const MARK: &str = "PWNED-BY-ARCHIVE";
-
-struct Ws {
-    _dir: tempfile::TempDir,
-    /// The workspace's parent: outside the roots.
-    base: PathBuf,
-    root: PathBuf,
-    policy: Policy,
-}
 
 fn have(program: &str) -> bool {
     let ok = Command::new(program)
@@ -43,77 +36,52 @@ fn have(program: &str) -> bool {
     ok
 }
 
-fn ws() -> Ws {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let base = std::fs::canonicalize(dir.path()).expect("canonical");
-    let root = base.join("ws");
-    for d in ["src", "docs"] {
-        std::fs::create_dir_all(root.join(d)).expect("directory");
-    }
+/// A workspace with `src/`, `docs/`, `.env` (the secret), `src/main.rs`
+/// and `README.md`; beside it (outside the roots) the payloads an
+/// archive carries in: `stage/evil/toolgate.toml`, `stage/evil/main.rs`,
+/// `stage/through/l/main.rs`, and `stage/links/`.
+fn ws() -> Scratch {
+    let w = Scratch::new(
+        POLICY,
+        &[
+            ("docs/", ""),
+            (".env", &format!("{SECRET}\n")),
+            ("src/main.rs", "fn main() {}\n"),
+            ("README.md", "r\n"),
+        ],
+    );
     for d in ["stage/evil", "stage/links", "stage/through/l"] {
-        std::fs::create_dir_all(base.join(d)).expect("directory");
+        std::fs::create_dir_all(w.base.join(d)).expect("directory");
     }
-    std::fs::create_dir_all(base.join("home")).expect("home");
-    std::fs::write(root.join("toolgate.toml"), POLICY).expect("policy");
-    std::fs::write(root.join(".env"), format!("{SECRET}\n")).expect(".env");
-    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").expect("main.rs");
-    std::fs::write(root.join("README.md"), "r\n").expect("readme");
-    // Payloads, made outside the workspace.
-    std::fs::write(base.join("stage/evil/toolgate.toml"), format!("# {MARK}\n")).expect("evil");
-    std::fs::write(base.join("stage/evil/main.rs"), format!("// {MARK}\n")).expect("evil");
-    std::fs::write(base.join("stage/through/l/main.rs"), format!("// {MARK}\n")).expect("evil");
-    let policy = Policy::load(
-        &root.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(root.clone()),
-            home: Some(base.join("home")),
-            state_dir: Some(base.join("state")),
-        },
+    std::fs::write(
+        w.base.join("stage/evil/toolgate.toml"),
+        format!("# {MARK}\n"),
     )
-    .expect("policy loads");
-    Ws {
-        _dir: dir,
-        base,
-        root,
-        policy,
-    }
-}
-
-fn shell(w: &Ws, command: &str) -> Decision {
-    let mut call = Call::new("run_shell", json!({ "command": command }));
-    call.cwd = Some(w.root.clone());
-    w.policy.decide(&call)
+    .expect("evil");
+    std::fs::write(w.base.join("stage/evil/main.rs"), format!("// {MARK}\n")).expect("evil");
+    std::fs::write(
+        w.base.join("stage/through/l/main.rs"),
+        format!("// {MARK}\n"),
+    )
+    .expect("evil");
+    w
 }
 
 /// Runs `command` under bash in the workspace (`@B` is the workspace's
 /// parent); returns standard output.
-fn run(w: &Ws, command: &str) -> String {
+fn run(w: &Scratch, command: &str) -> String {
     run_status(w, command, 0)
 }
 
-fn run_status(w: &Ws, command: &str, status: i32) -> String {
+fn run_status(w: &Scratch, command: &str, status: i32) -> String {
     let command = command.replace("@B", &w.base.display().to_string());
-    let out = Command::new("bash")
-        .args(["-c", &command])
-        .current_dir(&w.root)
-        .output()
-        .expect("bash runs");
+    let out = w.run(&command);
     assert_eq!(out.status.code(), Some(status), "{command}: {out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn marked(p: &Path) -> bool {
     std::fs::read_to_string(p).is_ok_and(|t| t.contains(MARK))
-}
-
-#[track_caller]
-fn expect(d: &Decision, effect: Effect, rule: Option<&str>, what: &str) {
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (effect, rule),
-        "{what}: {}",
-        d.reason
-    );
 }
 
 #[track_caller]
@@ -143,10 +111,10 @@ fn every_directory_option_counts_in_order() {
     );
     let cmd = "tar -xf docs/e.tar -C docs -C ..";
     // A write of the whole workspace: `.env` beneath is denied.
-    expect(&shell(&w, cmd), Effect::Deny, Some("deny[0]"), cmd);
+    expect(&w.decide(cmd), Effect::Deny, Some("deny[0]"), cmd);
     run(&w, cmd);
     assert!(
-        marked(&w.root.join("toolgate.toml")),
+        marked(&w.ws.join("toolgate.toml")),
         "{cmd}: ran, policy kept"
     );
 
@@ -158,16 +126,16 @@ fn every_directory_option_counts_in_order() {
         "tar -x -f docs/e.tar -Cdocs -C../src",
         "tar -xf docs/e.tar --dir docs --dir ../src",
     ] {
-        expect(&shell(&w, cmd), Effect::Deny, Some("deny[1]"), cmd);
+        expect(&w.decide(cmd), Effect::Deny, Some("deny[1]"), cmd);
     }
     let cmd = "tar -xf docs/e.tar -C docs -C ../src";
     run(&w, cmd);
-    assert!(marked(&w.root.join("src/main.rs")), "{cmd}: ran, src kept");
+    assert!(marked(&w.ws.join("src/main.rs")), "{cmd}: ran, src kept");
 
     // Creating: `.env` is read from where the second `-C` leads.
     let w = ws();
     let cmd = "tar -cf docs/o.tar -C docs -C .. .env";
-    expect(&shell(&w, cmd), Effect::Deny, Some("deny[0]"), cmd);
+    expect(&w.decide(cmd), Effect::Deny, Some("deny[0]"), cmd);
     run(&w, cmd);
     assert!(run(&w, "tar -xOf docs/o.tar").contains(SECRET), "{cmd}");
 }
@@ -190,7 +158,7 @@ fn absolute_names_make_an_extraction_unknown() {
             &w,
             "tar -cPf docs/q.tar --transform 's,^,@B/OUTSIDE_,' README.md",
         );
-        let d = shell(&w, cmd);
+        let d = w.decide(cmd);
         not_allowed(&d, cmd);
         assert!(d.reason.contains("-P"), "{cmd}: {}", d.reason);
         run(&w, cmd);
@@ -203,7 +171,7 @@ fn absolute_names_make_an_extraction_unknown() {
         "tar -cPf docs/q.tar --transform 's,^,@B/OUTSIDE_,' README.md",
     );
     let cmd = "tar -tPf docs/q.tar";
-    allowed(&shell(&w, cmd), cmd);
+    allowed(&w.decide(cmd), cmd);
 }
 
 /// F4: `--remove-files` deletes what it archived; F5: `--add-file=F`
@@ -232,9 +200,9 @@ fn files_removed_and_added_by_option() {
         ),
     ] {
         let w = ws();
-        expect(&shell(&w, cmd), Effect::Deny, Some(rule), cmd);
+        expect(&w.decide(cmd), Effect::Deny, Some(rule), cmd);
         run(&w, cmd);
-        assert!(!w.root.join(gone).exists(), "{cmd}: ran, {gone} kept");
+        assert!(!w.ws.join(gone).exists(), "{cmd}: ran, {gone} kept");
     }
     for cmd in [
         "tar cf docs/a.tar --add-file=.env",
@@ -243,7 +211,7 @@ fn files_removed_and_added_by_option() {
         "tar -cf docs/a.tar -C docs --add-file=../.env",
     ] {
         let w = ws();
-        expect(&shell(&w, cmd), Effect::Deny, Some("deny[0]"), cmd);
+        expect(&w.decide(cmd), Effect::Deny, Some("deny[0]"), cmd);
         run(&w, cmd);
         assert!(run(&w, "tar -xOf docs/a.tar").contains(SECRET), "{cmd}");
     }
@@ -268,27 +236,27 @@ fn a_second_extraction_over_the_first_is_unknown() {
     ] {
         let w = ws();
         run(&w, setup);
-        let d = shell(&w, cmd);
+        let d = w.decide(cmd);
         expect(&d, Effect::Ask, None, cmd);
         assert!(d.reason.contains("writes through"), "{cmd}: {}", d.reason);
         run(&w, cmd);
-        assert!(marked(&w.root.join("src/main.rs")), "{cmd}: ran, src kept");
+        assert!(marked(&w.ws.join("src/main.rs")), "{cmd}: ran, src kept");
     }
     // Above: the first extraction into `docs/x`, the second into `docs`
     // (whose members may be `x/l/..`); beneath: into `docs`, then
     // `docs/x` (which the first may have made a link).
     let w = ws();
     let cmd = "tar -xf arc/s1.tar -C docs/x && tar -xf arc/t.tar -C docs";
-    let d = shell(&w, cmd);
+    let d = w.decide(cmd);
     expect(&d, Effect::Ask, None, cmd);
     assert!(d.reason.contains("writes through"), "{cmd}: {}", d.reason);
     let cmd = "tar -xf arc/s1.tar -C docs && tar -xf arc/t.tar -C docs/x";
-    expect(&shell(&w, cmd), Effect::Ask, None, cmd);
+    expect(&w.decide(cmd), Effect::Ask, None, cmd);
     // Separate directories stay allowed.
     let cmd =
         "mkdir -p docs/a docs/b && tar -xf arc/s1.tar -C docs/a && tar -xf arc/t.tar -C docs/b";
     run(&w, setup);
-    allowed(&shell(&w, cmd), cmd);
+    allowed(&w.decide(cmd), cmd);
 }
 
 /// `--transform` on extraction renames members (unknown); `--one-top-level=DIR`
@@ -305,14 +273,14 @@ fn renamed_and_redirected_extractions() {
         "tar -xf docs/e.tar -C docs --xform=s/a/b/",
         "tar -x -s /a/b/ -f docs/e.tar -C docs",
     ] {
-        not_allowed(&shell(&w, cmd), cmd);
+        not_allowed(&w.decide(cmd), cmd);
     }
     let cmd = "tar -xf docs/e.tar --one-top-level=src";
-    expect(&shell(&w, cmd), Effect::Deny, Some("deny[1]"), cmd);
+    expect(&w.decide(cmd), Effect::Deny, Some("deny[1]"), cmd);
     run(&w, cmd);
-    assert!(marked(&w.root.join("src/main.rs")), "{cmd}: ran");
+    assert!(marked(&w.ws.join("src/main.rs")), "{cmd}: ran");
     let cmd = "tar -xOf docs/e.tar";
-    allowed(&shell(&w, cmd), cmd);
+    allowed(&w.decide(cmd), cmd);
 }
 
 /// F3: `unzip -:` keeps `../` in member names and writes outside `-d`
@@ -333,21 +301,18 @@ fn unzip_reads_its_options_as_unzip_does() {
         "unzip -: docs/p.zip -d docs/z",
         "unzip -o: docs/p.zip -d docs/z",
     ] {
-        let d = shell(&w, cmd);
+        let d = w.decide(cmd);
         expect(&d, Effect::Ask, None, cmd);
         assert!(d.reason.contains("-:"), "{cmd}: {}", d.reason);
     }
     run(&w, "unzip -: docs/p.zip -d docs/z");
-    assert!(marked(&w.root.join("zz.rs")), "unzip -: ran, ../ dropped");
-    std::fs::remove_file(w.root.join("zz.rs")).expect("rm");
+    assert!(marked(&w.ws.join("zz.rs")), "unzip -: ran, ../ dropped");
+    std::fs::remove_file(w.ws.join("zz.rs")).expect("rm");
     let cmd = "unzip -^ docs/p.zip -d docs/z";
-    allowed(&shell(&w, cmd), cmd);
+    allowed(&w.decide(cmd), cmd);
     // unzip warns of the `../` it took off (status 1).
     run_status(&w, cmd, 1);
-    assert!(
-        !w.root.join("zz.rs").exists(),
-        "{cmd}: wrote outside docs/z"
-    );
+    assert!(!w.ws.join("zz.rs").exists(), "{cmd}: wrote outside docs/z");
 
     for cmd in [
         "unzip -o -dsrc docs/a.zip",
@@ -357,9 +322,9 @@ fn unzip_reads_its_options_as_unzip_does() {
     ] {
         let w = ws();
         run(&w, "cd @B/stage/evil && zip -q @B/ws/docs/a.zip main.rs");
-        expect(&shell(&w, cmd), Effect::Deny, Some("deny[1]"), cmd);
+        expect(&w.decide(cmd), Effect::Deny, Some("deny[1]"), cmd);
         run(&w, cmd);
-        assert!(marked(&w.root.join("src/main.rs")), "{cmd}: ran");
+        assert!(marked(&w.ws.join("src/main.rs")), "{cmd}: ran");
     }
 }
 
@@ -385,7 +350,7 @@ fn ordinary_archive_commands_stay_allowed() {
         "unzip -o a.zip -d out",
         "unzip -q a.zip README.md -x x.md -d out2",
     ] {
-        allowed(&shell(&w, cmd), cmd);
+        allowed(&w.decide(cmd), cmd);
         run(&w, cmd);
     }
 }

@@ -13,13 +13,13 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::json;
-use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+use toolgate_policy::Effect;
+
+use crate::scratch::{self, Scratch};
 
 /// Everything the tools below need, hosts included: only the deny rules
 /// and the hard limits stop a call. `{deny}` takes a test's extra deny.
@@ -30,88 +30,42 @@ deny = ["Read(.env)", "Edit(src/**)", "WebFetch(domain:evil.com)"{deny}]
 
 const SECRET: &str = "SECRET=2718\n";
 
-struct Ws {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-    policy: Policy,
-}
-
 /// A workspace holding the policy, `.env` (the secret), `src/main.rs`
 /// under the Edit deny, `README.md` and `docs/`.
-fn ws(extra_deny: &str) -> Ws {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let root = base.join("ws");
-    let home = base.join("home");
-    for d in [root.join("src"), root.join("docs"), home.clone()] {
-        std::fs::create_dir_all(d).unwrap();
-    }
+fn ws(extra_deny: &str) -> Scratch {
     let deny = if extra_deny.is_empty() {
         String::new()
     } else {
         format!(", \"{extra_deny}\"")
     };
-    std::fs::write(root.join("toolgate.toml"), POLICY.replace("{deny}", &deny)).unwrap();
-    std::fs::write(root.join(".env"), SECRET).unwrap();
-    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
-    std::fs::write(root.join("README.md"), "readme\n").unwrap();
-    let policy = Policy::load(
-        &root.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(root.clone()),
-            home: Some(home.clone()),
-            state_dir: Some(base.join("state")),
-        },
+    Scratch::new(
+        &POLICY.replace("{deny}", &deny),
+        &[
+            ("docs/", ""),
+            (".env", SECRET),
+            ("src/main.rs", "fn main() {}\n"),
+            ("README.md", "readme\n"),
+        ],
     )
-    .unwrap();
-    Ws {
-        _dir: dir,
-        root,
-        home,
-        policy,
-    }
-}
-
-fn decide(w: &Ws, command: &str) -> Decision {
-    let mut call = Call::new("run_shell", json!({ "command": command }));
-    call.cwd = Some(w.root.clone());
-    w.policy.decide(&call)
 }
 
 #[track_caller]
-fn expect(w: &Ws, cmd: &str, effect: Effect, rule: Option<&str>) {
-    let d = decide(w, cmd);
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (effect, rule),
-        "{cmd}: {}",
-        d.reason
-    );
+fn expect(w: &Scratch, cmd: &str, effect: Effect, rule: Option<&str>) {
+    scratch::expect(&w.decide(cmd), effect, rule, cmd);
 }
 
 /// An ask that no rule decided: part of the command could not be
 /// analysed (or names no host), so the allow of the program does not
 /// hold.
 #[track_caller]
-fn expect_unanalysed(w: &Ws, cmd: &str) {
-    let d = decide(w, cmd);
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (Effect::Ask, None),
-        "{cmd}: {}",
-        d.reason
-    );
+fn expect_unanalysed(w: &Scratch, cmd: &str) {
+    expect(w, cmd, Effect::Ask, None);
 }
 
 /// Runs `script` with bash in the workspace, with git and ssh kept from
 /// the user's configuration.
-fn run(w: &Ws, script: &str) -> Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(&w.root)
-        .env("HOME", &w.home)
+fn run(w: &Scratch, script: &str) -> Output {
+    w.bash(script)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env_remove("http_proxy")
@@ -131,8 +85,8 @@ fn have(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn read(w: &Ws, path: &str) -> String {
-    std::fs::read_to_string(w.root.join(path)).unwrap_or_default()
+fn read(w: &Scratch, path: &str) -> String {
+    std::fs::read_to_string(w.ws.join(path)).unwrap_or_default()
 }
 
 /// An HTTP server on 127.0.0.1 that answers each request for a path in
@@ -218,7 +172,7 @@ fn every_file_a_curl_form_reads_is_a_read() {
         let cmd = format!("curl -s {form} http://127.0.0.1:{}/", server.port);
         expect(&w, &cmd, Effect::Deny, Some("deny[0]"));
         if run_real {
-            std::fs::write(w.root.join("x,y"), "xy\n").unwrap();
+            std::fs::write(w.ws.join("x,y"), "xy\n").unwrap();
             run(&w, &cmd);
             assert!(
                 server.log().contains("SECRET=2718"),
@@ -234,7 +188,7 @@ fn every_file_a_curl_form_reads_is_a_read() {
 #[test]
 fn curl_forms_and_fetches_that_read_nothing_else_pass() {
     let w = ws("");
-    std::fs::write(w.root.join("report.txt"), "r\n").unwrap();
+    std::fs::write(w.ws.join("report.txt"), "r\n").unwrap();
     for cmd in [
         "curl -F 'file=@report.txt' https://example.com/up",
         "curl -F 'file=@report.txt;type=text/plain;filename=r.txt' https://example.com/up",
@@ -410,7 +364,7 @@ fn ssh_keywords_in_quotes_are_read_as_ssh_reads_them() {
         if have("ssh") {
             run(&w, &cmd);
             assert!(
-                w.root.join("P").exists(),
+                w.ws.join("P").exists(),
                 "{cmd}: run for real, ssh did not run the command"
             );
         }
@@ -612,7 +566,7 @@ fn rsync_options_that_write_elsewhere() {
         if have_rsync {
             let out = run(&w, &format!("{setup}\n{cmd}"));
             assert!(
-                w.root.join(made).exists(),
+                w.ws.join(made).exists(),
                 "{cmd}: run for real, rsync did not make {made}: {out:?}"
             );
         }

@@ -7,71 +7,26 @@
 //! writes where it says. Each is decided, then run to show it does what
 //! the decision is about.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use serde_json::json;
-use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+use toolgate_policy::Effect;
 
-struct Ws {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    ws: PathBuf,
-}
+use crate::scratch::{Scratch, expect, printed};
 
-fn workspace(policy: &str) -> (Ws, Policy) {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let ws = base.join("ws");
-    std::fs::create_dir_all(ws.join("src")).unwrap();
-    std::fs::write(ws.join(".env"), "SECRET=2\n").unwrap();
-    std::fs::write(ws.join("README.md"), "x\n").unwrap();
-    std::fs::write(ws.join("src/main.rs"), "fn main(){println!(\"hi\");}\n").unwrap();
-    std::fs::write(
-        ws.join("Cargo.toml"),
-        "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
-    std::fs::write(ws.join("toolgate.toml"), policy).unwrap();
-    let p = Policy::load(
-        &ws.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(ws.clone()),
-            home: Some(base.join("home")),
-            state_dir: Some(base.join("state")),
-        },
-    )
-    .unwrap();
-    (
-        Ws {
-            _dir: dir,
-            base,
-            ws,
-        },
-        p,
-    )
-}
-
-fn decide(p: &Policy, ws: &Path, cmd: &str) -> Decision {
-    let mut call = Call::new("run_shell", json!({ "command": cmd }));
-    call.cwd = Some(ws.to_path_buf());
-    p.decide(&call)
-}
-
-fn run(w: &Ws, cmd: &str) -> Output {
-    Command::new("bash")
-        .args(["-c", cmd])
-        .current_dir(&w.ws)
-        .env("HOME", w.base.join("home"))
-        .output()
-        .expect("bash runs")
-}
-
-fn printed(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+/// A workspace with `.env` (the secret), `README.md`, a Rust package
+/// (`Cargo.toml`, `src/main.rs`) and `policy`.
+fn workspace(policy: &str) -> Scratch {
+    Scratch::new(
+        policy,
+        &[
+            (".env", "SECRET=2\n"),
+            ("README.md", "x\n"),
+            ("src/main.rs", "fn main(){println!(\"hi\");}\n"),
+            (
+                "Cargo.toml",
+                "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+        ],
     )
 }
 
@@ -79,7 +34,7 @@ const READ_ONLY: &str = "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edi
 
 #[test]
 fn a_sed_backup_goes_where_its_suffix_says() {
-    let (w, p) = workspace(READ_ONLY);
+    let w = workspace(READ_ONLY);
     // The policy file itself: the agent writes `toolgate` and sed's backup
     // of it is `toolgate.toml`.
     for (cmd, rule) in [
@@ -89,13 +44,8 @@ fn a_sed_backup_goes_where_its_suffix_says() {
         ("sed -i'../*' s/x/y/ README.md", "hard:outside-roots"),
         ("sed -i'*.toml' s/x/y/ toolgate", "hard:policy-file"),
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some(rule)),
-            "{cmd}: {}",
-            d.reason
-        );
+        let d = w.decide(cmd);
+        expect(&d, Effect::Deny, Some(rule), cmd);
     }
     // An ordinary in-place edit, and its backup beside it, stay allowed.
     for cmd in [
@@ -103,18 +53,18 @@ fn a_sed_backup_goes_where_its_suffix_says() {
         "sed -i.bak s/x/y/ README.md",
         "sed -ie s/x/y/ README.md",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
-    let out = run(&w, "sed -i'src/*' s/x/y/ README.md");
+    let out = w.run("sed -i'src/*' s/x/y/ README.md");
     assert!(w.ws.join("src/README.md").exists(), "{out:?}");
-    let out = run(&w, "sed -ie s/y/z/ README.md");
+    let out = w.run("sed -ie s/y/z/ README.md");
     assert!(
         w.ws.join("README.mde").exists(),
         "the suffix is `e`: {out:?}"
     );
     std::fs::write(w.ws.join("toolgate"), "allow = [\"Bash\"]\n").unwrap();
-    let out = run(&w, "sed -i'*.toml' s/x/y/ toolgate");
+    let out = w.run("sed -i'*.toml' s/x/y/ toolgate");
     let now = std::fs::read_to_string(w.ws.join("toolgate.toml")).unwrap();
     assert_eq!(
         now, "allow = [\"Bash\"]\n",
@@ -124,7 +74,7 @@ fn a_sed_backup_goes_where_its_suffix_says() {
 
 #[test]
 fn grep_d_recurse_and_diff_of_directories_read_what_they_hold() {
-    let (w, p) = workspace(READ_ONLY);
+    let w = workspace(READ_ONLY);
     for cmd in [
         "grep -d recurse SECRET .",
         "grep -d recurse SECRET",
@@ -135,14 +85,9 @@ fn grep_d_recurse_and_diff_of_directories_read_what_they_hold() {
         "diff --unidirectional-new-file src .",
         "diff -N --from-file=. src",
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some("deny[0]")),
-            "{cmd}: {}",
-            d.reason
-        );
-        let out = run(&w, cmd);
+        let d = w.decide(cmd);
+        expect(&d, Effect::Deny, Some("deny[0]"), cmd);
+        let out = w.run(cmd);
         assert!(printed(&out).contains("SECRET=2"), "{cmd} run: {out:?}");
     }
     for cmd in [
@@ -150,7 +95,7 @@ fn grep_d_recurse_and_diff_of_directories_read_what_they_hold() {
         "grep -d read x README.md",
         "diff README.md src/main.rs",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }
@@ -165,34 +110,29 @@ fn make_reads_the_makefiles_a_cluster_or_makefiles_names() {
         eprintln!("skipped: GNU make is not installed");
         return;
     }
-    let (w, p) = workspace(READ_ONLY);
+    let w = workspace(READ_ONLY);
     for cmd in [
         "make -pq MAKEFILES=.env",
         "make -spf.env",
         "make --fi=.env -pq",
         "make -sp -f.env",
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some("deny[0]")),
-            "{cmd}: {}",
-            d.reason
-        );
-        let out = run(&w, cmd);
+        let d = w.decide(cmd);
+        expect(&d, Effect::Deny, Some("deny[0]"), cmd);
+        let out = w.run(cmd);
         assert!(printed(&out).contains("SECRET = 2"), "{cmd} run: {out:?}");
     }
-    let d = decide(&p, &w.ws, "make MAKEFLAGS=-f.env");
+    let d = w.decide("make MAKEFLAGS=-f.env");
     assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
     for cmd in ["make -j4 test", "make -C src", "make -k"] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }
 
 #[test]
 fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
-    let (w, p) = workspace(READ_ONLY);
+    let w = workspace(READ_ONLY);
     for (cmd, rule) in [
         ("cargo fmt", "deny[1]"),
         ("cargo fix --allow-dirty --allow-no-vcs", "deny[1]"),
@@ -202,15 +142,10 @@ fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
             "hard:outside-roots",
         ),
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some(rule)),
-            "{cmd}: {}",
-            d.reason
-        );
+        let d = w.decide(cmd);
+        expect(&d, Effect::Deny, Some(rule), cmd);
     }
-    let d = decide(&p, &w.ws, "cargo rustc -q -- @.env");
+    let d = w.decide("cargo rustc -q -- @.env");
     assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
     for cmd in [
         "cargo fmt --check",
@@ -218,16 +153,16 @@ fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
         "cargo test -- --nocapture",
         "cargo clippy",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
     // Where Edit is allowed, formatting is too (the filter keeps `.git`
     // and the policy file out of it).
-    let (w2, p2) = workspace(
+    let w2 = workspace(
         "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edit\", \"Bash(cargo *)\"]\ndeny = [\"Edit(.git/**)\"]\n",
     );
     std::fs::create_dir_all(w2.ws.join(".git")).unwrap();
-    let d = decide(&p2, &w2.ws, "cargo fmt");
+    let d = w2.decide("cargo fmt");
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
 
     let fmt = Command::new("cargo").args(["fmt", "--version"]).output();
@@ -236,7 +171,7 @@ fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
         return;
     }
     let before = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
-    let out = run(&w, "cargo fmt");
+    let out = w.run("cargo fmt");
     let after = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
     assert_ne!(before, after, "cargo fmt rewrote src/main.rs: {out:?}");
 }
@@ -254,7 +189,7 @@ fn jq_reads_its_program_file_from_any_cluster() {
         eprintln!("skipped: jq is not installed");
         return;
     }
-    let (w, p) = workspace(
+    let w = workspace(
         "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Bash(jq *)\"]\ndeny = [\"Read(.env)\"]\n",
     );
     for cmd in [
@@ -264,14 +199,9 @@ fn jq_reads_its_program_file_from_any_cluster() {
         "jq -f -n .env",
         "jq --run-tests .env",
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some("deny[0]")),
-            "{cmd}: {}",
-            d.reason
-        );
-        let out = run(&w, cmd);
+        let d = w.decide(cmd);
+        expect(&d, Effect::Deny, Some("deny[0]"), cmd);
+        let out = w.run(cmd);
         assert!(printed(&out).contains("SECRET=2"), "{cmd} run: {out:?}");
     }
     std::fs::write(w.ws.join("a.json"), "{\"x\": 1}\n").unwrap();
@@ -280,7 +210,7 @@ fn jq_reads_its_program_file_from_any_cluster() {
         "jq -r '.x' a.json",
         "jq -n --arg f .env '$f'",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }
@@ -289,7 +219,7 @@ const COPIES: &str = "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edit\"
 
 #[test]
 fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says() {
-    let (w, p) = workspace(COPIES);
+    let w = workspace(COPIES);
     for (cmd, want) in [
         ("cp README.md src", (Effect::Deny, Some("deny[1]"))),
         ("cp -t src README.md", (Effect::Deny, Some("deny[1]"))),
@@ -321,14 +251,14 @@ fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says()
         ("cp --preserve .env docs", (Effect::Deny, Some("deny[0]"))),
         ("install -C .env docs", (Effect::Deny, Some("deny[0]"))),
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!((d.decision, d.rule.as_deref()), want, "{cmd}: {}", d.reason);
+        let d = w.decide(cmd);
+        expect(&d, want.0, want.1, cmd);
     }
     for cmd in [
         "install -s --strip-program=sh a b",
         "find . -name README.md | xargs --process-slot-var=PATH ls",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Ask, "{cmd}: {}", d.reason);
     }
     for cmd in [
@@ -337,21 +267,21 @@ fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says()
         "mv README.md notes.md",
         "find . | xargs --process-slot-var=SLOT ls",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 
     // Run for real.
-    let out = run(&w, "cp README.md src");
+    let out = w.run("cp README.md src");
     assert!(w.ws.join("src/README.md").exists(), "{out:?}");
     std::fs::write(w.ws.join("toolgate"), "allow = [\"Bash\"]\n").unwrap();
-    let out = run(&w, "cp -b -S .toml README.md toolgate");
+    let out = w.run("cp -b -S .toml README.md toolgate");
     assert_eq!(
         std::fs::read_to_string(w.ws.join("toolgate.toml")).unwrap(),
         "allow = [\"Bash\"]\n",
         "cp's backup replaced the policy: {out:?}"
     );
-    let out = run(&w, "cp --backup .env docs");
+    let out = w.run("cp --backup .env docs");
     assert!(
         std::fs::read_to_string(w.ws.join("docs")).is_ok_and(|t| t.contains("SECRET=2")),
         "{out:?}"
@@ -372,7 +302,7 @@ fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says()
     )
     .unwrap();
     let before = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
-    let out = run(&w, "patch -b -z c/main.rs sr sr.patch");
+    let out = w.run("patch -b -z c/main.rs sr sr.patch");
     let after = std::fs::read_to_string(w.ws.join("src/main.rs")).unwrap();
     assert_ne!(
         before, after,
@@ -382,30 +312,25 @@ fn a_copy_lands_in_the_directory_it_names_and_its_backup_where_the_suffix_says()
 
 #[test]
 fn variables_that_name_files_a_reader_opens() {
-    let (w, p) = workspace(
+    let w = workspace(
         "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Bash(file *)\", \"Bash(ls *)\", \"Bash(stat *)\"]\ndeny = [\"Read(.env)\"]\n",
     );
     // `file` prints each line of a "magic file" it cannot use.
-    let d = decide(&p, &w.ws, "MAGIC=/x:.env file README.md");
+    let d = w.decide("MAGIC=/x:.env file README.md");
     assert_eq!(d.decision, Effect::Ask, "{}", d.reason);
-    let out = run(&w, "MAGIC=/x:.env file README.md");
+    let out = w.run("MAGIC=/x:.env file README.md");
     assert!(printed(&out).contains("SECRET=2"), "{out:?}");
     // The C library opens a time zone file `TZ` names.
     let tz = format!("TZ=:{}/.env stat README.md", w.ws.display());
-    let d = decide(&p, &w.ws, &tz);
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (Effect::Deny, Some("deny[0]")),
-        "{}",
-        d.reason
-    );
+    let d = w.decide(&tz);
+    expect(&d, Effect::Deny, Some("deny[0]"), &tz);
     for cmd in [
         "TZDIR=. TZ=k ls -l",
         "TZ=$X ls -l",
         "TZ=../../.env ls -l",
         "TZ=.env ls",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_ne!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
     for cmd in [
@@ -413,7 +338,7 @@ fn variables_that_name_files_a_reader_opens() {
         "TZ=America/New_York stat README.md",
         "TZ=:UTC ls",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }

@@ -4,49 +4,15 @@
 //! a denied file is denied, npm's options that load code are not followed,
 //! and a rule on the runner's whole command still allows what it names.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::json;
-use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+use toolgate_policy::Effect;
 
-struct Ws {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    ws: PathBuf,
-}
+use crate::scratch::{Scratch, expect};
 
-fn workspace() -> Ws {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let ws = base.join("ws");
-    std::fs::create_dir_all(ws.join("build")).unwrap();
-    std::fs::write(ws.join("build/out.js"), "1").unwrap();
-    std::fs::write(ws.join(".env"), "SECRET=2\n").unwrap();
-    Ws {
-        _dir: dir,
-        base,
-        ws,
-    }
-}
-
-fn policy(w: &Ws, text: &str) -> Policy {
-    std::fs::write(w.ws.join("toolgate.toml"), text).unwrap();
-    Policy::load(
-        &w.ws.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(w.ws.clone()),
-            home: Some(w.base.join("home")),
-            state_dir: Some(w.base.join("state")),
-        },
-    )
-    .unwrap()
-}
-
-fn decide(p: &Policy, ws: &Path, cmd: &str) -> Decision {
-    let mut call = Call::new("run_shell", json!({ "command": cmd }));
-    call.cwd = Some(ws.to_path_buf());
-    p.decide(&call)
+/// A workspace with `build/out.js` and `.env` (the secret), under `policy`.
+fn workspace(policy: &str) -> Scratch {
+    Scratch::new(policy, &[("build/out.js", "1"), (".env", "SECRET=2\n")])
 }
 
 /// npx, or None (and the test says it was skipped) where node is not
@@ -67,14 +33,11 @@ fn npx_works() -> bool {
 
 /// Runs `cmd` with bash in `w`'s workspace, npm offline and with its cache
 /// in the scratch directory.
-fn run(w: &Ws, cmd: &str) -> Output {
-    Command::new("bash")
-        .args(["-c", cmd])
-        .current_dir(&w.ws)
+fn run(w: &Scratch, cmd: &str) -> Output {
+    w.bash(cmd)
         .env("npm_config_offline", "true")
         .env("npm_config_cache", w.base.join("npm-cache"))
         .env("npm_config_update_notifier", "false")
-        .env("HOME", w.base.join("home"))
         .output()
         .expect("bash runs")
 }
@@ -84,9 +47,7 @@ fn what_npx_runs_is_judged_as_itself() {
     if !npx_works() {
         return;
     }
-    let w = workspace();
-    let p = policy(
-        &w,
+    let w = workspace(
         "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Bash(npx *)\"]\ndeny = [\"Read(.env)\"]\n",
     );
 
@@ -96,13 +57,8 @@ fn what_npx_runs_is_judged_as_itself() {
         "npm exec -- rm -rf build",
         "npx --yes timeout 5 rm -rf build",
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Ask, None),
-            "{cmd}: {}",
-            d.reason
-        );
+        let d = w.decide(cmd);
+        expect(&d, Effect::Ask, None, cmd);
     }
     // The denied file npx's command reads, directly or through a shell.
     for cmd in [
@@ -110,13 +66,8 @@ fn what_npx_runs_is_judged_as_itself() {
         "npx sh -c 'cat .env'",
         "npx -y grep -r SECRET .",
     ] {
-        let d = decide(&p, &w.ws, cmd);
-        assert_eq!(
-            (d.decision, d.rule.as_deref()),
-            (Effect::Deny, Some("deny[0]")),
-            "{cmd}: {}",
-            d.reason
-        );
+        let d = w.decide(cmd);
+        expect(&d, Effect::Deny, Some("deny[0]"), cmd);
     }
     // npm's own options that load code, and `-c`, which hands a shell
     // its command, are not followed.
@@ -129,7 +80,7 @@ fn what_npx_runs_is_judged_as_itself() {
         "npx --node-options='--require ./x.js' node -e 1",
         "npx -c 'touch CALLED'",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Ask, "{cmd}: {}", d.reason);
         assert!(
             d.actions
@@ -140,7 +91,7 @@ fn what_npx_runs_is_judged_as_itself() {
         );
     }
     // What npx runs stays allowed when it only reads.
-    let d = decide(&p, &w.ws, "npx wc -l build/out.js");
+    let d = w.decide("npx wc -l build/out.js");
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
 
     // Run for real: npx ran each of them.
@@ -159,9 +110,7 @@ fn what_npx_runs_is_judged_as_itself() {
 
 #[test]
 fn a_rule_on_the_runners_command_names_what_it_runs() {
-    let w = workspace();
-    let p = policy(
-        &w,
+    let w = workspace(
         "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Bash(npx prettier *)\", \"Bash(uv run pytest *)\", \"Bash(npx *)\"]\ndeny = [\"Bash(rm *)\"]\n",
     );
     for cmd in [
@@ -169,24 +118,19 @@ fn a_rule_on_the_runners_command_names_what_it_runs() {
         "uv run pytest -q",
         "uv run pytest tests -x",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
     // A deny of the program meets it under the runner.
-    let d = decide(&p, &w.ws, "npx rm -rf build");
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (Effect::Deny, Some("deny[0]")),
-        "{}",
-        d.reason
-    );
+    let d = w.decide("npx rm -rf build");
+    expect(&d, Effect::Deny, Some("deny[0]"), "npx rm -rf build");
     // uv's options that change what runs or where are not followed.
     for cmd in [
         "uv run --env-file vars pytest",
         "uv --directory /elsewhere run pytest",
         "uv run pytest $(cat list)",
     ] {
-        let d = decide(&p, &w.ws, cmd);
+        let d = w.decide(cmd);
         assert_ne!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }

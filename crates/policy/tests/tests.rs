@@ -25,6 +25,7 @@ mod reach;
 mod review;
 mod rg_ignore;
 mod runners;
+mod scratch;
 mod shell_precision;
 mod state_database;
 mod urls;
