@@ -10,9 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+use toolgate_policy::{Call, Effect};
 
 use crate::git_support::run as git;
+use crate::scratch::{Scratch, expect};
 
 const POLICY: &str = r#"
 allow = ["Read", "Bash(git *)"]
@@ -20,12 +21,9 @@ deny = ["Read(.env)"]
 "#;
 
 struct Repo {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    home: PathBuf,
+    s: Scratch,
     /// A repository outside the workspace roots, holding `s` (`SECRET=2`).
     other: PathBuf,
-    policy: Policy,
 }
 
 fn ok(dir: &Path, home: &Path, script: &str) {
@@ -41,61 +39,31 @@ fn ok(dir: &Path, home: &Path, script: &str) {
 /// committed on `main`, a branch `other`) and, beside it, outside its
 /// roots, a repository holding a secret.
 fn repo() -> Repo {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let ws = base.join("ws");
-    let home = base.join("home");
-    let other = base.join("other");
-    for d in [&ws, &home, &other] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    std::fs::write(ws.join("toolgate.toml"), POLICY).unwrap();
-    std::fs::write(ws.join(".gitignore"), ".env\ntoolgate.toml\n").unwrap();
-    std::fs::write(ws.join(".env"), "KEY=1\n").unwrap();
-    std::fs::write(ws.join("a.txt"), "a\n").unwrap();
+    let mut s = Scratch::new(
+        POLICY,
+        &[
+            (".gitignore", ".env\ntoolgate.toml\n"),
+            (".env", "KEY=1\n"),
+            ("a.txt", "a\n"),
+        ],
+    );
+    let other = s.base.join("other");
+    std::fs::create_dir_all(&other).unwrap();
     std::fs::write(other.join("s"), "SECRET=2\n").unwrap();
+    let home = s.home();
     ok(
         &other,
         &home,
         "git init -q -b main && git add s && git commit -qm s",
     );
     ok(
-        &ws,
+        &s.ws,
         &home,
         "git init -q -b main && git add -A && git commit -qm first && git branch other",
     );
-    let policy = Policy::load(
-        &ws.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(ws.clone()),
-            home: Some(home.clone()),
-            state_dir: Some(base.join("state")),
-        },
-    )
-    .unwrap();
-    Repo {
-        _dir: dir,
-        ws,
-        home,
-        other,
-        policy,
-    }
-}
-
-fn decide(r: &Repo, command: &str) -> Decision {
-    let mut call = Call::new("run_shell", json!({ "command": command }));
-    call.cwd = Some(r.ws.clone());
-    r.policy.decide(&call)
-}
-
-#[track_caller]
-fn expect(d: &Decision, effect: Effect, rule: Option<&str>, cmd: &str) {
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (effect, rule),
-        "{cmd}: {}",
-        d.reason
-    );
+    // Loaded again now that the workspace is a repository.
+    s.reload(POLICY);
+    Repo { s, other }
 }
 
 /// `{other}` in a command is the outside repository's path.
@@ -121,12 +89,12 @@ fn writes_outside_the_roots_are_denied() {
         let r = repo();
         let cmd = expand(&r, cmd);
         expect(
-            &decide(&r, &cmd),
+            &r.s.decide(&cmd),
             Effect::Deny,
             Some("hard:outside-roots"),
             &cmd,
         );
-        git(&r.ws, &r.home, &cmd);
+        git(&r.s.ws, &r.s.home(), &cmd);
         assert!(
             r.other.join("P").exists(),
             "{cmd}: run for real, git made nothing there"
@@ -162,12 +130,12 @@ fn reads_of_other_repositories_and_named_files_are_checked() {
         let r = repo();
         let cmd = expand(&r, cmd);
         expect(
-            &decide(&r, &cmd),
+            &r.s.decide(&cmd),
             Effect::Deny,
             Some("hard:outside-roots"),
             &cmd,
         );
-        let out = git(&r.ws, &r.home, &format!("{cmd}; {shown}"));
+        let out = git(&r.s.ws, &r.s.home(), &format!("{cmd}; {shown}"));
         let all = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
@@ -204,14 +172,14 @@ fn output_options_of_every_subcommand_are_writes() {
     ] {
         let r = repo();
         if !setup.is_empty() {
-            ok(&r.ws, &r.home, setup);
+            ok(&r.s.ws, &r.s.home(), setup);
         }
-        let d = decide(&r, cmd);
+        let d = r.s.decide(cmd);
         // The policy's default (deny) meets the write: no rule covers it.
         expect(&d, Effect::Deny, None, cmd);
         assert!(d.reason.contains("/P`"), "{cmd}: {}", d.reason);
-        git(&r.ws, &r.home, cmd);
-        assert!(r.ws.join("P").exists(), "{cmd}: run for real, no P");
+        git(&r.s.ws, &r.s.home(), cmd);
+        assert!(r.s.ws.join("P").exists(), "{cmd}: run for real, no P");
     }
 }
 
@@ -227,14 +195,14 @@ fn programs_git_runs_are_not_allowed() {
         ("git remote-ext . 'touch P'", "connect git-upload-pack\n\n"),
     ] {
         let r = repo();
-        let d = decide(&r, cmd);
+        let d = r.s.decide(cmd);
         assert_eq!(d.decision, Effect::Ask, "{cmd}: {}", d.reason);
         git(
-            &r.ws,
-            &r.home,
+            &r.s.ws,
+            &r.s.home(),
             &format!("printf '{}' | timeout 5 {cmd}", input.replace('\n', "\\n")),
         );
-        assert!(r.ws.join("P").exists(), "{cmd}: run for real, no P");
+        assert!(r.s.ws.join("P").exists(), "{cmd}: run for real, no P");
     }
     let r = repo();
     for cmd in [
@@ -248,7 +216,7 @@ fn programs_git_runs_are_not_allowed() {
         "git receive-pack .",
         "git http-backend",
     ] {
-        let d = decide(&r, cmd);
+        let d = r.s.decide(cmd);
         assert_eq!(d.decision, Effect::Ask, "{cmd}: {}", d.reason);
         assert!(
             d.reason.contains("could not be analysed"),
@@ -272,9 +240,9 @@ fn everyday_commands_stay_allowed() {
         "git maintenance run",
     ] {
         let r = repo();
-        let d = decide(&r, cmd);
+        let d = r.s.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
-        ok(&r.ws, &r.home, cmd);
+        ok(&r.s.ws, &r.s.home(), cmd);
     }
     let r = repo();
     for cmd in [
@@ -283,7 +251,7 @@ fn everyday_commands_stay_allowed() {
         "git fetch origin refs/pull/1/head:pr",
         "git ls-remote --tags origin",
     ] {
-        let d = decide(&r, cmd);
+        let d = r.s.decide(cmd);
         assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
 }
@@ -296,30 +264,19 @@ fn everyday_commands_stay_allowed() {
 #[test]
 fn a_configured_hooks_directory_is_protected() {
     use std::os::unix::fs::PermissionsExt;
-    let r = repo();
-    let hook = r.ws.join(".githooks/pre-commit");
-    std::fs::create_dir(r.ws.join(".githooks")).unwrap();
+    let mut r = repo();
+    let hook = r.s.ws.join(".githooks/pre-commit");
+    std::fs::create_dir(r.s.ws.join(".githooks")).unwrap();
     std::fs::write(&hook, "#!/bin/sh\ntrue\n").unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    ok(&r.ws, &r.home, "git config core.hooksPath .githooks");
-    std::fs::write(
-        r.ws.join("toolgate.toml"),
+    ok(&r.s.ws, &r.s.home(), "git config core.hooksPath .githooks");
+    r.s.reload(
         "allow = [\"Read\", \"Edit\", \"Bash(git *)\", \"Bash(echo *)\", \"Bash(cp *)\", \"Bash(rm *)\"]\n",
-    )
-    .unwrap();
-    let policy = Policy::load(
-        &r.ws.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(r.ws.clone()),
-            home: Some(r.home.clone()),
-            state_dir: Some(r.ws.join("../state")),
-        },
-    )
-    .unwrap();
+    );
     let decide = |call: Call| {
         let mut call = call;
-        call.cwd = Some(r.ws.clone());
-        policy.decide(&call)
+        call.cwd = Some(r.s.ws.clone());
+        r.s.policy.decide(&call)
     };
     let shell = |c: &str| Call::new("run_shell", json!({ "command": c }));
     for call in [
@@ -338,9 +295,9 @@ fn a_configured_hooks_directory_is_protected() {
     let d = decide(shell("echo x > a.txt"));
     assert_eq!(d.decision, Effect::Allow, "{}", d.reason);
     ok(
-        &r.ws,
-        &r.home,
+        &r.s.ws,
+        &r.s.home(),
         "echo 'touch P' >> .githooks/pre-commit && git commit -q --allow-empty -m x",
     );
-    assert!(r.ws.join("P").exists(), "git ran no hook from .githooks");
+    assert!(r.s.ws.join("P").exists(), "git ran no hook from .githooks");
 }

@@ -6,72 +6,32 @@
 //! may be protected or denied; one that is the policy file is the policy
 //! file.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::json;
-use toolgate_policy::{Call, Decision, Effect, LoadOptions, Policy};
+use toolgate_policy::{Call, Effect};
+
+use crate::scratch::{Scratch, expect};
 
 const POLICY: &str = r#"
 allow = ["Read", "Edit", "Bash(ln *)", "Bash(cp *)", "Bash(echo *)"]
 deny = ["Read(.env)", "Edit(locked/**)"]
 "#;
 
-struct Ws {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    policy: Policy,
-}
-
-fn ws() -> Ws {
-    let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(dir.path()).unwrap();
-    let root = base.join("ws");
-    std::fs::create_dir_all(root.join("locked")).unwrap();
-    std::fs::create_dir_all(base.join("home")).unwrap();
-    std::fs::write(root.join("toolgate.toml"), POLICY).unwrap();
-    std::fs::write(root.join(".env"), "KEY=1\n").unwrap();
-    std::fs::write(root.join("locked/a"), "a\n").unwrap();
-    std::fs::write(root.join("README.md"), "r\n").unwrap();
-    let policy = Policy::load(
-        &root.join("toolgate.toml"),
-        &LoadOptions {
-            workspace: Some(root.clone()),
-            home: Some(base.join("home")),
-            state_dir: Some(base.join("state")),
-        },
+fn ws() -> Scratch {
+    Scratch::new(
+        POLICY,
+        &[
+            (".env", "KEY=1\n"),
+            ("locked/a", "a\n"),
+            ("README.md", "r\n"),
+        ],
     )
-    .unwrap();
-    Ws {
-        _dir: dir,
-        root,
-        policy,
-    }
 }
 
-fn shell(w: &Ws, command: &str) -> Decision {
-    let mut call = Call::new("run_shell", json!({ "command": command }));
-    call.cwd = Some(w.root.clone());
-    w.policy.decide(&call)
-}
-
-fn run(w: &Ws, command: &str) {
-    let out = Command::new("bash")
-        .args(["-c", command])
-        .current_dir(&w.root)
-        .output()
-        .expect("bash runs");
-    assert!(out.status.success(), "{command}: {out:?}");
-}
-
+/// Runs `command` with bash in the workspace; it must succeed.
 #[track_caller]
-fn expect(d: &Decision, effect: Effect, rule: &str, what: &str) {
-    assert_eq!(
-        (d.decision, d.rule.as_deref()),
-        (effect, Some(rule)),
-        "{what}: {}",
-        d.reason
-    );
+fn run(w: &Scratch, command: &str) {
+    let out = w.run(command);
+    assert!(out.status.success(), "{command}: {out:?}");
 }
 
 /// Making a hard link to the policy file, a Read-denied or an
@@ -124,11 +84,11 @@ fn making_a_hard_link_is_a_write_and_a_read_of_the_source() {
         ),
     ] {
         let w = ws();
-        let d = shell(&w, cmd);
-        expect(&d, effect, rule, cmd);
+        let d = w.decide(cmd);
+        expect(&d, effect, Some(rule), cmd);
         run(&w, cmd);
         run(&w, &format!("echo changed >> {link}"));
-        let now = std::fs::read_to_string(w.root.join(source)).unwrap();
+        let now = std::fs::read_to_string(w.ws.join(source)).unwrap();
         assert!(
             now.ends_with("changed\n"),
             "{cmd}: run for real, {source} did not change"
@@ -142,7 +102,7 @@ fn making_a_hard_link_is_a_write_and_a_read_of_the_source() {
         "ln README.md r2",
         "cp -l README.md r3",
     ] {
-        assert_eq!(shell(&w, cmd).decision, Effect::Allow, "{cmd}");
+        assert_eq!(w.decide(cmd).decision, Effect::Allow, "{cmd}");
     }
 }
 
@@ -152,30 +112,27 @@ fn making_a_hard_link_is_a_write_and_a_read_of_the_source() {
 #[test]
 fn writing_a_file_with_other_names_is_judged_by_them() {
     let w = ws();
-    std::fs::hard_link(w.root.join("toolgate.toml"), w.root.join("notes.txt")).unwrap();
-    std::fs::hard_link(w.root.join("locked/a"), w.root.join("a.txt")).unwrap();
+    std::fs::hard_link(w.ws.join("toolgate.toml"), w.ws.join("notes.txt")).unwrap();
+    std::fs::hard_link(w.ws.join("locked/a"), w.ws.join("a.txt")).unwrap();
     let write = |path: &str| {
         let mut call = Call::new(
             "write_file",
-            json!({ "path": w.root.join(path).display().to_string(), "content": "allow = [\"*\"]\n" }),
+            json!({ "path": w.ws.join(path).display().to_string(), "content": "allow = [\"*\"]\n" }),
         );
-        call.cwd = Some(w.root.clone());
+        call.cwd = Some(w.ws.clone());
         w.policy.decide(&call)
     };
-    for d in [
-        shell(&w, "echo '[policy]' >> notes.txt"),
-        write("notes.txt"),
-    ] {
-        expect(&d, Effect::Deny, "hard:policy-file", "notes.txt");
+    for d in [w.decide("echo '[policy]' >> notes.txt"), write("notes.txt")] {
+        expect(&d, Effect::Deny, Some("hard:policy-file"), "notes.txt");
     }
-    for d in [shell(&w, "echo x > a.txt"), write("a.txt")] {
-        expect(&d, Effect::Ask, "protected", "a.txt");
+    for d in [w.decide("echo x > a.txt"), write("a.txt")] {
+        expect(&d, Effect::Ask, Some("protected"), "a.txt");
         assert!(d.reason.contains("hard links"), "{}", d.reason);
     }
-    assert_eq!(shell(&w, "echo x > README.md").decision, Effect::Allow);
+    assert_eq!(w.decide("echo x > README.md").decision, Effect::Allow);
     run(&w, "echo x > a.txt");
     assert_eq!(
-        std::fs::read_to_string(w.root.join("locked/a")).unwrap(),
+        std::fs::read_to_string(w.ws.join("locked/a")).unwrap(),
         "x\n"
     );
 }

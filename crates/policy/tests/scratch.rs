@@ -1,9 +1,9 @@
 //! A scratch workspace for the tests that ask the gate about a shell
 //! command and then run it for real with bash, to show it does what the
 //! decision is about (`option_reach`, `runners`, `archive_reach`,
-//! `net_reach`).
+//! `net_reach`, `links`, `git_reach`, `cargo_reach`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::json;
@@ -41,22 +41,20 @@ impl Scratch {
                 std::fs::write(&at, text).expect("file");
             }
         }
-        std::fs::write(ws.join("toolgate.toml"), policy).expect("policy");
-        let policy = Policy::load(
-            &ws.join("toolgate.toml"),
-            &LoadOptions {
-                workspace: Some(ws.clone()),
-                home: Some(base.join("home")),
-                state_dir: Some(base.join("state")),
-            },
-        )
-        .expect("policy loads");
+        let policy = load(&base, &ws, policy);
         Scratch {
             _dir: dir,
             base,
             ws,
             policy,
         }
+    }
+
+    /// Writes `policy` as the workspace's `toolgate.toml` and loads it
+    /// again: after a setup that changes what loading finds (a
+    /// repository's configuration), or to decide under another policy.
+    pub fn reload(&mut self, policy: &str) {
+        self.policy = load(&self.base, &self.ws, policy);
     }
 
     /// The home directory the policy was loaded with.
@@ -86,6 +84,21 @@ impl Scratch {
     pub fn run(&self, command: &str) -> Output {
         self.bash(command).output().expect("bash runs")
     }
+}
+
+/// `policy` written as `ws/toolgate.toml` and loaded with `base`'s home
+/// and state directory.
+fn load(base: &Path, ws: &Path, policy: &str) -> Policy {
+    std::fs::write(ws.join("toolgate.toml"), policy).expect("policy");
+    Policy::load(
+        &ws.join("toolgate.toml"),
+        &LoadOptions {
+            workspace: Some(ws.to_path_buf()),
+            home: Some(base.join("home")),
+            state_dir: Some(base.join("state")),
+        },
+    )
+    .expect("policy loads")
 }
 
 /// Asserts the decision and the rule that gave it.
