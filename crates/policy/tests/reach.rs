@@ -539,15 +539,27 @@ fn names_split_at_other_characters_stay_unknown() {
         "find . -name '*.rs' | xargs -d s cat",
         "find . -name '*.rs' | xargs -rd, cat",
         "find . -name '*.rs' | xargs --delimiter=s cat",
+        "find . -name '*.rs' | xargs -r -d s cat",
+        "find . -name '*.rs' | xargs -rd s cat",
+        "find . -name '*.rs' | xargs -d \"$D\" cat",
+        "find . -name '*.rs' | xargs --delimiter s cat",
         "IFS=s; cat $(find . -name '*.rs')",
     ] {
         let d = sh(&p, cmd);
         assert_ne!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
     }
-    // A newline delimiter splits as find prints (attached to the option;
-    // a separate value is not looked at, and stays unknown).
-    let d = sh(&p, "find . -name '*.rs' | xargs -d'\\n' cat");
-    expect(&d, Effect::Allow, Some("allow[4]"));
+    // A newline or NUL delimiter splits as find prints, attached to the
+    // option or as the next word.
+    for cmd in [
+        "find . -name '*.rs' | xargs -d'\\n' cat",
+        "find . -name '*.rs' | xargs -d '\\n' cat",
+        "find . -name '*.rs' | xargs -rd '\\n' cat",
+        "find . -name '*.rs' | xargs -d $'\\n' cat",
+        "find . -name '*.rs' -print0 | xargs -d '\\0' cat",
+        "find . -name '*.rs' | xargs --delimiter='\\n' cat",
+    ] {
+        expect(&sh(&p, cmd), Effect::Allow, Some("allow[4]"));
+    }
 }
 
 #[test]

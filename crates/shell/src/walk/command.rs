@@ -732,23 +732,9 @@ impl Walker<'_> {
     ) -> Option<Vec<Arg>> {
         // `xargs -d X` splits names at `X`, anything but a newline or NUL:
         // a name holding it becomes other paths.
-        let delimited = wrappers.iter().any(|w| {
-            w.first().is_some_and(|n| n == "xargs")
-                && w.iter().skip(1).any(|o| {
-                    let other = |d: &str| !matches!(d, "\\n" | "\\0" | "\\x00" | "\\000");
-                    match o.strip_prefix("--delim") {
-                        Some(rest) => rest.split_once('=').is_none_or(|(_, d)| other(d)),
-                        // `-d X`, `-dX`, or in a cluster (`-rd,`).
-                        None => {
-                            o.starts_with('-')
-                                && !o.starts_with("--")
-                                && o.find('d').is_some_and(|i| {
-                                    o.get(i + 1..).is_none_or(|v| v.is_empty() || other(v))
-                                })
-                        }
-                    }
-                })
-        });
+        let delimited = wrappers
+            .iter()
+            .any(|w| w.first().is_some_and(|n| n == "xargs") && xargs_splits_elsewhere(&w[1..]));
         let piped = match (&scope.stdin, xargs) {
             (Stdin::Pipe { files: Some(f), .. }, Some(_)) if !delimited => Some(Rc::clone(f)),
             _ => None,
@@ -778,6 +764,29 @@ impl Walker<'_> {
         }
         given.then_some(out)
     }
+}
+
+/// Whether xargs's options (`opts`, the words before its command) split
+/// its input at something other than a newline or NUL (`-d ,`): a name
+/// holding it becomes other paths. A value that is not a delimiter xargs
+/// reads as a newline or NUL (`-d '\n'`, `-d '\0'`, `--delimiter=\n`,
+/// a real newline), or one not seen (`--delimiter X`), counts as other.
+fn xargs_splits_elsewhere(opts: &[String]) -> bool {
+    let other = |d: &str| !matches!(d, "\\n" | "\n" | "\\0" | "\\x00" | "\\000");
+    opts.iter()
+        .enumerate()
+        .any(|(i, o)| match o.strip_prefix("--delim") {
+            Some(rest) => rest.split_once('=').is_none_or(|(_, d)| other(d)),
+            // `-d X`, `-dX`, or in a cluster (`-rd,`, `-rd X`).
+            None => {
+                o.starts_with('-')
+                    && !o.starts_with("--")
+                    && o.find('d').is_some_and(|at| match o.get(at + 1..) {
+                        Some(v) if !v.is_empty() => other(v),
+                        _ => opts.get(i + 1).is_none_or(|v| other(v)),
+                    })
+            }
+        })
 }
 
 /// The script file an interpreter runs (`python3 tool.py`, `node x.js`,
