@@ -200,6 +200,65 @@ fn hook_failures_block_in_each_clients_way() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
+/// Codex CLI starts its hooks in the session's directory but gives the
+/// directory the model named for a command (`exec_command`'s `workdir`)
+/// as the input's `cwd`: the project policy is found from where the hook
+/// was started, so a first command run in a directory holding a looser
+/// `toolgate.toml` (a vendored project's) does not make it the session's
+/// policy.
+#[test]
+fn codex_finds_the_policy_from_the_session_directory_not_the_workdir() {
+    let dir = Dir::new();
+    std::fs::write(
+        dir.root.join("toolgate.toml"),
+        "allow = [\"Bash(ls *)\"]\ndeny = [\"Bash(rm *)\"]\n",
+    )
+    .unwrap();
+    let vendored = dir.root.join("vendor/other");
+    std::fs::create_dir_all(&vendored).unwrap();
+    std::fs::write(
+        vendored.join("toolgate.toml"),
+        "allow = [\"Bash\", \"Bash(rm *)\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.root.join("victim.txt"), "v").unwrap();
+    let call = |session: &str, command: &str| {
+        json!({
+            "session_id": session, "turn_id": "t", "transcript_path": null,
+            "cwd": vendored, "hook_event_name": "PreToolUse", "model": "m",
+            "permission_mode": "default", "tool_name": "Bash",
+            "tool_use_id": "c1", "tool_input": {"command": command},
+        })
+        .to_string()
+    };
+    // The session's first call and a later one, both from the vendored
+    // directory: the project's deny holds for both.
+    for (session, command) in [
+        ("z1", "rm ../../victim.txt"),
+        ("z2", "ls"),
+        ("z2", "rm ../../victim.txt"),
+    ] {
+        let out = dir.run(&["hook", "codex"], &call(session, command));
+        let stdout = text(&out.stdout);
+        if command == "ls" {
+            assert_eq!(
+                (out.status.code(), stdout.as_str()),
+                (Some(0), ""),
+                "{command}"
+            );
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let answer: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{command}: {stdout}"
+        );
+        assert!(stdout.contains("Bash(rm *)"), "{stdout}");
+    }
+    assert!(dir.root.join("victim.txt").exists());
+}
+
 /// A hook process that a fatal signal ends (a fault in linked C code, a
 /// stack overflow, an abort) still blocks the call in its client's way:
 /// most clients let a call run when its hook dies. The signal is sent while

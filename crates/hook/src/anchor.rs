@@ -11,9 +11,15 @@
 //!    (`CLAUDE_PROJECT_DIR`, which Claude Code, Gemini CLI and Qwen Code
 //!    set, `GEMINI_PROJECT_DIR`, and Qwen Code's `QWEN_PROJECT_DIR`), which
 //!    the agent's commands cannot change;
-//! 3. the working directory of the session's first call, recorded in the
+//! 3. for a client that starts its hooks in the session's directory but
+//!    puts the directory the model named for a command in the input's `cwd`
+//!    (Codex CLI, whose `exec_command` takes a `workdir`), the directory the
+//!    hook process was started in: otherwise the model's first command
+//!    could name a directory holding a looser `toolgate.toml` (a vendored
+//!    project's, another checkout's) and have it govern the session;
+//! 4. the working directory of the session's first call, recorded in the
 //!    state directory (which the agent cannot write) when that call comes;
-//! 4. the call's working directory, when there is no session or no state
+//! 5. the call's working directory, when there is no session or no state
 //!    directory to record it in.
 //!
 //! A `toolgate.toml` between the anchor and the working directory still
@@ -35,6 +41,7 @@ const SESSIONS_DIR: &str = "sessions";
 /// The anchor for one call (see the module documentation).
 pub fn anchor(
     workspace: Option<&Path>,
+    launch_dir: Option<&Path>,
     state_dir: Option<&Path>,
     client: &str,
     session: &str,
@@ -46,7 +53,7 @@ pub fn anchor(
         .map(PathBuf::from);
     anchor_with(
         workspace,
-        from_env.as_deref(),
+        from_env.as_deref().or(launch_dir),
         state_dir,
         client,
         session,

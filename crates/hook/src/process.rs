@@ -69,6 +69,7 @@ pub struct RunArgs {
 /// blocking failure reply, never in an error that might let the call run.
 fn answer(
     args: &RunArgs,
+    launched_in_session: bool,
     toolgate: fn() -> std::io::Result<PathBuf>,
     failure: fn(&str) -> HookReply,
     hook: fn(&[u8], &HookOptions) -> HookReply,
@@ -81,7 +82,7 @@ fn answer(
     // The library turns a panic into a blocking reply; the default panic
     // message would only repeat it on standard error.
     std::panic::set_hook(Box::new(|_| {}));
-    let reply = match options(args, toolgate) {
+    let reply = match options(args, launched_in_session, toolgate) {
         Err(message) => failure(&message.to_string()),
         Ok(opts) => {
             // Room for a usual input in one read, instead of a read per
@@ -169,8 +170,11 @@ enum OptionsError {
     NoExecutable(#[source] std::io::Error),
 }
 
+/// `launched_in_session`: the client starts its hooks in the session's
+/// directory, which then anchors the project policy (see `anchor.rs`).
 fn options(
     args: &RunArgs,
+    launched_in_session: bool,
     toolgate: fn() -> std::io::Result<PathBuf>,
 ) -> Result<HookOptions, OptionsError> {
     let approver = match (args.approver, args.wait) {
@@ -191,6 +195,11 @@ fn options(
         workspace: args.workspace.clone(),
         approver,
         sandbox,
+        launch_dir: if launched_in_session {
+            std::env::current_dir().ok()
+        } else {
+            None
+        },
         ..HookOptions::default()
     })
 }
@@ -215,7 +224,10 @@ pub fn run(
         HookClient::Grok => (grok::failure, crate::grok_hook),
         HookClient::Cursor => (cursor::failure, crate::cursor_hook),
     };
-    answer(args, toolgate, failure, hook)
+    // Codex CLI starts its hooks in the session's directory, and gives
+    // the directory the model named for a command as the input's `cwd`.
+    let launched_in_session = matches!(client, HookClient::Codex);
+    answer(args, launched_in_session, toolgate, failure, hook)
 }
 
 /// `CLIENT [FLAGS]` (the arguments after `hook`), parsed by a parser that

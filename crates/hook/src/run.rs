@@ -71,6 +71,14 @@ pub struct HookOptions {
     /// whatever directory the agent has moved to (see `anchor.rs` for the
     /// order of the other sources).
     pub workspace: Option<PathBuf>,
+    /// The directory the client started the hook process in, for a client
+    /// that starts its hooks in the session's directory while the input's
+    /// `cwd` is a directory the model names (Codex CLI: a command's
+    /// `workdir` becomes the input's `cwd`, so the session's first call
+    /// could otherwise choose which `toolgate.toml` governs the session).
+    /// The project policy is found from here when neither `--workspace`
+    /// nor the client's project directory variable says where.
+    pub launch_dir: Option<PathBuf>,
 }
 
 impl Default for HookOptions {
@@ -82,6 +90,7 @@ impl Default for HookOptions {
             poll: Duration::from_millis(200),
             sandbox: None,
             workspace: None,
+            launch_dir: None,
         }
     }
 }
@@ -455,6 +464,7 @@ impl Job {
         setup.state_dir = setup.state_dir().ok();
         setup.anchor = Some(crate::anchor::anchor(
             opts.workspace.as_deref(),
+            opts.launch_dir.as_deref(),
             setup.state_dir.as_deref(),
             self.host.client().as_str(),
             &self.session,
