@@ -5,5 +5,6 @@ mod support;
 mod clients;
 mod discovery;
 mod fixtures;
+mod patches;
 mod payloads;
 mod run;

@@ -417,7 +417,11 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     let mut files = Vec::new();
                     for f in fields {
                         if let Some(patch) = input.get(*f).and_then(Value::as_str) {
-                            files.extend(patch_files(patch));
+                            let (named, unknown) = patch_files(patch);
+                            files.extend(named);
+                            if let Some(reason) = unknown {
+                                items.push(direct(What::Unknown { reason }));
+                            }
                         }
                     }
                     if files.is_empty() {
@@ -851,25 +855,50 @@ fn urls_in(text: &str) -> Vec<String> {
 }
 
 /// The files an `apply_patch` patch touches, and whether each is deleted.
-fn patch_files(patch: &str) -> Vec<(String, bool)> {
+/// The files a patch in the `apply_patch` format names, each with whether
+/// it is deleted, and a reason when a line reads like a header that is
+/// not understood. Headers are read as the most tolerant of the clients'
+/// parsers reads them: Codex trims each header line (`\t*** Delete File:
+/// x` is a header), OpenCode needs no space after the colon (`*** Add
+/// File:x`); a line that begins with `***` and is none of the known
+/// markers may be a header some client takes, so it is unanalysable.
+fn patch_files(patch: &str) -> (Vec<(String, bool)>, Option<String>) {
+    const HEADERS: [(&str, bool); 4] = [
+        ("Add File:", false),
+        ("Update File:", false),
+        ("Delete File:", true),
+        ("Move to:", false),
+    ];
     let mut out = Vec::new();
+    let mut unknown = None;
     for line in patch.lines() {
-        let line = line.trim_end();
-        for (prefix, delete) in [
-            ("*** Add File: ", false),
-            ("*** Update File: ", false),
-            ("*** Delete File: ", true),
-            ("*** Move to: ", false),
-        ] {
-            if let Some(p) = line.strip_prefix(prefix) {
-                let p = p.trim();
-                if !p.is_empty() {
-                    out.push((p.to_string(), delete));
-                }
+        let Some(rest) = line.trim().strip_prefix("***") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        // A rule of asterisks in a file's text, or a marker.
+        if rest.is_empty()
+            || rest.starts_with('*')
+            || matches!(rest, "Begin Patch" | "End Patch" | "End of File")
+        {
+            continue;
+        }
+        match HEADERS
+            .iter()
+            .find_map(|(h, delete)| rest.strip_prefix(h).map(|p| (p.trim(), *delete)))
+        {
+            Some((p, delete)) if !p.is_empty() => out.push((p.to_string(), delete)),
+            _ => {
+                unknown.get_or_insert_with(|| {
+                    format!(
+                        "the patch has a line `{}` that reads like a header toolgate does not know",
+                        line.trim()
+                    )
+                });
             }
         }
     }
-    out
+    (out, unknown)
 }
 
 #[cfg(test)]
@@ -889,11 +918,38 @@ mod tests {
         let p = "*** Begin Patch\n*** Update File: a.rs\n*** Move to: b.rs\n*** Delete File: c.rs\n*** End Patch";
         assert_eq!(
             patch_files(p),
-            [
-                ("a.rs".into(), false),
-                ("b.rs".into(), false),
-                ("c.rs".into(), true)
-            ]
+            (
+                vec![
+                    ("a.rs".into(), false),
+                    ("b.rs".into(), false),
+                    ("c.rs".into(), true)
+                ],
+                None
+            )
         );
+        // Headers as Codex (trimmed) and OpenCode (no space after the
+        // colon) read them; a text's rule of asterisks is no header.
+        let p = "*** Begin Patch\n\t*** Delete File: a.rs\n  *** Add File:b.rs\n+***\n+x\n*** Update File:c.md\n ***\n*** Move to:d.rs\n*** End of File\n*** End Patch\n";
+        assert_eq!(
+            patch_files(p),
+            (
+                vec![
+                    ("a.rs".into(), true),
+                    ("b.rs".into(), false),
+                    ("c.md".into(), false),
+                    ("d.rs".into(), false)
+                ],
+                None
+            )
+        );
+        for odd in [
+            "*** add file: x",
+            "*** Copy File: x",
+            "*** Add File:",
+            "***Rename: x",
+        ] {
+            let (_, unknown) = patch_files(&format!("*** Begin Patch\n{odd}\n*** End Patch"));
+            assert!(unknown.is_some(), "{odd}");
+        }
     }
 }
