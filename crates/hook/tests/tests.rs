@@ -7,4 +7,5 @@ mod discovery;
 mod fixtures;
 mod patches;
 mod payloads;
+mod pi_paths;
 mod run;

@@ -2,6 +2,7 @@
 //! each simple command of a shell command (with the files and URLs it
 //! touches), URLs fetched, or the tool itself.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -248,15 +249,34 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                 // names an allowed path in one field and a denied one in
                 // another must not be decided on the first alone.
                 Target::Path(fields) | Target::OptionalPath(fields) => {
-                    let mut given: Vec<&str> = fields
+                    let mut given: Vec<Cow<'_, str>> = fields
                         .iter()
                         .filter_map(|f| input.get(*f).and_then(Value::as_str))
-                        .flat_map(|p| [Some(p), s.at_prefix.then(|| at_stripped(p)).flatten()])
+                        .flat_map(|p| {
+                            if s.pi_paths {
+                                [Some(Cow::Owned(pi_expanded(p, env.home))), None]
+                            } else {
+                                [
+                                    Some(Cow::Borrowed(p)),
+                                    s.at_prefix
+                                        .then(|| at_stripped(p))
+                                        .flatten()
+                                        .map(Cow::Borrowed),
+                                ]
+                            }
+                        })
                         .flatten()
                         .collect();
                     given.dedup();
                     if given.is_empty() && matches!(s.target, Target::OptionalPath(_)) {
-                        given.push(".");
+                        given.push(Cow::Borrowed("."));
+                    }
+                    if s.read_variants {
+                        for p in &given {
+                            if let Some(reason) = read_variant(p, env.cwd) {
+                                items.push(direct(What::Unknown { reason }));
+                            }
+                        }
                     }
                     let write = s.kind == Kind::Write;
                     // The path the client may correct, and the files found
@@ -266,13 +286,13 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         .and_then(|f| input.get(f).and_then(Value::as_str))
                         .and_then(|p| corrections(p, env.cwd).map(|found| (p, found)));
                     let searched = s.ripgrep.then(|| ripgrep_filter(input)).flatten();
-                    for p in given {
+                    for p in &given {
                         let mut what = path_item(p, write, s.recursive, false, env.cwd, env);
                         if let What::Path {
                             corrected, filter, ..
                         } = &mut what
                         {
-                            *corrected = correction.as_ref().is_some_and(|(c, _)| *c == p);
+                            *corrected = correction.as_ref().is_some_and(|(c, _)| *c == p.as_ref());
                             filter.clone_from(&searched);
                         }
                         items.push(direct(what));
@@ -797,6 +817,42 @@ fn case_variants(written: &str, cwd: &Path) -> Option<Vec<PathBuf>> {
 /// The path Gemini CLI reads for `@name` when no file is named so
 /// (`resolveDefensiveToolPath`): the name without the `@` and the
 /// separators after it. `None` when the path has no such prefix.
+/// A path as Pi resolves it (`expandPath`): one leading `@` dropped,
+/// Unicode spaces read as plain ones, `~` and `~/` in front the home
+/// directory.
+fn pi_expanded(p: &str, home: Option<&Path>) -> String {
+    let p = p.strip_prefix('@').unwrap_or(p);
+    let p: String = p
+        .chars()
+        .map(|c| match c {
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+            c => c,
+        })
+        .collect();
+    match (home, p.strip_prefix('~')) {
+        (Some(h), Some(rest)) if rest.is_empty() || rest.starts_with('/') => {
+            format!("{}{rest}", h.display())
+        }
+        _ => p,
+    }
+}
+
+/// Why a path Pi's `read` is given may lead it to another file: it names
+/// no file, and Pi then tries the name in Unicode's decomposed form, with
+/// a curly apostrophe for `'`, and with a narrow space before `AM.` or
+/// `PM.` (`resolveReadPath`).
+fn read_variant(p: &str, cwd: &Path) -> Option<String> {
+    let lower = p.to_ascii_lowercase();
+    let varies =
+        !p.is_ascii() || p.contains('\'') || lower.contains(" am.") || lower.contains(" pm.");
+    if !varies || cwd.join(p).symlink_metadata().is_ok() {
+        return None;
+    }
+    Some(format!(
+        "`{p}` names no file, and Pi then reads a file whose name differs in Unicode form, apostrophe or spacing"
+    ))
+}
+
 fn at_stripped(p: &str) -> Option<&str> {
     let rest = p.strip_prefix('@')?.trim_start_matches(['/', '\\']);
     (!rest.is_empty()).then_some(rest)

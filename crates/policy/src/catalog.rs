@@ -117,6 +117,15 @@ pub struct ToolSpec {
     /// `type` fields narrowing which files are read (Claude Code's
     /// `Grep`): a recursive read filtered as ripgrep's would be.
     pub ripgrep: bool,
+    /// The client drops one leading `@` from every path and reads Unicode
+    /// spaces in it as plain spaces before resolving it (Pi's
+    /// `expandPath`): the path decided is the one it resolves.
+    pub pi_paths: bool,
+    /// When the path names no file, the client reads a file whose name
+    /// differs in Unicode form, in a curly apostrophe or in the space
+    /// before `AM.`/`PM.` (Pi's `read`, `resolveReadPath`): such a path
+    /// is unanalysable.
+    pub read_variants: bool,
 }
 
 /// The exact input shape of one of toolgate's own tools.
@@ -149,7 +158,19 @@ const fn spec(name: &'static str, kind: Kind, target: Target) -> ToolSpec {
         corrects_path: None,
         nocase: false,
         ripgrep: false,
+        pi_paths: false,
+        read_variants: false,
     }
+}
+
+const fn pi(mut s: ToolSpec) -> ToolSpec {
+    s.pi_paths = true;
+    s
+}
+
+const fn read_variants(mut s: ToolSpec) -> ToolSpec {
+    s.read_variants = true;
+    s
 }
 
 const fn ripgrep(mut s: ToolSpec) -> ToolSpec {
@@ -404,12 +425,16 @@ pub const COPILOT: &[ToolSpec] = &[
 /// Pi's tools (`read`, `bash`, `edit`, `write`, and the optional `grep`,
 /// `find`, `ls`).
 pub const PI: &[ToolSpec] = &[
-    spec("read", Read, Target::Path(&["path", "file_path"])),
-    spec("ls", Read, Target::OptionalPath(&["path"])),
-    spec("find", Read, Target::OptionalPath(&["path"])),
-    recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
-    spec("write", Write, Target::Path(&["path", "file_path"])),
-    spec("edit", Write, Target::Path(&["path", "file_path"])),
+    read_variants(pi(spec("read", Read, Target::Path(&["path", "file_path"])))),
+    pi(spec("ls", Read, Target::OptionalPath(&["path"]))),
+    pi(spec("find", Read, Target::OptionalPath(&["path"]))),
+    pi(recursive(spec(
+        "grep",
+        Read,
+        Target::OptionalPath(&["path"]),
+    ))),
+    pi(spec("write", Write, Target::Path(&["path", "file_path"]))),
+    pi(spec("edit", Write, Target::Path(&["path", "file_path"]))),
     spec("bash", Exec, Target::Command("command")),
 ];
 
