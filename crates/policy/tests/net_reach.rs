@@ -150,6 +150,66 @@ impl Server {
     }
 }
 
+/// A URL with no scheme is fetched with `--proto-default`'s protocol, and
+/// a redirect may switch to any protocol `--proto-redir` lets through:
+/// `file` reads any file, and with `-T` writes one. Such a protocol makes
+/// the command unanalysable; run, curl prints the secret and overwrites
+/// a file under the Edit deny.
+#[test]
+fn curl_protocols_other_than_the_webs_are_not_followed() {
+    if !have("curl") {
+        eprintln!("skipped: curl is not installed");
+        return;
+    }
+    let w = ws("");
+    let env = w.ws.join(".env").display().to_string();
+    let main = w.ws.join("src/main.rs").display().to_string();
+    for (cmd, shows) in [
+        (format!("curl -s --proto-default file localhost{env}"), true),
+        (format!("curl -s --proto-def file localhost{env}"), true),
+        (
+            format!("curl -s -T README.md --proto-default file localhost{main}"),
+            false,
+        ),
+    ] {
+        expect_unanalysed(&w, &cmd);
+        let out = run(&w, &cmd);
+        if shows {
+            assert!(
+                scratch::printed(&out).contains(SECRET.trim()),
+                "{cmd}: {out:?}"
+            );
+        }
+    }
+    assert_eq!(
+        read(&w, "src/main.rs"),
+        "readme\n",
+        "curl -T wrote through file:"
+    );
+    let server = Server::new(&[]);
+    let url = format!("http://127.0.0.1:{}/", server.port);
+    for opts in [
+        "--proto-redir all",
+        "--proto-redir +file",
+        "--proto-red =file,https",
+    ] {
+        expect_unanalysed(&w, &format!("curl -sL {opts} {url}"));
+    }
+    // Restricting the protocols, or the web's own, is followed.
+    for opts in [
+        "--proto-redir =https",
+        "--proto-redir -all,https",
+        "--proto-default https",
+    ] {
+        expect(
+            &w,
+            &format!("curl -sL {opts} {url}"),
+            Effect::Allow,
+            Some("allow[2]"),
+        );
+    }
+}
+
 /// F17: curl splits `-F name=@a,b` into several files, and reads the file
 /// of `<FILE` and of `;headers=@FILE`: each is a read, and `.env` among
 /// them meets its deny; run, the server receives the secret.

@@ -41,6 +41,31 @@ pub(super) fn curl(spec: &Spec, args: &[Arg], d: &mut Derived) {
         }
         curl_option_files(n, v, d);
     }
+    // The protocol a URL written without a scheme is fetched with, and the
+    // protocols a redirect may switch to: `file` reads or (with `-T`)
+    // writes any file (`--proto-default file localhost/etc/x`,
+    // `--proto-redir all`). Only the web's own protocols are followed.
+    for (n, v) in &o.opts {
+        let (true, Some(v)) = (matches!(n.as_str(), "--proto-default" | "--proto-redir"), v) else {
+            continue;
+        };
+        let web = |p: &str| matches!(p.to_ascii_lowercase().as_str(), "http" | "https");
+        let safe = v.literal
+            && if n == "--proto-default" {
+                web(&v.text)
+            } else {
+                v.text.split(',').all(|t| match t.strip_prefix('-') {
+                    Some(_) => true,
+                    None => web(t.trim_start_matches(['+', '='])),
+                })
+            };
+        if !safe {
+            d.unknowns.push(format!(
+                "`curl {n} {}` lets a URL reach other protocols than the web's (`file:` reads and writes files)",
+                v.text
+            ));
+        }
+    }
     if o.has(&["-n", "--netrc", "--netrc-optional"]) && !o.has(&["--netrc-file"]) {
         d.add(Access::Read, &Arg::lit("~/.netrc"), false);
     }
