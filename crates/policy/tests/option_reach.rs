@@ -130,6 +130,86 @@ fn make_reads_the_makefiles_a_cluster_or_makefiles_names() {
     }
 }
 
+/// make reads the variables of its command line and of its environment
+/// as the makefile's: `RM`, `.SHELLFLAGS`, `CFLAGS` change the commands
+/// its recipes run. Each is unanalysable; run, the recipe runs `touch P`.
+/// A plain number (`V=1`) and the locale pass.
+#[test]
+fn make_variables_from_the_command_line_or_environment_change_its_recipes() {
+    if !Command::new("make")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: GNU make is not installed");
+        return;
+    }
+    let w = workspace(READ_ONLY);
+    std::fs::write(
+        w.ws.join("Makefile"),
+        "all:\n\t@echo built\nclean:\n\t$(RM) nothing.o\n",
+    )
+    .expect("makefile");
+    for cmd in [
+        "make RM='touch P' clean",
+        "RM='touch P' make clean",
+        "env RM='touch P' make clean",
+        "export RM='touch P'; make clean",
+        "make .SHELLFLAGS='-c touch\\ P' all",
+        "make -s .SHELLFLAGS:='-c touch\\ P' all",
+    ] {
+        let d = w.decide(cmd);
+        expect(&d, Effect::Ask, None, cmd);
+        let _ = std::fs::remove_file(w.ws.join("P"));
+        let out = w.run(cmd);
+        assert!(w.ws.join("P").exists(), "{cmd} run: {out:?}");
+    }
+    for cmd in [
+        "make V=1 all",
+        "V=1 make all",
+        "LANG=C make all",
+        "make -j4 all",
+    ] {
+        let d = w.decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}
+
+/// `gzip -dN` writes under the name stored in the archive, not the name
+/// it is given: unanalysable. Run, it replaces the policy file.
+#[test]
+fn gzip_restoring_the_stored_name_writes_an_unknown_file() {
+    let w = workspace(&READ_ONLY.replace(
+        "\"Bash(make *)\"",
+        "\"Bash(make *)\", \"Bash(gzip *)\", \"Bash(gunzip *)\"",
+    ));
+    std::fs::write(w.base.join("toolgate.toml"), "allow = [\"*\"]\n").expect("file");
+    let out = Command::new("gzip")
+        .args(["-k", "toolgate.toml"])
+        .current_dir(&w.base)
+        .output()
+        .expect("gzip runs");
+    assert!(out.status.success(), "{out:?}");
+    std::fs::copy(w.base.join("toolgate.toml.gz"), w.ws.join("e.gz")).expect("copy");
+    for cmd in [
+        "gzip -dNf e.gz",
+        "gunzip -fN e.gz",
+        "gzip --decompress --name -f e.gz",
+    ] {
+        expect(&w.decide(cmd), Effect::Ask, None, cmd);
+    }
+    for cmd in ["gzip -dc e.gz", "gzip -dNc e.gz", "gzip -N README.md"] {
+        let d = w.decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    let out = w.run("gzip -dNf e.gz");
+    assert_eq!(
+        std::fs::read_to_string(w.ws.join("toolgate.toml")).unwrap_or_default(),
+        "allow = [\"*\"]\n",
+        "{out:?}"
+    );
+}
+
 #[test]
 fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
     let w = workspace(READ_ONLY);

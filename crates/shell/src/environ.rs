@@ -630,6 +630,45 @@ fn trace(name: &str, value: &Arg) -> Given {
     Given::Nothing
 }
 
+/// Variables of the locale and the terminal: how text is printed, never
+/// a command, a file or a flag a makefile passes on.
+pub(crate) fn locale_or_terminal(name: &str) -> bool {
+    name.starts_with("LC_")
+        || matches!(
+            name,
+            "LANG"
+                | "LANGUAGE"
+                | "TERM"
+                | "COLORTERM"
+                | "NO_COLOR"
+                | "CLICOLOR"
+                | "CLICOLOR_FORCE"
+                | "COLUMNS"
+                | "LINES"
+                | "TZ"
+        )
+}
+
+/// Whether make, given the variable `name` with the literal `value` (on
+/// its command line or in its environment), still runs the recipes as the
+/// makefile writes them: a value that is a plain number or a yes/no word
+/// (`V=1`, `CI=true`) is neither a command nor a flag nor a path a
+/// recipe could run, and make's own variables (`.SHELLFLAGS`, `MAKE*`,
+/// `SHELL`) are never such.
+pub(crate) fn make_keeps_recipes(name: &str, value: Option<&str>) -> bool {
+    if locale_or_terminal(name) {
+        return true;
+    }
+    let plain = value.is_some_and(|v| {
+        (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+            || matches!(
+                v.to_ascii_lowercase().as_str(),
+                "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
+            )
+    });
+    plain && !name.starts_with(['.', 'M', 'S'])
+}
+
 /// Builtins that run nothing with the environment: exported variables do
 /// not reach a program through them.
 pub(crate) fn runs_nothing(name: &str) -> bool {

@@ -626,7 +626,17 @@ fn make(args: &[Arg], d: &mut Derived) {
                 "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" => d.unknowns.push(format!(
                     "`make {var}=..` gives make options that are not followed"
                 )),
-                _ => {}
+                // Any other variable overrides the makefile's, and may be
+                // a command or a flag its recipes run with (`make RM='touch
+                // P' clean`, `.SHELLFLAGS=`, `CFLAGS=-wrapper ..`): only a
+                // plain number or yes/no word (`V=1`) leaves them as written.
+                name => {
+                    if !crate::environ::make_keeps_recipes(name, Some(value)) {
+                        d.unknowns.push(format!(
+                            "`make {name}=..` overrides a variable of the makefile, which may change the commands its recipes run"
+                        ));
+                    }
+                }
             }
         }
     }

@@ -1247,6 +1247,19 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             } else {
                 Access::Delete
             };
+            // `gzip -dN` names what it writes after the name stored in the
+            // archive, not after the file it is given.
+            if matches!(name, "gzip" | "gunzip" | "pigz" | "unpigz")
+                && o.has(&["-N", "--name"])
+                && !to_stdout
+                && (name.starts_with("gun")
+                    || name.starts_with("unp")
+                    || o.has(&["-d", "--decompress", "--uncompress"]))
+            {
+                d.unknowns.push(format!(
+                    "`{name} -N` writes under the name stored in the archive, which is not known"
+                ));
+            }
             let recursive = o.has(&["-r", "--recursive"]);
             each(d, access, &o.operands, recursive);
             if !to_stdout && !recursive {

@@ -9,6 +9,13 @@ use crate::environ::{self, Given};
 /// A file or URL that a variable given to programs makes them touch.
 #[derive(Debug, Clone)]
 pub(super) struct EnvUse {
+    /// The variable's name.
+    name: String,
+    /// The variable's value, when it is literal.
+    literal: Option<String>,
+    /// No file or URL: kept for the programs that read every variable of
+    /// their environment as their own (make).
+    inert: bool,
     access: Access,
     arg: Arg,
     /// A variable the table calls data, whose value may still name a
@@ -40,21 +47,25 @@ impl<'o> Walker<'o> {
         only: Option<&mut Vec<EnvUse>>,
         how: &str,
     ) {
+        let literal = value.literal.then(|| value.text.clone());
+        let push = |this: &mut Self, only: Option<&mut Vec<EnvUse>>, u: EnvUse| match only {
+            Some(list) => list.push(u),
+            None => this.exported.push(u),
+        };
         match environ::given(name, value) {
             Given::Nothing => {
                 // A value that may be a path: what a program does with the
                 // variable is its own.
-                if value.literal && !value.text.is_empty() && !value.text.contains("://") {
-                    let u = EnvUse {
-                        access: Access::Read,
-                        arg: value.clone(),
-                        argument: true,
-                    };
-                    match only {
-                        Some(list) => list.push(u),
-                        None => self.exported.push(u),
-                    }
-                }
+                let path = value.literal && !value.text.is_empty() && !value.text.contains("://");
+                let u = EnvUse {
+                    name: name.to_string(),
+                    literal: literal.clone(),
+                    inert: !path,
+                    access: Access::Read,
+                    arg: value.clone(),
+                    argument: true,
+                };
+                push(self, only, u);
             }
             Given::Unknown(why) => {
                 let reach = if only.is_some() {
@@ -66,14 +77,14 @@ impl<'o> Walker<'o> {
             }
             Given::Effect { access, arg } => {
                 let u = EnvUse {
+                    name: name.to_string(),
+                    literal: literal.clone(),
+                    inert: false,
                     access,
                     arg,
                     argument: false,
                 };
-                match only {
-                    Some(list) => list.push(u),
-                    None => self.exported.push(u),
-                }
+                push(self, only, u);
             }
         }
     }
@@ -154,7 +165,29 @@ impl<'o> Walker<'o> {
             .chain(self.exported.iter())
             .cloned()
             .collect();
+        // make reads every variable of its environment as a variable of
+        // the makefile: `RM`, `CC`, `CFLAGS` or one the makefile sets
+        // only with `?=` then change the commands its recipes run
+        // (`RM='touch P' make clean`). Only the locale's and the
+        // terminal's, and plain numbers and yes/no words (`V=1`,
+        // `CI=true`), leave them as written.
+        if matches!(name, "make" | "gmake" | "bmake")
+            && let Some(u) = uses
+                .iter()
+                .find(|u| !environ::make_keeps_recipes(&u.name, u.literal.as_deref()))
+        {
+            self.unknown(
+                format!(
+                    "`{name}` is given `{}`, and make reads its environment as the makefile's variables, which may change the commands its recipes run",
+                    u.name
+                ),
+                Some(idx),
+            );
+        }
         for u in uses {
+            if u.inert {
+                continue;
+            }
             if u.argument {
                 // Only a value naming a file that exists: a variable's
                 // value is seldom a file to create.
