@@ -210,6 +210,138 @@ fn gzip_restoring_the_stored_name_writes_an_unknown_file() {
     );
 }
 
+fn have(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+const RUNNERS: &str = "[policy]\ndefault = \"ask\"\n\nallow = [\"Read\", \"Edit\", \"Bash(cargo *)\", \"Bash(zgrep *)\", \"Bash(python3 -m pytest *)\", \"Bash(pytest *)\", \"Bash(gpg *)\", \"Bash(strings *)\", \"Bash(csplit *)\", \"Bash(gcc *)\"]\ndeny = [\"Read(.env)\", \"Edit(src/**)\"]\n";
+
+/// Options and variables by which an allowed program runs a program of
+/// the caller's choosing: `cargo +DIR` (a toolchain directory's own
+/// cargo), `GREP=` for zgrep, gcc's `-wrapper`, gpg's `--agent-program`.
+/// Each is unanalysable; run, each creates the marker.
+#[test]
+fn programs_chosen_by_an_option_or_variable_are_not_allowed() {
+    let w = workspace(RUNNERS);
+    let tc = w.base.join("tc/bin");
+    std::fs::create_dir_all(&tc).expect("toolchain");
+    let fake = tc.join("cargo");
+    std::fs::write(&fake, format!("#!/bin/sh\ntouch {}/P\n", w.ws.display())).expect("cargo");
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("mode");
+    let out = Command::new("gzip")
+        .args(["-c", "README.md"])
+        .current_dir(&w.ws)
+        .output()
+        .expect("gzip");
+    std::fs::write(w.ws.join("a.gz"), out.stdout).expect("a.gz");
+    let cases = [
+        (
+            format!("cargo +{} build", w.base.join("tc").display()),
+            "cargo",
+        ),
+        ("GREP='touch P' zgrep x a.gz".to_string(), "zgrep"),
+        (
+            "gcc -wrapper /bin/sh,-c,'touch P' -x c -c /dev/null -o /dev/null".to_string(),
+            "gcc",
+        ),
+        (
+            format!(
+                "gpg --homedir {} --agent-program /bin/sh --card-status",
+                w.base.display()
+            ),
+            "",
+        ),
+        ("gpg --agent-prog=x --list-keys".to_string(), ""),
+    ];
+    for (cmd, program) in &cases {
+        let d = w.decide(cmd);
+        expect(&d, Effect::Ask, None, cmd);
+        if program.is_empty() {
+            continue;
+        }
+        if !have(program) {
+            eprintln!("skipped running `{cmd}`: {program} is not installed");
+            continue;
+        }
+        let _ = std::fs::remove_file(w.ws.join("P"));
+        let out = w.run(cmd);
+        if *program == "cargo" && !printed(&out).is_empty() && !w.ws.join("P").exists() {
+            // Without rustup's proxy, `+DIR` is no toolchain.
+            eprintln!("skipped running `{cmd}`: cargo is not rustup's: {out:?}");
+            continue;
+        }
+        assert!(w.ws.join("P").exists(), "{cmd} run: {out:?}");
+    }
+    for cmd in [
+        "cargo +nightly build",
+        "zgrep x a.gz",
+        "gcc -O2 -c x.c -o x.o",
+    ] {
+        let d = w.decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}
+
+/// `@FILE` is read by binutils and gcc as more arguments (its text shown
+/// in the error for what it is not), pytest runs the tests of the paths it
+/// is given, and csplit's prefix names the directory it writes into: each
+/// is the read or write of what it names.
+#[test]
+fn files_named_by_response_files_test_paths_and_prefixes() {
+    let w = workspace(RUNNERS);
+    let other = w.base.join("other");
+    std::fs::create_dir_all(&other).expect("other");
+    std::fs::write(
+        other.join("test_x.py"),
+        format!(
+            "open({:?}, 'w').close()\ndef test_x():\n    pass\n",
+            w.ws.join("P").display().to_string()
+        ),
+    )
+    .expect("test file");
+    let outside = other.join("test_x.py").display().to_string();
+    for (cmd, rule) in [
+        ("strings @.env".to_string(), "deny[0]"),
+        ("csplit -f src/ README.md 1".to_string(), "deny[1]"),
+        (
+            format!("python3 -m pytest -q {outside}"),
+            "hard:outside-roots",
+        ),
+        (
+            "python3 -m pytest -q ../other".to_string(),
+            "hard:outside-roots",
+        ),
+        (format!("pytest {outside}::test_x"), "hard:outside-roots"),
+    ] {
+        let d = w.decide(&cmd);
+        expect(&d, Effect::Deny, Some(rule), &cmd);
+    }
+    let out = w.run("strings @.env");
+    assert!(printed(&out).contains("SECRET=2"), "{out:?}");
+    let out = w.run("csplit -f src/ README.md 1");
+    assert!(w.ws.join("src/00").exists(), "{out:?}");
+    let out = w.run(&format!(
+        "python3 -m pytest -q -p no:cacheprovider {outside}"
+    ));
+    if printed(&out).contains("No module named pytest") {
+        eprintln!("skipped running pytest: it is not installed");
+    } else {
+        assert!(w.ws.join("P").exists(), "{out:?}");
+    }
+    for cmd in [
+        "python3 -m pytest -q tests -k 'a and b'",
+        "pytest tests/test_a.py::test_b -x",
+        "csplit -f parts/ README.md 1",
+    ] {
+        let d = w.decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+}
+
 #[test]
 fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
     let w = workspace(READ_ONLY);

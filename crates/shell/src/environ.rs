@@ -15,7 +15,8 @@
 //! libcurl, wget(1) and its binary, ld.so(8), python(1), `node --help`,
 //! perlrun(1), ruby(1), java's launcher, cargo's "Environment variables",
 //! make(1), ssh(1), gpg(1), less(1), man(1), gcc(1) "ENVIRONMENT", zip(1),
-//! unzip(1), xz(1), gzip(1), bzip2(1), vim's `:help startup`, lua(1),
+//! unzip(1), xz(1), gzip(1), bzip2(1) and the zgrep, zdiff and zcmp scripts of
+//! gzip, xz, bzip2 and zstd, vim's `:help startup`, lua(1),
 //! tclsh(1), gawk(1), php's and R's startup, .NET's startup hooks, go
 //! help environment, glibc's debugging variables, screen(1) and tmux(1).
 //! Names are matched exactly
@@ -97,8 +98,11 @@ static EXACT: &[(&str, Use)] = &[
     ("CC_FOR_BUILD", Runs(NONE)),
     ("CDPATH", Runs(NONE)),
     ("CLASSPATH", Runs(NONE)),
+    // zcmp, xzcmp, bzcmp (gzip, xz and bzip2 scripts): the comparing program.
+    ("CMP", Runs(&["cmp"])),
     ("CONFIG_SHELL", Runs(NONE)),
     ("CPATH", Runs(NONE)),
+    ("CPMOD", Runs(NONE)),
     ("CPP", Runs(NONE)),
     ("CROSS_COMPILE", Runs(NONE)),
     ("CURL_CA_BUNDLE", Read),
@@ -110,11 +114,14 @@ static EXACT: &[(&str, Use)] = &[
     ("DBUS_SYSTEM_BUS_ADDRESS", Runs(NONE)),
     ("DEBUGINFOD_URLS", Runs(NONE)),
     ("DEPENDENCIES_OUTPUT", Runs(NONE)),
+    // zdiff, xzdiff, bzdiff: the diffing program.
+    ("DIFF", Runs(&["diff"])),
     // bash: an element assigned is where `popd` goes.
     ("DIRSTACK", Runs(NONE)),
     ("DISPLAY", Runs(NONE)),
     ("DOCKER_HOST", Runs(NONE)),
     ("EDITOR", Runs(EDITORS)),
+    ("EGREP", Runs(&["egrep", "grep -E"])),
     ("EMACSLOADPATH", Runs(NONE)),
     ("ENV", Runs(NONE)),
     ("EXECIGNORE", Runs(NONE)),
@@ -122,6 +129,7 @@ static EXACT: &[(&str, Use)] = &[
     ("F77", Runs(NONE)),
     ("FC", Runs(NONE)),
     ("FCEDIT", Runs(EDITORS)),
+    ("FGREP", Runs(&["fgrep", "grep -F"])),
     ("GCC_EXEC_PREFIX", Runs(NONE)),
     ("GCONV_PATH", Runs(NONE)),
     ("GDK_PIXBUF_MODULE_FILE", Runs(NONE)),
@@ -187,6 +195,8 @@ static EXACT: &[(&str, Use)] = &[
     ("GOVCS", Runs(NONE)),
     ("GOWORK", Runs(NONE)),
     ("GPG_AGENT_INFO", Runs(NONE)),
+    // zgrep, xzgrep, bzgrep, zstdgrep: the searching program.
+    ("GREP", Runs(&["grep", "grep -E", "grep -F"])),
     ("GTK_MODULES", Runs(NONE)),
     ("GVIMINIT", Runs(NONE)),
     ("GZIP", Runs(NONE)),
@@ -364,12 +374,14 @@ static EXACT: &[(&str, Use)] = &[
     ("XDG_STATE_HOME", WriteDir),
     ("XZ_DEFAULTS", Runs(NONE)),
     ("XZ_OPT", Runs(NONE)),
+    ("ZCAT", Runs(&["zcat", "zstdcat"])),
     ("ZDOTDIR", Runs(NONE)),
     // zip(1): "ZIP: see ZIPOPT" (options added to every command line).
     ("ZIP", Runs(NONE)),
     ("ZIPINFO", Runs(NONE)),
     ("ZIPINFOOPT", Runs(NONE)),
     ("ZIPOPT", Runs(NONE)),
+    ("ZSTD", Runs(&["zstd"])),
     ("no_proxy", Runs(NONE)),
 ];
 

@@ -140,6 +140,104 @@ const PYTEST: &[(&str, Value)] = &[
     ("--cov-report", Cov),
 ];
 
+/// pytest's options that take the next word as their value (`pytest
+/// --help`, with pytest-cov's, xdist's and the timeout and rerun plugins'),
+/// so that it is not taken for a test path.
+const PYTEST_VALUED: &[&str] = &[
+    "-k",
+    "-m",
+    "-p",
+    "-c",
+    "-o",
+    "-W",
+    "-r",
+    "-n",
+    "--maxfail",
+    "--deselect",
+    "--ignore",
+    "--ignore-glob",
+    "--rootdir",
+    "--basetemp",
+    "--confcutdir",
+    "--junitxml",
+    "--junit-xml",
+    "--junit-prefix",
+    "--tb",
+    "--durations",
+    "--durations-min",
+    "--log-level",
+    "--log-file",
+    "--log-cli-level",
+    "--log-format",
+    "--log-date-format",
+    "--log-file-level",
+    "--log-file-format",
+    "--log-file-date-format",
+    "--import-mode",
+    "--capture",
+    "--cov",
+    "--cov-report",
+    "--cov-config",
+    "--cov-fail-under",
+    "--dist",
+    "--timeout",
+    "--color",
+    "--code-highlight",
+    "--show-capture",
+    "--verbosity",
+    "--override-ini",
+    "--config-file",
+    "--html",
+    "--report-log",
+    "--result-log",
+    "--resultlog",
+    "--pastebin",
+    "--doctest-glob",
+    "--doctest-report",
+    "--reruns",
+    "--maxprocesses",
+    "--numprocesses",
+    "--tx",
+    "--rsyncdir",
+    "--debug",
+    "--deselect",
+    "--keyword",
+    "--markers",
+    "--plugin",
+    "--tb",
+];
+
+/// pytest's operands are the files and directories whose tests it
+/// imports and runs (`tests/t.py::TestA::test_b` names `tests/t.py`):
+/// each is read, beneath a directory as well, so that one outside the
+/// roots (`pytest ../other`) or a denied file is judged as a read of it.
+fn pytest_operands(args: &[Arg], d: &mut Derived) {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if a.literal && t == "--" {
+            for a in it.by_ref() {
+                pytest_operand(a, d);
+            }
+            break;
+        }
+        if a.literal && t.starts_with('-') && t != "-" {
+            if PYTEST_VALUED.contains(&t) {
+                it.next();
+            }
+            continue;
+        }
+        pytest_operand(a, d);
+    }
+}
+
+fn pytest_operand(a: &Arg, d: &mut Derived) {
+    let path = a.text.split_once("::").map_or(a.text.as_str(), |(p, _)| p);
+    if !path.is_empty() {
+        d.add(Access::Read, &a.with_text(path), true);
+    }
+}
+
 /// npm's options (`npm help config`).
 const NPM: &[(&str, Value)] = &[
     ("--cache", WritesInto),
@@ -187,9 +285,15 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
             cargo(args, d);
             table("cargo", CARGO, args, d);
         }
-        "pytest" | "py.test" => table(name, PYTEST, args, d),
+        "pytest" | "py.test" => {
+            table(name, PYTEST, args, d);
+            pytest_operands(args, d);
+        }
         _ if is_python(name) => match python_module(args) {
-            Some(("pytest", rest)) => table("pytest", PYTEST, rest, d),
+            Some(("pytest", rest)) => {
+                table("pytest", PYTEST, rest, d);
+                pytest_operands(rest, d);
+            }
             Some(("pip", rest)) => pip(rest, d),
             _ => return false,
         },

@@ -617,8 +617,161 @@ pub(crate) fn listing_follows(name: &str, args: &[Arg]) -> bool {
     }
 }
 
+/// Options by which a program runs another program or loads code, or
+/// reads more options (which may name one) from a file, for programs whose
+/// other options are followed: (programs, long options, which accept any
+/// unambiguous start, as gnupg's parser does).
+const RUNS_BY_OPTION: &[(&[&str], &[&str])] = &[(
+    &["gpg", "gpg2", "gpgsm", "gpgv", "gpg-agent"],
+    &[
+        "--agent-program",
+        "--dirmngr-program",
+        "--keyboxd-program",
+        "--photo-viewer",
+        "--exec-path",
+        "--options",
+        "--homedir",
+        "--load-extension",
+        "--pinentry-program",
+        "--scdaemon-program",
+    ],
+)];
+
+/// Programs that read more arguments from `@FILE` (GNU binutils, gcc and
+/// its kin, javac), which may be options that run a program (`gcc
+/// -wrapper`) or name files.
+const RESPONSE_FILES: &[&str] = &[
+    "strings",
+    "objdump",
+    "readelf",
+    "nm",
+    "size",
+    "strip",
+    "objcopy",
+    "ld",
+    "ld.bfd",
+    "ld.gold",
+    "as",
+    "c++filt",
+    "addr2line",
+    "ar",
+    "ranlib",
+    "gcc",
+    "g++",
+    "cc",
+    "c++",
+    "cpp",
+    "clang",
+    "clang++",
+    "gfortran",
+    "javac",
+    "java",
+    "elfedit",
+];
+
+/// C and C++ compiler drivers: options that run a program of the caller's
+/// choosing or load a plugin (`-wrapper`, `-fplugin=`, `-B DIR` where
+/// the driver looks for its programs, `-specs=` which can rewrite the
+/// commands it runs, `-fuse-ld=PATH`, a linker plugin through `-Wl,`).
+fn compiler_runs(name: &str, t: &str) -> bool {
+    matches!(
+        name,
+        "gcc" | "g++" | "cc" | "c++" | "cpp" | "clang" | "clang++" | "gfortran"
+    ) && (t.starts_with("-wrapper")
+        || t.starts_with("-fplugin")
+        || t.starts_with("-B")
+        || t.starts_with("-specs")
+        || t.starts_with("--specs")
+        || t.starts_with("-iplugindir")
+        || t.starts_with("--gcc-toolchain")
+        || t.starts_with("-ccc-")
+        || (t.starts_with("-fuse-ld=") && t.contains('/'))
+        || ((t.starts_with("-Wl,") || t.starts_with("-Xlinker")) && t.contains("plugin"))
+        || t == "-Xlinker")
+}
+
+/// Why an option of `name` among `args` runs a program, loads code or
+/// reads options from a file (see [`RUNS_BY_OPTION`], [`RESPONSE_FILES`]).
+fn runs_by_option(name: &str, args: &[Arg]) -> Option<String> {
+    let long = RUNS_BY_OPTION
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .map(|(_, opts)| *opts)
+        .unwrap_or_default();
+    let responses = RESPONSE_FILES.contains(&name);
+    let compiler = compiler_runs(name, "-B");
+    if long.is_empty() && !responses && !compiler {
+        return None;
+    }
+    for a in args {
+        let t = a.text.as_str();
+        if a.literal && t == "--" {
+            break;
+        }
+        if !a.literal {
+            // A word whose value is not known may be such an option.
+            if (responses && t.starts_with(['@', '$', '"', '`']))
+                || (!long.is_empty() && t.starts_with("--"))
+            {
+                return Some(format!(
+                    "`{name}` is given `{t}`, which may be an option that runs a program or reads more options"
+                ));
+            }
+            continue;
+        }
+        let opt = t.split_once('=').map_or(t, |(o, _)| o);
+        if opt.len() > 4 && opt.starts_with("--") && long.iter().any(|l| l.starts_with(opt)) {
+            return Some(format!(
+                "`{name} {opt}` runs a program, or reads options that can name one"
+            ));
+        }
+        if responses && t.len() > 1 && t.starts_with('@') {
+            return Some(format!(
+                "`{name} {t}` reads more arguments from a file, which may be options that run a program or read files"
+            ));
+        }
+        if compiler_runs(name, t) {
+            return Some(format!(
+                "`{name} {t}` runs a program of its own or loads a plugin"
+            ));
+        }
+    }
+    None
+}
+
 /// Derives the effects of `name` (the command's base name) run with `args`.
 pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
+    if let Some(why) = runs_by_option(name, args) {
+        let mut d = Derived::default();
+        d.unknowns.push(why);
+        // The response files are read whatever they hold.
+        if RESPONSE_FILES.contains(&name) {
+            for a in args.iter().filter(|a| a.literal && a.text.len() > 1) {
+                if let Some(file) = a.text.strip_prefix('@') {
+                    d.add(Access::Read, &a.with_text(file), false);
+                }
+            }
+        }
+        return d;
+    }
+    // rustup's proxies take `+TOOLCHAIN` first, which may name a
+    // toolchain's directory: its own `bin/cargo` (or rustc) then runs
+    // (`cargo +./tc build`).
+    if matches!(
+        name,
+        "cargo" | "rustc" | "rustdoc" | "rustfmt" | "cargo-fmt" | "cargo-clippy" | "clippy-driver"
+    ) && let Some(tc) = args
+        .first()
+        .and_then(|a| a.text.strip_prefix('+').map(|tc| (a, tc)))
+        .filter(|(a, tc)| !a.literal || tc.contains(['/', '\\']) || tc.starts_with(['.', '~']))
+        .map(|(_, tc)| tc)
+    {
+        let mut d = Derived::default();
+        d.unknowns.push(format!(
+            "`{name} +{tc}` runs the {name} of a toolchain directory, a program of its own"
+        ));
+        return d;
+    }
     // Connection tools have no operand table (their arguments are still
     // looked at as a program's arguments); the host they open is a fetch.
     if matches!(
@@ -775,7 +928,7 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
                     .values(&["--additional-suffix"])
                     .next()
                     .map_or(Some(String::new()), |v| v.literal.then(|| v.text.clone()));
-                split_outputs(&prefix, extra.as_deref(), &mut d);
+                split_outputs(&prefix, extra.as_deref(), false, &mut d);
             }
         }
         Operands::Copy | Operands::Move | Operands::Link => {
@@ -932,8 +1085,11 @@ const PER_ENTRY_WRITERS: &[&str] = &[
 /// such a name can be the policy's (`split -n5 -a1
 /// --additional-suffix=.toml x docs/toolgat` writes `docs/toolgate.toml`
 /// as its fifth file), the write of that name is added, so that the hard
-/// limit on policy files meets it.
-fn split_outputs(prefix: &Arg, extra: Option<&str>, d: &mut Derived) {
+/// limit on policy files meets it; not when the suffix is digits only
+/// (`numbers_only`: csplit without `-b`), which no policy file's name
+/// ends in. The first names (`PREFIXaa`, `PREFIX00`) are writes too, so
+/// that a prefix naming a directory (`src/`) meets the rules beneath it.
+fn split_outputs(prefix: &Arg, extra: Option<&str>, numbers_only: bool, d: &mut Derived) {
     const POLICY: &str = "toolgate.toml";
     let (dir, base) = match prefix.text.rsplit_once('/') {
         Some((dir, base)) => (format!("{dir}/"), base),
@@ -947,12 +1103,24 @@ fn split_outputs(prefix: &Arg, extra: Option<&str>, d: &mut Derived) {
         }
         None => base.len() < POLICY.len() && POLICY.starts_with(&base),
     };
-    if fits && prefix.literal {
+    if fits && prefix.literal && !numbers_only {
         d.add(
             Access::Write,
             &prefix.with_text(format!("{dir}{POLICY}")),
             false,
         );
+    }
+    // The names begin with the prefix: a prefix that ends in `/` (or
+    // names a directory) writes files inside it (`csplit -f src/ f 1`
+    // makes `src/00`), judged as the first of them.
+    if prefix.literal {
+        for suffix in ["00", "aa"] {
+            d.add(
+                Access::Write,
+                &prefix.with_text(format!("{}{suffix}", prefix.text)),
+                false,
+            );
+        }
     }
 }
 
@@ -1054,16 +1222,14 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
             if let Some(file) = o.operands.first() {
                 d.add(Access::Read, file, false);
             }
-            // Without `-b` the names end in digits; a format of its own
-            // may end them in anything (`-b 'l%.0d'`).
-            if o.has(&["-b", "--suffix-format"]) {
-                let prefix = o
-                    .values(&["-f", "--prefix"])
-                    .next()
-                    .cloned()
-                    .unwrap_or_else(|| Arg::lit("xx"));
-                split_outputs(&prefix, None, d);
-            }
+            // The names are the prefix and a number (or, with `-b`, a
+            // format of its own, which may end them in anything).
+            let prefix = o
+                .values(&["-f", "--prefix"])
+                .next()
+                .cloned()
+                .unwrap_or_else(|| Arg::lit("xx"));
+            split_outputs(&prefix, None, !o.has(&["-b", "--suffix-format"]), d);
         }
         "openssl" => {
             // `openssl dgst FILE..` and its digest names hash their operands.
