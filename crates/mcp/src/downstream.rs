@@ -23,13 +23,25 @@ use crate::relay::Relay;
 /// then ended) or the server has died and the client asked again. Returns
 /// the exit status: 0, or 1 when the server died.
 pub async fn serve_stdio(config: Arc<Config>) -> Result<i32, Error> {
+    match stdio_pipes() {
+        Some((input, output)) => serve_streams(config, input, output).await,
+        None => serve_streams(config, tokio::io::stdin(), tokio::io::stdout()).await,
+    }
+}
+
+/// Serves one client on the byte streams `input` and `output` as on
+/// stdio (the line check, the direct path), until it disconnects or the
+/// server has died and the client asked again. [`serve_stdio`] on the
+/// process's own streams; the tests drive the gateway through pipes of
+/// their own with it.
+pub async fn serve_streams<R, W>(config: Arc<Config>, input: R, output: W) -> Result<i32, Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let relay = Relay::new(config);
     let shared = Arc::clone(relay.shared());
-    let running = match stdio_pipes() {
-        Some((input, output)) => serve_on(relay, input, output).await,
-        None => serve_on(relay, tokio::io::stdin(), tokio::io::stdout()).await,
-    };
-    let running = match running {
+    let running = match serve_on(relay, input, output).await {
         Ok(r) => r,
         Err(e) => {
             shared.end_server().await;

@@ -46,6 +46,8 @@ const ID_PREFIX: &str = "toolgate-";
 #[derive(Deserialize)]
 struct Message<'a> {
     #[serde(borrow, default)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
@@ -279,7 +281,9 @@ impl Tap for ClientTap {
         };
         let request = msg.result.is_none() && msg.error.is_none();
         let seen = match (msg.method.as_deref(), msg.id) {
-            (Some("tools/call"), Some(id)) if request => self.take_call(id, msg.params),
+            (Some("tools/call"), Some(id)) if request && is_request(&msg, id) => {
+                self.take_call(id, msg.params)
+            }
             (Some("notifications/cancelled"), None) => self.take_cancel(msg.params),
             _ => Seen::Json,
         };
@@ -288,6 +292,17 @@ impl Tap for ClientTap {
             other => other,
         }
     }
+}
+
+/// Whether a `tools/call` is a JSON-RPC 2.0 request as rmcp reads one:
+/// `"jsonrpc": "2.0"` and an id that is a string or a number rmcp takes.
+/// Anything else is left to rmcp's reading (`for_rmcp`), which refuses it
+/// and records it; taken here, it would be gated and answered though
+/// rmcp's path refuses it, so the two paths would not agree on what a
+/// message is.
+fn is_request(msg: &Message<'_>, id: &RawValue) -> bool {
+    msg.jsonrpc.as_deref() == Some("2.0")
+        && serde_json::from_str::<rmcp::model::RequestId>(id.get()).is_ok()
 }
 
 /// Takes the server's answers to the calls of the direct path.
@@ -499,6 +514,45 @@ mod tests {
         assert!(serde_json::from_str::<CallParams>(p).is_err());
         let p = r#"{"name":"w","arguments":[1]}"#;
         assert!(serde_json::from_str::<CallParams>(p).is_err());
+    }
+
+    /// What rmcp's path refuses, this path does not take: it is left to
+    /// rmcp's reading, which refuses it (recorded, answered -32600).
+    #[test]
+    fn only_json_rpc_2_requests_with_a_string_or_number_id_take_this_path() {
+        let taken = |line: &str| {
+            // A message this path cannot read (`"jsonrpc": 2.0`), or
+            // `"id": null` (read as no id), is never a call of this path.
+            serde_json::from_str::<Message>(line)
+                .is_ok_and(|msg| msg.id.is_some_and(|id| is_request(&msg, id)))
+        };
+        let params = r#""method":"tools/call","params":{"name":"echo","arguments":{}}"#;
+        for id in ["1", "-3", r#""a-1""#] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},{params}}}"#);
+            assert!(taken(&line), "{line}");
+            assert!(matches!(
+                for_rmcp::<ClientJsonRpcMessage>(line.as_bytes(), "client"),
+                Seen::Json
+            ));
+        }
+        for line in [
+            format!(r#"{{"jsonrpc":"2.0","id":true,{params}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":{{"x":1}},{params}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":[1],{params}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":null,{params}}}"#),
+            format!(r#"{{"jsonrpc":"1.0","id":1,{params}}}"#),
+            format!(r#"{{"jsonrpc":2.0,"id":1,{params}}}"#),
+            format!(r#"{{"id":1,{params}}}"#),
+        ] {
+            assert!(!taken(&line), "{line}");
+            assert!(
+                matches!(
+                    for_rmcp::<ClientJsonRpcMessage>(line.as_bytes(), "client"),
+                    Seen::Refused(_)
+                ),
+                "rmcp refuses {line}"
+            );
+        }
     }
 
     #[test]

@@ -58,6 +58,8 @@ where
             ready: Vec::new(),
             ready_pos: 0,
             eof: false,
+            skipping: false,
+            max_line: MAX_LINE,
             out: Arc::clone(&out),
             tap: None,
         },
@@ -235,6 +237,14 @@ pub struct CheckedRead<R, W> {
     ready: Vec<u8>,
     ready_pos: usize,
     eof: bool,
+    /// The line being read was longer than `max_line` and was dropped: the
+    /// rest of it, up to its newline, is dropped too. Read as lines of
+    /// their own, the tail of an over-long line would be a message its
+    /// sender never wrote as one (a string's contents, say), and what
+    /// cannot be read exactly is refused, not guessed at.
+    skipping: bool,
+    /// Largest line accepted ([`MAX_LINE`]; smaller in tests).
+    max_line: usize,
     out: Arc<Mutex<Out<W>>>,
     tap: Option<Arc<dyn Tap>>,
 }
@@ -243,6 +253,13 @@ impl<R, W> CheckedRead<R, W>
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    /// Sets the largest line accepted (the tests' small limit).
+    #[cfg(test)]
+    fn with_max_line(mut self, max_line: usize) -> Self {
+        self.max_line = max_line;
+        self
+    }
+
     /// Has `tap` look at every line first.
     pub fn with_tap(mut self, tap: Arc<dyn Tap>) -> Self {
         self.tap = Some(tap);
@@ -250,25 +267,47 @@ where
     }
 
     /// Checks the complete lines in `buf` (and, at the end of input, the
-    /// rest), moving the good ones to `ready`.
+    /// rest), moving the good ones to `ready`. A line longer than the
+    /// limit is answered with one -32700 and dropped whole, to its newline
+    /// (see `skipping`), however many reads it spans.
     fn take_lines(&mut self) {
         let mut start = 0;
         while let Some(i) = self.buf[start..].iter().position(|&b| b == b'\n') {
             let end = start + i + 1;
-            self.check(start, end);
+            if self.skipping {
+                // The newline that ends the dropped line: what follows is
+                // the next message.
+                self.skipping = false;
+            } else if end - start > self.max_line + 1 {
+                // Complete within one read, but longer than any message.
+                self.reply();
+            } else {
+                self.check(start, end);
+            }
             start = end;
         }
         if self.eof && start < self.buf.len() {
             let end = self.buf.len();
-            self.check(start, end);
+            if self.skipping {
+                // The end of input ends the dropped line.
+            } else if end - start > self.max_line {
+                self.reply();
+            } else {
+                self.check(start, end);
+            }
             start = end;
         }
         if start > 0 {
             self.buf.drain(..start);
         }
-        if self.buf.len() > MAX_LINE {
-            // A line longer than any message: drop it whole.
+        if self.skipping {
+            // Still inside the dropped line: none of it is kept.
             self.buf.clear();
+        } else if self.buf.len() > self.max_line {
+            // A line longer than any message: drop it whole, and the rest
+            // of it as it comes.
+            self.buf.clear();
+            self.skipping = true;
             self.reply();
         }
     }
@@ -387,4 +426,76 @@ fn trim(line: &[u8]) -> &[u8] {
         s = rest;
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+    /// Hands its chunks over one read at a time, as a pipe does when the
+    /// sender writes a long line in parts.
+    struct Chunks(Vec<Vec<u8>>);
+
+    impl AsyncRead for Chunks {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            if !self.0.is_empty() {
+                let chunk = self.0.remove(0);
+                buf.put_slice(&chunk);
+            }
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    /// What rmcp reads and what the peer is answered, for `chunks` read
+    /// with a limit of 64 bytes a line.
+    async fn read_all(chunks: &[&str]) -> (String, Vec<String>) {
+        let input = Chunks(chunks.iter().map(|c| c.as_bytes().to_vec()).collect());
+        let (peer_out, answers) = tokio::io::duplex(64 * 1024);
+        let (read, write) = checked(input, peer_out);
+        let mut read = read.with_max_line(64);
+        let mut seen = String::new();
+        read.read_to_string(&mut seen).await.expect("read");
+        drop(write);
+        let mut answers = BufReader::new(answers).lines();
+        let mut replies = Vec::new();
+        while let Ok(Ok(Some(line))) =
+            tokio::time::timeout(std::time::Duration::from_millis(200), answers.next_line()).await
+        {
+            replies.push(line);
+        }
+        (seen, replies)
+    }
+
+    const NEXT: &str = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n";
+
+    /// The tail of an over-long line is no message of its own, whether the
+    /// line came in one read or in many: one -32700 for the line, and the
+    /// next line is read as the next message.
+    #[tokio::test]
+    async fn the_rest_of_an_over_long_line_is_dropped_to_its_newline() {
+        let head = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":99,\"pad\":\"{}",
+            "A".repeat(80)
+        );
+        // For a line reader, the same line as the head: not a message.
+        let tail = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+        // In parts: the head alone is over the limit, the tail comes later.
+        let (seen, replies) = read_all(&[&head, tail, NEXT]).await;
+        assert_eq!(seen, NEXT);
+        assert_eq!(replies, vec![PARSE_ERROR.to_string()]);
+        // In one read.
+        let whole = format!("{head}{tail}{NEXT}");
+        let (seen, replies) = read_all(&[&whole]).await;
+        assert_eq!(seen, NEXT);
+        assert_eq!(replies, vec![PARSE_ERROR.to_string()]);
+        // Cut by the end of input.
+        let (seen, replies) = read_all(&[NEXT, &head, "AAAA"]).await;
+        assert_eq!(seen, NEXT);
+        assert_eq!(replies, vec![PARSE_ERROR.to_string()]);
+    }
 }

@@ -27,6 +27,16 @@ pub enum Trust {
         /// The digest of its definition.
         seen: String,
     },
+    /// The listing names the tool more than once (on one page or across
+    /// the pages of one listing), and that set of definitions is not the
+    /// pin: calls are refused until a person accepts it (the set as a
+    /// whole, see [`repeated`]).
+    Repeated {
+        /// How many definitions the listing gives it.
+        count: usize,
+        /// The digest of the set of definitions.
+        seen: String,
+    },
     /// The pin store could not be read or written: fail closed.
     Unknown(String),
 }
@@ -54,6 +64,12 @@ impl Trust {
                  `toolgate mcp pins accept {server} {tool}`",
                 short(seen)
             )),
+            Trust::Repeated { count, seen } => Some(format!(
+                "the server `{server}` lists the tool `{tool}` {count} times, and a client may \
+                 use any of those definitions (set {}); it is not trusted until a person runs \
+                 `toolgate mcp pins accept {server} {tool}`",
+                short(seen)
+            )),
             Trust::Unknown(e) => Some(format!(
                 "the pinned definitions of the server `{server}` cannot be read ({e}), so no \
                  tool of it is trusted"
@@ -68,6 +84,12 @@ fn short(d: &str) -> &str {
 
 /// The pinned part of a definition as canonical JSON, and its hex SHA-256.
 pub fn definition(tool: &Tool) -> (String, String) {
+    let json = toolgate_policy::canonical_json(&definition_value(tool));
+    let hex = hex::encode(Sha256::digest(json.as_bytes()));
+    (json, hex)
+}
+
+fn definition_value(tool: &Tool) -> serde_json::Value {
     let mut obj = serde_json::Map::new();
     obj.insert("name".into(), tool.name.to_string().into());
     obj.insert(
@@ -80,6 +102,43 @@ pub fn definition(tool: &Tool) -> (String, String) {
     obj.insert(
         "inputSchema".into(),
         serde_json::Value::Object((*tool.input_schema).clone()),
+    );
+    serde_json::Value::Object(obj)
+}
+
+/// The definition pinned for a tool a listing names more than once: every
+/// definition it gives, in the listing's order, as one. Which of them a
+/// client keeps is the client's choice (a map keyed by name keeps the
+/// last, a list shows all), so no single one of them can stand for the
+/// tool: only the set a person has accepted is trusted, and a set that
+/// differs from the pin (another order, one entry changed, a pinned
+/// single definition now repeated) is a change of every entry.
+pub fn repeated(entries: &[&Tool]) -> (String, String) {
+    let mut obj = serde_json::Map::new();
+    let name = entries
+        .first()
+        .map(|t| t.name.to_string())
+        .unwrap_or_default();
+    obj.insert("name".into(), name.into());
+    obj.insert(
+        "repeated".into(),
+        entries.iter().map(|t| definition_value(t)).collect(),
+    );
+    let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
+    let hex = hex::encode(Sha256::digest(json.as_bytes()));
+    (json, hex)
+}
+
+/// The pin kept for a tool first seen named more than once in a listing:
+/// unlike a single definition, such a set is not trusted on first sight
+/// (it is what a server would show to slip a second definition in beside
+/// one it expects to be pinned), so it waits for a person.
+fn repeated_first_sight(tool: &str) -> (String, String) {
+    let mut obj = serde_json::Map::new();
+    obj.insert("name".into(), tool.into());
+    obj.insert(
+        "repeated".into(),
+        "first seen named more than once in one tool listing; not trusted on first sight".into(),
     );
     let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
     let hex = hex::encode(Sha256::digest(json.as_bytes()));
@@ -107,6 +166,9 @@ pub fn absent(tool: &str) -> (String, String) {
 /// A tool named in `late` (first seen after the session's first listing)
 /// with no pin yet is not pinned as it is: its pin says it was absent, and
 /// its definition waits to be accepted like a changed one.
+/// A tool `tools` names more than once is checked as the set of its
+/// definitions ([`repeated`]), never entry by entry: trust is kept by
+/// name, so one entry's trust must not stand for another's.
 /// Blocking: call it off the async threads.
 pub fn check_all(
     store: Result<Store, toolgate_gate::HostError>,
@@ -115,54 +177,109 @@ pub fn check_all(
     tools: &[Tool],
     late: &HashSet<String>,
 ) -> HashMap<String, Trust> {
+    // By name, in the order of first appearance, each with its entries.
+    let mut order: Vec<&str> = Vec::new();
+    let mut by_name: HashMap<&str, Vec<&Tool>> = HashMap::new();
+    for t in tools {
+        let entries = by_name.entry(t.name.as_ref()).or_default();
+        if entries.is_empty() {
+            order.push(t.name.as_ref());
+        }
+        entries.push(t);
+    }
     let store = match store {
         Ok(s) => s,
         Err(why) => {
-            return tools
+            return order
                 .iter()
-                .map(|t| (t.name.to_string(), Trust::Unknown(why.to_string())))
+                .map(|n| (n.to_string(), Trust::Unknown(why.to_string())))
                 .collect();
         }
     };
-    tools
+    order
         .iter()
-        .map(|t| {
-            let (json, digest) = definition(t);
-            let (absent_json, absent_digest) = absent(&t.name);
-            if late.contains(t.name.as_ref()) {
-                match store.pin(server, &t.name) {
-                    Ok(Some(_)) => {}
-                    Ok(None) => {
-                        if let Err(e) =
-                            store.check_pin(server, &t.name, &absent_digest, &absent_json)
-                        {
-                            return (t.name.to_string(), Trust::Unknown(e.to_string()));
-                        }
-                    }
-                    Err(e) => return (t.name.to_string(), Trust::Unknown(e.to_string())),
-                }
-            }
-            let trust = match store.check_pin(server, &t.name, &digest, &json) {
-                Ok(PinCheck::Pinned | PinCheck::Same) => Trust::Trusted,
-                Ok(PinCheck::Changed { pinned }) => {
-                    let added = pinned == absent_digest;
-                    // The pin stays refused whether or not the approval can be
-                    // queued; `pins accept` works either way.
-                    let _ = queue_change(&store, server, session, &t.name, &digest, &json, added);
-                    if added {
-                        Trust::Added { seen: digest }
-                    } else {
-                        Trust::Changed {
-                            pinned,
-                            seen: digest,
-                        }
-                    }
-                }
-                Err(e) => Trust::Unknown(e.to_string()),
-            };
-            (t.name.to_string(), trust)
+        .map(|name| {
+            let entries = by_name.get(name).map(Vec::as_slice).unwrap_or_default();
+            (
+                name.to_string(),
+                check_one(&store, server, session, name, entries, late),
+            )
         })
         .collect()
+}
+
+/// Checks one tool, given by every entry of its name in the listing.
+fn check_one(
+    store: &Store,
+    server: &str,
+    session: &str,
+    name: &str,
+    entries: &[&Tool],
+    late: &HashSet<String>,
+) -> Trust {
+    let (json, digest) = match entries {
+        [one] => definition(one),
+        _ => repeated(entries),
+    };
+    let (absent_json, absent_digest) = absent(name);
+    let placeholder = if late.contains(name) {
+        Some((absent_json, absent_digest.clone()))
+    } else if entries.len() > 1 {
+        Some(repeated_first_sight(name))
+    } else {
+        None
+    };
+    if let Some((placeholder_json, placeholder_digest)) = placeholder {
+        match store.pin(server, name) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                if let Err(e) =
+                    store.check_pin(server, name, &placeholder_digest, &placeholder_json)
+                {
+                    return Trust::Unknown(e.to_string());
+                }
+            }
+            Err(e) => return Trust::Unknown(e.to_string()),
+        }
+    }
+    match store.check_pin(server, name, &digest, &json) {
+        Ok(PinCheck::Pinned | PinCheck::Same) => Trust::Trusted,
+        Ok(PinCheck::Changed { pinned }) => {
+            let added = pinned == absent_digest;
+            // The pin stays refused whether or not the approval can be
+            // queued; `pins accept` works either way.
+            let why = if entries.len() > 1 {
+                Why::Repeated
+            } else if added {
+                Why::Added
+            } else {
+                Why::Changed
+            };
+            let _ = queue_change(store, server, session, name, &digest, &json, why);
+            if entries.len() > 1 {
+                Trust::Repeated {
+                    count: entries.len(),
+                    seen: digest,
+                }
+            } else if added {
+                Trust::Added { seen: digest }
+            } else {
+                Trust::Changed {
+                    pinned,
+                    seen: digest,
+                }
+            }
+        }
+        Err(e) => Trust::Unknown(e.to_string()),
+    }
+}
+
+/// Why a definition waits for a person, in its approval's reason.
+#[derive(Clone, Copy)]
+enum Why {
+    Changed,
+    Added,
+    Repeated,
 }
 
 /// Queues the approval that trusts a changed definition, unless one for the
@@ -174,7 +291,7 @@ fn queue_change(
     tool: &str,
     digest: &str,
     definition: &str,
-    added: bool,
+    why: Why,
 ) -> Result<(), toolgate_store::Error> {
     let qualified = crate::names::qualified(server, tool);
     let rule = toolgate_policy::rule_ids::HOST_PIN_CHANGED;
@@ -193,16 +310,19 @@ fn queue_change(
         tool: qualified,
         snapshot_json: definition.to_string(),
         digest: digest.to_string(),
-        reason: if added {
-            format!(
+        reason: match why {
+            Why::Added => format!(
                 "the tool `{tool}` of the MCP server `{server}` appeared after its first tool \
                  listing; approving trusts its definition"
-            )
-        } else {
-            format!(
+            ),
+            Why::Changed => format!(
                 "the definition of the tool `{tool}` of the MCP server `{server}` changed since \
                  it was pinned; approving trusts the new definition"
-            )
+            ),
+            Why::Repeated => format!(
+                "the MCP server `{server}` lists the tool `{tool}` more than once; approving \
+                 trusts that set of definitions"
+            ),
         },
         rule: Some(rule.to_string()),
         remember_allowed: false,

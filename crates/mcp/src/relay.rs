@@ -60,7 +60,10 @@ pub struct Shared {
     /// Progress of the server's requests to the client.
     pub progress_down: ProgressMap,
     /// Each tool's trust, from the last listing (`None`: list again).
-    pub tools: Mutex<Option<HashMap<String, Trust>>>,
+    pub tools: Mutex<Option<Listed>>,
+    /// The tools of the listing the client is walking page by page, for
+    /// a name repeated across its pages.
+    pub walk: Mutex<Walk>,
     /// The tools of the session's first complete listing: one that shows
     /// up later is a change of the server's definitions.
     pub first_listing: Mutex<FirstListing>,
@@ -86,6 +89,7 @@ impl Shared {
             progress_up: Mutex::new(HashMap::new()),
             progress_down: Mutex::new(HashMap::new()),
             tools: Mutex::new(None),
+            walk: Mutex::new(Walk::default()),
             first_listing: Mutex::new(FirstListing::default()),
             dead: AtomicBool::new(false),
             ended: CancellationToken::new(),
@@ -95,10 +99,15 @@ impl Shared {
     }
 
     /// Forgets the tool listing (`notifications/tools/list_changed`): the
-    /// next listing or call lists, pins and filters again.
+    /// next listing or call lists, pins and filters again. The server says
+    /// its tools changed, so the session's first listing, if it has begun,
+    /// ends here: a tool it shows from now on is a change.
     pub fn forget_tools(&self) {
         if let Ok(mut t) = self.tools.lock() {
             *t = None;
+        }
+        if let Ok(mut first) = self.first_listing.lock() {
+            first.close();
         }
     }
 
@@ -120,11 +129,27 @@ impl Shared {
     }
 }
 
+/// The most pages of one tool listing the gateway reads or counts. A
+/// server whose cursor never ends (or ends past this) is taken to have
+/// listed everything by then: the session's first listing is complete (a
+/// tool shown after it is a change), and a call of a tool not listed by
+/// then is refused, not looked for page after page, call after call.
+pub const MAX_PAGES: usize = 20;
+
+/// Whether a page is a listing's last: it has no `nextCursor`, or an empty
+/// one (which the SDK clients read as the end, so the gateway must too:
+/// otherwise a server could keep its first listing open forever).
+pub fn last_page(next_cursor: Option<&str>) -> bool {
+    next_cursor.is_none_or(str::is_empty)
+}
+
 /// The tool names of a session's first listing, page by page until the
-/// last.
+/// last, or until [`MAX_PAGES`], or until the server says its tools
+/// changed, whichever comes first.
 #[derive(Default)]
 pub struct FirstListing {
     names: HashSet<String>,
+    pages: usize,
     complete: bool,
 }
 
@@ -136,8 +161,65 @@ impl FirstListing {
             return names.filter(|n| !self.names.contains(n)).collect();
         }
         self.names.extend(names);
-        self.complete = last;
+        self.pages += 1;
+        self.complete = last || self.pages >= MAX_PAGES;
         HashSet::new()
+    }
+
+    /// Ends the first listing where it is, once it has begun (before any
+    /// page, there is nothing to compare later tools with).
+    fn close(&mut self) {
+        if self.pages > 0 {
+            self.complete = true;
+        }
+    }
+}
+
+/// Each tool's trust from the listing since the last change.
+#[derive(Default)]
+pub struct Listed {
+    trust: HashMap<String, Trust>,
+    /// The listing was read to its end (or to [`MAX_PAGES`]): a tool not
+    /// in it is not the server's, and is not looked for again.
+    complete: bool,
+}
+
+/// The entries of one listing so far, page by page, by name: a name on a
+/// later page that an earlier one named too is checked as the set of all
+/// its entries (see `pins::repeated`).
+#[derive(Default)]
+pub struct Walk {
+    entries: HashMap<String, Vec<rmcp::model::Tool>>,
+    pages: usize,
+}
+
+impl Walk {
+    /// Takes in one page (`first`: the listing's first, which starts a new
+    /// walk) and returns what is checked for it: each name on the page with
+    /// every entry of it so far, earlier pages' first.
+    fn page(&mut self, page: &[rmcp::model::Tool], first: bool) -> Vec<rmcp::model::Tool> {
+        if first {
+            self.entries.clear();
+            self.pages = 0;
+        }
+        self.pages += 1;
+        let mut checked = Vec::new();
+        let mut named = HashSet::new();
+        for t in page {
+            if named.insert(t.name.to_string())
+                && let Some(earlier) = self.entries.get(t.name.as_ref())
+            {
+                checked.extend(earlier.iter().cloned());
+            }
+        }
+        checked.extend(page.iter().cloned());
+        for t in page {
+            self.entries
+                .entry(t.name.to_string())
+                .or_default()
+                .push(t.clone());
+        }
+        checked
     }
 }
 
@@ -256,6 +338,7 @@ impl Relay {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
         let peer = self.server_for(&ctx.meta).await?;
+        let first_page = req.params.as_ref().is_none_or(|p| p.cursor.is_none());
         let result = forward(
             &peer,
             ClientRequest::ListToolsRequest(req),
@@ -273,17 +356,28 @@ impl Relay {
                 None,
             ));
         };
-        Ok(ServerResult::ListToolsResult(self.filter(list).await))
+        Ok(ServerResult::ListToolsResult(
+            self.filter(list, first_page).await,
+        ))
     }
 
-    /// Pins, marks and filters one page of tools.
-    async fn filter(&self, mut list: ListToolsResult) -> ListToolsResult {
-        let last = list.next_cursor.is_none();
-        let trust = self.check_pins(list.tools.clone(), last).await;
+    /// Pins, marks and filters one page of tools (`first_page`: asked for
+    /// without a cursor).
+    async fn filter(&self, mut list: ListToolsResult, first_page: bool) -> ListToolsResult {
+        let (checked, pages) = match self.shared.walk.lock() {
+            Ok(mut walk) => (walk.page(&list.tools, first_page), walk.pages),
+            // Fail closed: every page counts as the last one allowed.
+            Err(_) => (list.tools.clone(), MAX_PAGES),
+        };
+        let last = last_page(list.next_cursor.as_deref()) || pages >= MAX_PAGES;
+        let trust = self.check_pins(checked, last).await;
         let cfg = &self.shared.config;
         if let Ok(mut t) = self.shared.tools.lock() {
-            let cache = t.get_or_insert_with(HashMap::new);
-            cache.extend(trust.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let cache = t.get_or_insert_with(Listed::default);
+            cache
+                .trust
+                .extend(trust.iter().map(|(k, v)| (k.clone(), v.clone())));
+            cache.complete |= last;
         }
         list.tools.retain(|tool| {
             let q = names::qualified(&cfg.server, &tool.name);
@@ -302,8 +396,8 @@ impl Relay {
         list
     }
 
-    /// Checks one page of a listing against the pins; `last`: it has no
-    /// next page.
+    /// Checks one page of a listing against the pins (with the entries of
+    /// its names on earlier pages); `last`: it has no next page.
     async fn check_pins(
         &self,
         tools: Vec<rmcp::model::Tool>,
@@ -335,21 +429,27 @@ impl Relay {
     }
 
     /// The trust of one tool, listing the server's tools when they are not
-    /// known (a client may call without listing).
+    /// known (a client may call without listing). The gateway lists at
+    /// most once per change of the server's tools, at most [`MAX_PAGES`]
+    /// pages: a tool not in a listing read to its end is not the server's,
+    /// and listing again for every call of it would let a server with an
+    /// endless cursor turn each call into a walk of every page it allows.
     async fn trust_of(&self, peer: &Peer<RoleClient>, tool: &str) -> Trust {
-        let known = |s: &Self| {
-            s.shared
-                .tools
-                .lock()
-                .ok()
-                .and_then(|t| t.as_ref().map(|m| m.get(tool).cloned()))
-        };
-        if let Some(Some(t)) = known(self) {
+        let not_listed = || Trust::Unknown(format!("the server does not list a tool `{tool}`"));
+        let known = self.shared.tools.lock().ok().and_then(|t| {
+            t.as_ref().and_then(|l| match l.trust.get(tool) {
+                Some(t) => Some(t.clone()),
+                None if l.complete => Some(not_listed()),
+                None => None,
+            })
+        });
+        if let Some(t) = known {
             return t;
         }
         let mut cursor: Option<String> = None;
+        let mut walk = Walk::default();
         let mut all = HashMap::new();
-        for _ in 0..100 {
+        for page_no in 0..MAX_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
             let page = match peer.list_tools(Some(params)).await {
                 Ok(p) => p,
@@ -357,21 +457,20 @@ impl Relay {
                     return Trust::Unknown(format!("the server's tools cannot be listed: {e}"));
                 }
             };
-            all.extend(
-                self.check_pins(page.tools, page.next_cursor.is_none())
-                    .await,
-            );
-            cursor = page.next_cursor;
-            if cursor.is_none() {
+            let last = last_page(page.next_cursor.as_deref()) || page_no + 1 >= MAX_PAGES;
+            let checked = walk.page(&page.tools, page_no == 0);
+            all.extend(self.check_pins(checked, last).await);
+            if last {
                 break;
             }
+            cursor = page.next_cursor;
         }
-        let t = all
-            .get(tool)
-            .cloned()
-            .unwrap_or_else(|| Trust::Unknown(format!("the server does not list a tool `{tool}`")));
+        let t = all.get(tool).cloned().unwrap_or_else(not_listed);
         if let Ok(mut m) = self.shared.tools.lock() {
-            *m = Some(all);
+            *m = Some(Listed {
+                trust: all,
+                complete: true,
+            });
         }
         t
     }

@@ -135,6 +135,70 @@ pub async fn connect(
     }
 }
 
+/// The method and the capability of a server request that needs a client
+/// capability the client did not declare in its `initialize` (or its
+/// per-request `_meta`), if any. The server was introduced to exactly
+/// those capabilities, so a request beyond them is one the client never
+/// agreed to take; relayed anyway, a client that takes it all the same
+/// (many answer whatever comes) would show a server's sampling prompt or
+/// form nobody asked for, and a server's form can read like toolgate's own
+/// approval form.
+fn undeclared(
+    caps: &rmcp::model::ClientCapabilities,
+    request: &ServerRequest,
+) -> Option<(&'static str, &'static str)> {
+    use rmcp::model::ElicitRequestParams as P;
+    let declared = match request {
+        ServerRequest::CreateMessageRequest(_) => caps.sampling.is_some(),
+        ServerRequest::ListRootsRequest(_) => caps.roots.is_some(),
+        ServerRequest::ElicitRequest(r) => {
+            let Some(e) = &caps.elicitation else {
+                return Some(("elicitation/create", "elicitation"));
+            };
+            match &r.params {
+                // An empty `elicitation` object declares forms (the
+                // protocol's default mode).
+                P::FormElicitationParams { .. } => e.form.is_some() || e.url.is_none(),
+                P::UrlElicitationParams { .. } => e.url.is_some(),
+                // A mode rmcp adds later: nobody declared it.
+                _ => false,
+            }
+        }
+        _ => return None,
+    };
+    let named = match request {
+        ServerRequest::CreateMessageRequest(_) => ("sampling/createMessage", "sampling"),
+        ServerRequest::ListRootsRequest(_) => ("roots/list", "roots"),
+        _ => ("elicitation/create", "elicitation"),
+    };
+    (!declared).then_some(named)
+}
+
+/// Refuses a server request the client has no capability for: recorded
+/// like the server's other refused messages (a ledger row under
+/// `mcp__SRV__METHOD`, its parameters kept), answered with -32601 (the
+/// client, as far as the server may know, has no such method), never
+/// relayed.
+fn refuse_undeclared(
+    cfg: &crate::Config,
+    request: &ServerRequest,
+    method: &str,
+    capability: &str,
+) -> ErrorData {
+    let raw = serde_json::to_value(request)
+        .ok()
+        .and_then(|v| v.get("params").cloned())
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    let why = format!(
+        "the MCP server sent `{method}`, but the client did not declare the `{capability}` \
+         capability, so toolgate did not pass the request on"
+    );
+    cfg.host
+        .reject(&crate::names::qualified(&cfg.server, method), &raw, &why);
+    ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, why, None)
+}
+
 /// The gateway as the server's client: relays what the server sends on its
 /// own (elicitation, sampling, roots, progress, log messages, list changes)
 /// to the downstream client.
@@ -158,6 +222,9 @@ impl Service<RoleClient> for ToClient {
             return Err(ErrorData::internal_error("the client has gone", None));
         };
         let cfg = &shared.config;
+        if let Some((method, capability)) = undeclared(&self.info.capabilities, &request) {
+            return Err(refuse_undeclared(cfg, &request, method, capability));
+        }
         match methods::server_request(&cfg.server, &request) {
             Plan::Relay => {}
             Plan::Unfit { method, tool, raw } => return Err(unfit(cfg, &method, &tool, &raw)),
