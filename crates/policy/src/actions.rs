@@ -220,12 +220,24 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
     match spec {
         Spec::Unknown => items.push(direct(What::Tool { value: None })),
         Spec::Declared(d) => {
-            let value = d
-                .field
-                .as_ref()
-                .and_then(|f| input.get(f))
-                .and_then(Value::as_str)
-                .map(str::to_string);
+            let given = d.field.as_ref().and_then(|f| input.get(f));
+            // A list (validated to hold only strings) names several
+            // targets: each is decided.
+            if let (Kind::Read | Kind::Write | Kind::Fetch, Some(Value::Array(list))) =
+                (d.kind, given)
+            {
+                for v in list.iter().filter_map(Value::as_str) {
+                    items.push(direct(match d.kind {
+                        Kind::Fetch => fetch(v),
+                        kind => path_item(v, kind == Kind::Write, false, false, env.cwd, env),
+                    }));
+                }
+                if list.is_empty() {
+                    items.push(direct(What::Tool { value: None }));
+                }
+                return items;
+            }
+            let value = given.and_then(Value::as_str).map(str::to_string);
             match (d.kind, value) {
                 (Kind::Read, Some(v)) => {
                     items.push(direct(path_item(&v, false, false, false, env.cwd, env)))

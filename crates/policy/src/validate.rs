@@ -191,9 +191,13 @@ fn string_array(name: &str, v: &Value) -> Result<(), InputError> {
     Ok(())
 }
 
+/// A declared tool's target: a non-empty string, or for reads, writes and
+/// fetches a non-empty list of them (a tool that takes several files, as
+/// the filesystem server's `read_multiple_files` does), each a target.
 fn check_target_value(field: &str, v: &Value, kind: Kind) -> Result<(), InputError> {
-    match kind {
-        Kind::Other => Ok(()),
+    match (kind, v) {
+        (Kind::Other, _) => Ok(()),
+        (Kind::Read | Kind::Write | Kind::Fetch, Value::Array(_)) => string_array(field, v),
         _ => non_empty_string(field, v).map(|_| ()),
     }
 }
