@@ -180,6 +180,48 @@ kind = "read"
 field = "path"
 "#;
 
+/// The filesystem server's `read_multiple_files` takes a list of paths:
+/// declared with that field, each path meets the Read rules, so a list
+/// holding the denied file is refused and one without it runs.
+#[test]
+fn filesystem_reads_of_several_files_meet_the_rules_for_each() {
+    let env = Env::new(
+        "allow = [\"mcp__fs__read_multiple_files\"]\ndeny = [\"Read(secret.txt)\"]\n\n[tool.mcp__fs__read_multiple_files]\nkind = \"read\"\nfield = \"paths\"\n",
+    );
+    std::fs::write(env.ws("a.txt"), "hello from a\n").unwrap();
+    std::fs::write(env.ws("secret.txt"), "s3cret\n").unwrap();
+    let mut server = npm_server("filesystem");
+    server.push(env.ws("").to_string_lossy().into_owned());
+    let gw = env.gateway("fs", &[], &server);
+    let a = env.ws("a.txt").to_string_lossy().into_owned();
+    let secret = env.ws("secret.txt").to_string_lossy().into_owned();
+    let lines = env.client(
+        "none",
+        json!([
+            {"op": "list"},
+            {"op": "call", "name": "read_multiple_files", "args": {"paths": [a, secret]}},
+            {"op": "call", "name": "read_multiple_files", "args": {"paths": [a]}},
+        ]),
+        &gw,
+        &[],
+    );
+    let c = calls(&lines);
+    assert_eq!(c[0]["isError"], true, "{:?}", c[0]);
+    assert!(!c[0]["text"].as_str().unwrap_or_default().contains("s3cret"));
+    assert_eq!(c[1]["isError"], false, "{:?}", c[1]);
+    assert!(
+        c[1]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("hello from a")
+    );
+    let rules: Vec<Option<String>> = env.rows().iter().map(|r| r.record.rule.clone()).collect();
+    assert_eq!(
+        rules,
+        [Some("deny[0]".to_string()), Some("allow[0]".to_string())]
+    );
+}
+
 #[test]
 fn filesystem_allowed_read_runs_denied_read_and_write_are_refused() {
     let env = Env::new(FS_POLICY);
