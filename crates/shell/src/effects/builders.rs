@@ -387,10 +387,10 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         "clippy" if rest.iter().any(|a| a.literal && a.text.starts_with("--fix")) => {
             rewrites_rust_sources(d);
         }
-        // What follows `--` is the compiler's or rustdoc's own command
-        // line: `@FILE` reads a file into it, `-o` writes anywhere, `-C
-        // linker=` runs a program.
-        "rustc" | "rustdoc" => {
+        // What follows `--` is the compiler's, rustdoc's or (clippy)
+        // clippy-driver's own command line: `@FILE` reads a file into it,
+        // `-o` writes anywhere, `-C linker=` runs a program.
+        "rustc" | "rustdoc" | "clippy" => {
             if let Some(compiler) = after_dashes(rest) {
                 compiler_options(sub, compiler, d);
             }
@@ -468,7 +468,8 @@ fn python_module(args: &[Arg]) -> Option<(&str, &[Arg])> {
     None
 }
 
-/// The options `cargo rustc --` and `cargo rustdoc --` hand the compiler:
+/// The options `cargo rustc --`, `cargo rustdoc --` and `cargo clippy --`
+/// hand the compiler:
 /// lint levels, `--cfg`, `--edition`, `-O`, `-g` and the code generation
 /// settings that name no file or program pass; a plain word is an input
 /// file (read), `--extend-css FILE` too. Anything else (`@FILE` reads a
@@ -1269,6 +1270,9 @@ mod tests {
             "cargo rustc -- -Clink-arg=-Wl,x",
             "cargo rustc -- -Z dump-mir=all",
             "cargo rustdoc -- --output /tmp/o",
+            "cargo clippy -- -C linker=./x",
+            "cargo clippy -- --emit=dep-info=src/main.rs",
+            "cargo clippy --all-targets -- @opts",
         ] {
             assert!(!derived(cmd).unknowns.is_empty(), "{cmd}");
         }
@@ -1279,6 +1283,8 @@ mod tests {
             "cargo rustc --lib -- -Z print-type-sizes",
             "cargo rustdoc -- -W rustdoc::lint_name",
             "cargo rustdoc --lib -- --extend-css extra.css",
+            "cargo clippy --all-targets -- -D warnings",
+            "cargo clippy -- -W clippy::pedantic -A clippy::too_many_lines",
         ] {
             assert!(derived(cmd).unknowns.is_empty(), "{cmd}");
         }
