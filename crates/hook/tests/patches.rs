@@ -122,7 +122,11 @@ fn codex_native() -> Option<PathBuf> {
         .join(format!("codex-cli-{CODEX_CLI_VERSION}"))
         .join("node_modules/@openai");
     for pkg in std::fs::read_dir(scope).ok()?.flatten() {
-        for target in std::fs::read_dir(pkg.path().join("vendor")).ok()?.flatten() {
+        // Only the platform package has a `vendor` folder.
+        let Ok(targets) = std::fs::read_dir(pkg.path().join("vendor")) else {
+            continue;
+        };
+        for target in targets.flatten() {
             let bin = target.path().join("bin/codex");
             if bin.is_file() {
                 return Some(bin);

@@ -1,0 +1,3 @@
+//! Integration tests of the MCP gateway: one test executable, one module per area.
+
+mod gateway;
