@@ -218,9 +218,14 @@ static EXACT: &[(&str, Use)] = &[
     ("LESS", Runs(&["-R", "-FRX", "-FRSX", "-RS", "FRX", "R"])),
     ("LESSCLOSE", Runs(NONE)),
     ("LESSEDIT", Runs(NONE)),
+    // less(1): the program `-t` runs to find a tag, and key bindings (which
+    // can run shell commands) given in the variable itself.
+    ("LESSGLOBALTAGS", Runs(NONE)),
     ("LESSHISTFILE", Write),
     ("LESSKEY", Runs(NONE)),
     ("LESSKEYIN", Runs(NONE)),
+    ("LESSKEYIN_SYSTEM", Runs(NONE)),
+    ("LESSKEY_CONTENT", Runs(NONE)),
     ("LESSKEY_SYSTEM", Runs(NONE)),
     ("LESSOPEN", Runs(NONE)),
     ("LOCALDOMAIN", Runs(NONE)),

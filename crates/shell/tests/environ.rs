@@ -140,6 +140,10 @@ fn cases() -> Vec<Case> {
         c("BINPATH=bin SCRIPTPATH=. make", Unknown, &[], "", Proof::None),
         c("RM='touch P' make clean", Unknown, &[], "", Proof::None),
         c("CFLAGS=-O2 make", Unknown, &[], "", Proof::None),
+        // Programs of the z* scripts and less's tag program.
+        c("GREP='touch P' zgrep x a.gz", Unknown, &[], "", Proof::None),
+        c("DIFF=./x zdiff a.gz b.gz", Unknown, &[], "", Proof::None),
+        c("LESSGLOBALTAGS='touch P;' less -t main", Unknown, &[], "", Proof::None),
         c("NO_PROXY='*' curl https://example.com/", Unknown, &[], "", Proof::None),
         c("WGETRC=./w wget https://example.com/", Unknown, &[], "", Proof::None),
         c("LESSOPEN='|touch P %s' less f", Unknown, &[], "", Proof::None),
