@@ -342,6 +342,50 @@ fn files_named_by_response_files_test_paths_and_prefixes() {
     }
 }
 
+/// The agent must not answer the gate's own questions: `toolgate
+/// approvals approve ID` (the refusal it reads names the id), accepting a
+/// changed MCP tool, trusting a policy, installing or removing a hook are
+/// a hard limit under any allow of toolgate; what only reads is not. A
+/// database opened through a `file:` URI (which decodes to any path, the
+/// state directory's included) is not followed.
+#[test]
+fn the_agent_cannot_answer_the_gate_for_itself() {
+    let w = workspace("allow = [\"Read\", \"Edit\", \"Bash(toolgate *)\", \"Bash(sqlite3 *)\"]\n");
+    for cmd in [
+        "toolgate approvals approve 5",
+        "toolgate approvals decline 5 --note ok",
+        "/usr/local/bin/toolgate approvals approve 5",
+        "toolgate mcp pins accept fs",
+        "toolgate trust .",
+        "toolgate hook install claude --undo",
+        "toolgate-hook sandbox -- true; toolgate approvals approve 7",
+        "toolgate $SUB approve 5",
+    ] {
+        expect(&w.decide(cmd), Effect::Deny, Some("hard:catastrophic"), cmd);
+    }
+    for cmd in [
+        "toolgate approvals list",
+        "toolgate check --batch - < calls.json",
+        "toolgate audit verify",
+        "toolgate policy show",
+    ] {
+        let d = w.decide(cmd);
+        assert_eq!(d.decision, Effect::Allow, "{cmd}: {}", d.reason);
+    }
+    for cmd in [
+        "sqlite3 'file:db.sqlite?mode=rwc' 'create table t(x)'",
+        "sqlite3 FILE:%2e/db.sqlite 'select 1'",
+    ] {
+        expect(&w.decide(cmd), Effect::Ask, None, cmd);
+    }
+    let out = w.run("sqlite3 'file:db.sqlite?mode=rwc' 'create table t(x)'");
+    if printed(&out).contains("not found") {
+        eprintln!("skipped running sqlite3: it is not installed");
+    } else {
+        assert!(w.ws.join("db.sqlite").exists(), "{out:?}");
+    }
+}
+
 #[test]
 fn cargo_rewrites_sources_and_its_harness_writes_a_log() {
     let w = workspace(READ_ONLY);

@@ -1058,7 +1058,8 @@ fn runs(wrapper: &[Arg], rest: Vec<Arg>, unknown: Option<String>) -> Step {
 /// `load_extension`) and `ATTACH`. SQL given as arguments that uses none
 /// of them is analysed as a program's arguments; anything else (commands
 /// read from its input, `-cmd`, `-init`, `-A`) is not, unless `-safe`
-/// turns all of that off.
+/// turns all of that off. A database given as a `file:` URI is not
+/// followed either (even with `-safe`).
 fn sqlite3(argv: &[Arg]) -> Step {
     const VALUED: &[&str] = &[
         "-cmd",
@@ -1109,6 +1110,20 @@ fn sqlite3(argv: &[Arg]) -> Step {
         } else {
             1
         };
+    }
+    // A database named by a URI (`file:DB?mode=rw`, `file:%2e/db`) is
+    // opened at the path the URI decodes to, not at the word's text.
+    if why.is_none()
+        && let Some(db) = argv.get(i)
+        && db
+            .text
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case("file:"))
+    {
+        why = Some(format!(
+            "`sqlite3 {}` opens the database a URI names, which is not followed",
+            db.text
+        ));
     }
     let sql = argv.get(i + 1..).unwrap_or_default();
     if why.is_none() && !safe {

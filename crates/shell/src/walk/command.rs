@@ -340,6 +340,13 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
+        if literal_name && let Some(what) = answers_the_gate(&name, &argv) {
+            self.hazard(
+                "self-approval",
+                format!("`{what}` changes what toolgate lets run: the agent would answer its own questions"),
+                Some(idx),
+            );
+        }
         if !literal_name {
             let t = argv.first().map(|a| a.text.clone()).unwrap_or_default();
             self.unknown(format!("command name is not literal: `{t}`"), Some(idx));
@@ -900,6 +907,45 @@ fn commands_given(name: &str, argv: &[Arg], input_given: bool) -> Vec<String> {
         ));
     }
     why
+}
+
+/// The toolgate command that answers or widens the gate itself, when
+/// `argv` is one: approving or declining a waiting call, accepting a
+/// changed MCP tool, trusting a policy, installing or removing a client's
+/// hook, moving the store. The agent must not do these for itself; the
+/// commands that only read (`check`, `explain`, `approvals list`,
+/// `audit`, `policy show`) are not among them.
+fn answers_the_gate(name: &str, argv: &[Arg]) -> Option<String> {
+    if !matches!(name, "toolgate" | "toolgate-hook") {
+        return None;
+    }
+    let words: Vec<&str> = argv
+        .iter()
+        .skip(1)
+        .filter(|a| !a.text.starts_with('-'))
+        .map(|a| a.text.as_str())
+        .collect();
+    let changes = match words.as_slice() {
+        ["approvals", "list", ..] | ["approvals"] => false,
+        ["approvals", ..] | ["trust", ..] | ["store", ..] => true,
+        ["mcp", "pins", sub, ..] => !matches!(*sub, "list" | "show"),
+        ["hook", "install", ..] => true,
+        _ => false,
+    };
+    // A word not known may be any of them.
+    let dynamic = argv.iter().skip(1).any(|a| !a.literal);
+    (changes
+        || (dynamic
+            && words
+                .first()
+                .is_some_and(|w| !matches!(*w, "check" | "explain" | "test"))))
+    .then(|| {
+        argv.iter()
+            .map(|a| a.text.as_str())
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }
 
 /// `--version` or `--help` alone: the program prints and exits.
