@@ -289,21 +289,22 @@ pub(crate) fn mcp_server(tool: &str) -> Option<&str> {
     (!srv.is_empty()).then_some(srv)
 }
 
-/// Characters of a call's target shown in a listing.
-const TARGET_CHARS: usize = 80;
-
-/// The target of a stored call, for listings: cut, then escaped (an
-/// escape is never cut in half), in backquotes.
+/// The target of a stored call, for the approvals listing: whole (a
+/// person approves what they were shown, so nothing is cut: a command
+/// padded past any width would hide its end), escaped, in backquotes; a
+/// call with no command, path or URL shows its whole input.
 pub(crate) fn summary(snapshot: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(snapshot).unwrap_or_default();
     let input = &v["input"];
     for k in ["command", "path", "file_path", "url"] {
         if let Some(s) = input.get(k).and_then(|x| x.as_str()) {
-            let short: String = s.chars().take(TARGET_CHARS).collect();
-            return format!("`{}`", shown::line(&short));
+            return format!("`{}`", shown::line(s));
         }
     }
-    String::new()
+    if input.is_null() {
+        return String::new();
+    }
+    format!("`{}`", shown::line(&input.to_string()))
 }
 
 /// One approval as `toolgate approvals list` prints it, from the store or
@@ -380,7 +381,11 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                     });
                     writeln!(out, "{}", shown::json(&v))?;
                 } else {
-                    let input: String = rec.input.chars().take(70).collect();
+                    // A table row: long inputs are cut, and say so.
+                    let mut input: String = rec.input.chars().take(70).collect();
+                    if rec.input.chars().nth(70).is_some() {
+                        input.push('…');
+                    }
                     writeln!(
                         out,
                         "{:>5} {} {:<10} {:<5} {:<9} {:<14} {} {}{}{}",

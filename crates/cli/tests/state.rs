@@ -269,6 +269,21 @@ fn a_corrupted_or_foreign_database_is_refused_and_left_alone() {
     assert_eq!(digest(&ws.db()), before);
 }
 
+/// A person approves what the listing shows: a command padded past any
+/// width is shown to its end (here the `touch evil` a padded `git log`
+/// hid), and the ledger's table marks an input it cuts.
+#[test]
+fn approvals_list_shows_the_whole_command() {
+    let ws = Ws::new();
+    let command = format!("git log --oneline -n 20 {} ; touch evil", " ".repeat(90));
+    let id = ws.queue_shell(&command, "s1", "command `git log` asks");
+    let out = ws.run(&["approvals", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains(&id), "{t}");
+    assert!(t.contains("; touch evil`"), "{t}");
+}
+
 #[test]
 fn approvals_list_and_audit_show_print_a_disguised_call_escaped() {
     let ws = Ws::new();
