@@ -1,6 +1,9 @@
-// The approval page. It talks only to the JSON API (/openapi.json); the
-// session cookie authenticates it, the CSRF token from /api/session goes
-// with every POST. Text is always set with textContent, never as HTML, and
+// The approval page. It talks only to the JSON API (/openapi.json). The
+// token comes in the link's fragment (#token=..), which no server sees; it
+// is kept in this origin's localStorage (no other port of the host can
+// read it, as it could read a cookie) and sent as `Authorization: Bearer`
+// with every request; the CSRF token from /api/session goes with every
+// POST. Text is always set with textContent, never as HTML, and
 // what a call holds is shown only from the server's escaped forms (`shown`,
 // `details`): a control, bidi or zero-width character in a call arrives as
 // a visible escape such as \x1b or \u{202e}, never as itself.
@@ -9,8 +12,26 @@
 let csrf = null;
 const $ = (sel, root = document) => root.querySelector(sel);
 
+const TOKEN_KEY = "toolgate-token";
+
+// The token of the link just opened, or the one kept from an earlier visit.
+function takeToken() {
+  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (m) {
+    try { localStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1])); } catch (_) { /* kept below */ }
+    history.replaceState(null, "", location.pathname + location.search);
+    return decodeURIComponent(m[1]);
+  }
+  try { return localStorage.getItem(TOKEN_KEY); } catch (_) { return null; }
+}
+const token = takeToken();
+
+function authorization() {
+  return { "Authorization": "Bearer " + (token || "") };
+}
+
 async function api(path, opts = {}) {
-  const headers = { "Accept": "application/json" };
+  const headers = { "Accept": "application/json", ...authorization() };
   if (opts.body !== undefined) {
     headers["Content-Type"] = "application/json";
     headers["X-CSRF-Token"] = csrf;
@@ -19,7 +40,7 @@ async function api(path, opts = {}) {
     method: opts.method || "GET",
     headers,
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    credentials: "same-origin",
+    credentials: "omit",
   });
   const data = await resp.json().catch(() => ({}));
   if (!resp.ok) throw new Error(data.error || ("HTTP " + resp.status));
@@ -179,6 +200,38 @@ function refresh() {
   }, 50);
 }
 
+// The server's events (`text/event-stream`), read with fetch so that the
+// token goes in a header (EventSource cannot send one); reconnects after a
+// pause when the stream ends or fails.
+async function listen(live) {
+  for (;;) {
+    try {
+      const resp = await fetch("/api/events", {
+        headers: { "Accept": "text/event-stream", ...authorization() },
+        credentials: "omit",
+      });
+      if (!resp.ok || !resp.body) throw new Error("HTTP " + resp.status);
+      live.textContent = "live"; live.className = "badge ok";
+      const reader = resp.body.getReader();
+      const decoder = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+        let end;
+        while ((end = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          if (/^event: *change$/m.test(block)) refresh();
+        }
+      }
+    } catch (_) { /* reconnect below */ }
+    live.textContent = "reconnecting…"; live.className = "badge bad";
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
 async function start() {
   try {
     csrf = (await api("/api/session")).csrf;
@@ -187,11 +240,7 @@ async function start() {
     return;
   }
   $("#filters").addEventListener("input", () => loadHistory().catch(showError));
-  const live = $("#live");
-  const events = new EventSource("/api/events");
-  events.addEventListener("change", refresh);
-  events.onopen = () => { live.textContent = "live"; live.className = "badge ok"; };
-  events.onerror = () => { live.textContent = "reconnecting…"; live.className = "badge bad"; };
+  listen($("#live"));
   refresh();
   // The waited-for times tick even when nothing changes.
   setInterval(refresh, 30000);

@@ -1,5 +1,13 @@
-//! The one layer over every route: host check, token (header or cookie),
-//! and for state-changing requests the Origin and CSRF checks.
+//! The one layer over every route: host check, token, and for
+//! state-changing requests the Origin and CSRF checks.
+//!
+//! The token travels only in `Authorization: Bearer`, never in a cookie:
+//! a browser sends a cookie of 127.0.0.1 to every port of 127.0.0.1, so
+//! any other server listening there (another user's, one the agent
+//! started) would receive it and could approve calls with it. The page
+//! keeps the token in the browser's storage for its own origin (scheme,
+//! host and port), which no other port can read, and sends it as a header;
+//! its static files are served without the token, since they hold none.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -28,34 +36,39 @@ pub(crate) async fn guard(State(state): State<AppState>, req: Request, next: Nex
     }
     let host = host.to_owned();
 
-    // The printed link: `/?token=..` sets the cookie, then redirects to
-    // `/` so the token leaves the address bar and the history.
-    if req.method() == Method::GET && req.uri().path() == "/" {
-        if let Some(given) = query_token(req.uri().query()) {
+    // The page's static files hold no secret: the page itself asks for
+    // the token (from the link's `#token=..`, kept in its own storage).
+    let path = req.uri().path();
+    if matches!(*req.method(), Method::GET | Method::HEAD)
+        && matches!(path, "/" | "/assets/app.js" | "/assets/app.css")
+    {
+        // A link of the earlier form, `/?token=..`: checked, then handed to
+        // the page in the fragment, which never reaches a server.
+        if path == "/"
+            && let Some(given) = query_token(req.uri().query())
+        {
             if !token::same(&given, &state.0.token) {
                 return refuse(StatusCode::UNAUTHORIZED, "wrong token");
             }
-            let cookie = format!(
-                "{}={}; HttpOnly; SameSite=Strict; Path=/",
-                state.0.cookie, state.0.token
-            );
             return Response::builder()
                 .status(StatusCode::SEE_OTHER)
-                .header(header::LOCATION, "/")
-                .header(header::SET_COOKIE, cookie)
+                .header(header::LOCATION, format!("/#token={}", state.0.token))
                 .header(header::CACHE_CONTROL, "no-store")
+                .header(header::REFERRER_POLICY, "no-referrer")
                 .body(Body::empty())
                 .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
         }
+        return secure_headers(next.run(req).await);
     }
 
-    if !authorized(&state, headers) {
+    if !authorized(&state, req.headers()) {
         return refuse(
             StatusCode::UNAUTHORIZED,
             "missing or wrong token: open the link `toolgate serve` printed, or send \
              `Authorization: Bearer TOKEN`",
         );
     }
+    let headers = req.headers();
 
     let changes_state = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if changes_state {
@@ -76,7 +89,12 @@ pub(crate) async fn guard(State(state): State<AppState>, req: Request, next: Nex
             );
         }
     }
-    let mut resp = next.run(req).await;
+    secure_headers(next.run(req).await)
+}
+
+/// The headers every answer carries: nothing cached, sniffed, framed or
+/// loaded from elsewhere, no referrer.
+fn secure_headers(mut resp: Response) -> Response {
     let h = resp.headers_mut();
     h.insert(
         header::CACHE_CONTROL,
@@ -109,16 +127,7 @@ fn authorized(state: &AppState, headers: &HeaderMap) -> bool {
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if let Some(b) = bearer {
-        return token::same(b.trim(), &state.0.token);
-    }
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .any(|(k, v)| k == state.0.cookie && token::same(v, &state.0.token))
+    bearer.is_some_and(|b| token::same(b.trim(), &state.0.token))
 }
 
 fn query_token(query: Option<&str>) -> Option<String> {

@@ -20,10 +20,14 @@ notifications for new waiting calls ([`watch`]).
 # Security
 
 - A random token ([`token`]), written to `serve.token` in the state
-  directory (mode 0600), printed once as the link `http://ADDR/?token=..`.
-  Every route needs it: `Authorization: Bearer TOKEN`, or the HttpOnly,
-  SameSite=Strict cookie that visiting the link sets (the link then
-  redirects to strip the token from the address bar).
+  directory (mode 0600), printed once as the link `http://ADDR/#token=..`.
+  The link is `http://ADDR/#token=..`: the page takes the token from the
+  fragment (which the browser never sends), keeps it in its origin's own
+  storage, takes it out of the address bar, and sends it as
+  `Authorization: Bearer TOKEN`, the only way every API route accepts it.
+  No cookie: a browser sends a cookie of 127.0.0.1 to every port there,
+  so another server on the machine would receive it. The page's static
+  files need no token.
 - A request whose `Host` is not the listen address is refused (DNS
   rebinding); a state-changing request also needs `Origin` equal to the
   listen address and the CSRF token that `GET /api/session` returns, in

@@ -184,9 +184,11 @@ impl Server {
         format!("http://{}", self.local_addr())
     }
 
-    /// The link that logs a browser in: `http://ADDR/?token=TOKEN`.
+    /// The link that opens the page signed in: `http://ADDR/#token=TOKEN`
+    /// (the token in the fragment, which the browser never sends; the
+    /// page keeps it for its own origin).
     pub fn link(&self) -> String {
-        format!("{}/?token={}", self.url(), self.state.0.token)
+        format!("{}/#token={}", self.url(), self.state.0.token)
     }
 
     /// The access token.

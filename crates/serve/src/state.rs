@@ -21,9 +21,6 @@ pub(crate) struct Inner {
     /// when bound to an unspecified address with `--allow-remote`, where
     /// any host is accepted and `Origin` must match the request's `Host`.
     pub hosts: Vec<String>,
-    /// The cookie's name, per port: two servers on one machine do not
-    /// overwrite each other's cookie.
-    pub cookie: String,
     pub addr: SocketAddr,
     /// Bumped whenever the queue or the ledger changes.
     pub changes: watch::Sender<u64>,
@@ -62,7 +59,6 @@ impl AppState {
             token,
             csrf,
             hosts,
-            cookie: format!("toolgate_{port}"),
             addr,
             changes,
             roots,

@@ -95,7 +95,6 @@ fn a_missing_or_wrong_token_is_refused_and_the_queue_is_unchanged() {
             h.push(("authorization", a));
         }
         for path in [
-            "/",
             "/api/approvals",
             "/api/history",
             "/api/verify",
@@ -126,18 +125,21 @@ fn a_missing_or_wrong_token_is_refused_and_the_queue_is_unchanged() {
         );
         assert_eq!(status, 401, "{auth:?}");
     }
-    // A wrong cookie, and a right token in a cookie of another name.
-    let wrong = format!("toolgate_{}=nope", f.url.rsplit(':').next().unwrap());
-    assert_eq!(
-        http("GET", &url("/api/approvals"), &[("cookie", &wrong)], None).0,
-        401
-    );
-    let other = format!("toolgate_1={}", f.token);
-    assert_eq!(
-        http("GET", &url("/api/approvals"), &[("cookie", &other)], None).0,
-        401
-    );
-    // A wrong token in the link sets no cookie.
+    // A cookie is never a credential, the right token in it included: a
+    // browser sends a cookie of 127.0.0.1 to every port there.
+    let port = f.url.rsplit(':').next().unwrap().to_owned();
+    for cookie in [
+        format!("toolgate_{port}={}", f.token),
+        format!("toolgate_{port}=nope"),
+        format!("token={}", f.token),
+    ] {
+        assert_eq!(
+            http("GET", &url("/api/approvals"), &[("cookie", &cookie)], None).0,
+            401,
+            "{cookie}"
+        );
+    }
+    // A wrong token in a link of the earlier form is refused.
     let (status, headers, _) = http_full("GET", &url("/?token=nope"), &[], None);
     assert_eq!(status, 401);
     assert!(!headers.iter().any(|(k, _)| k == "set-cookie"));
@@ -145,28 +147,33 @@ fn a_missing_or_wrong_token_is_refused_and_the_queue_is_unchanged() {
     assert_eq!(f.store.rows(&RowFilter::default()).unwrap().len(), 1);
 }
 
+/// The page's own files hold no secret and need no token; the link's
+/// token travels in the fragment, and a link of the earlier form
+/// (`/?token=..`) is redirected there, setting no cookie.
 #[test]
-fn the_link_sets_an_http_only_strict_cookie_and_strips_the_token() {
+fn the_page_is_public_and_the_link_keeps_the_token_in_its_fragment() {
     let f = Fixture::start();
+    for path in ["/", "/assets/app.js", "/assets/app.css"] {
+        let (status, headers, _) = http_full("GET", &format!("{}{path}", f.url), &[], None);
+        assert_eq!(status, 200, "{path}");
+        assert!(!headers.iter().any(|(k, _)| k == "set-cookie"), "{path}");
+    }
     let (status, headers, _) =
         http_full("GET", &format!("{}/?token={}", f.url, f.token), &[], None);
     assert_eq!(status, 303);
     let get = |k: &str| headers.iter().find(|(h, _)| h == k).map(|(_, v)| v.clone());
-    assert_eq!(get("location").as_deref(), Some("/"));
-    let cookie = get("set-cookie").expect("a cookie");
-    assert!(
-        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
-        "{cookie}"
+    assert_eq!(
+        get("location").as_deref(),
+        Some(format!("/#token={}", f.token).as_str())
     );
-    let pair = cookie.split(';').next().unwrap().to_owned();
-    let (status, page) = http("GET", &format!("{}/", f.url), &[("cookie", &pair)], None);
-    assert_eq!(status, 200);
-    assert!(page.as_str().unwrap().contains("toolgate"), "{page}");
+    assert!(get("set-cookie").is_none());
+    // The page sends it as a header.
+    let bearer = format!("Bearer {}", f.token);
     assert_eq!(
         http(
             "GET",
             &format!("{}/api/approvals", f.url),
-            &[("cookie", &pair)],
+            &[("authorization", &bearer)],
             None
         )
         .0,

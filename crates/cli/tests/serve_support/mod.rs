@@ -55,7 +55,7 @@ impl Served {
         let mut link = String::new();
         stdout.read_line(&mut link).expect("the link");
         let link = link.trim().to_owned();
-        let (url, token) = link.split_once("/?token=").expect("a link with a token");
+        let (url, token) = link.split_once("/#token=").expect("a link with a token");
         Served {
             url: url.to_owned(),
             token: token.to_owned(),
