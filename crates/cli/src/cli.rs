@@ -211,8 +211,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Policy(c) => policy_cmd::policy(c),
         Command::Review(c) => review::review(c),
         Command::Serve(a) => serve::serve(a),
-        Command::Audit { command, db } => {
-            state::audit(command.unwrap_or(state::AuditCommand::Verify), &db)
-        }
+        Command::Audit { command, db } => state::audit(
+            command.unwrap_or(state::AuditCommand::Verify { expect: Vec::new() }),
+            &db,
+        ),
     }
 }

@@ -135,7 +135,16 @@ pub enum AuditCommand {
         json: bool,
     },
     /// Check the hash chain: exit 0 when intact, 1 naming the first bad row.
-    Verify,
+    /// It prints the head (`SEQ HASH`): kept somewhere the machine cannot
+    /// rewrite and given back with `--expect`, it also catches rows removed
+    /// from the end and a chain rewritten whole, which the chain alone
+    /// cannot show.
+    Verify {
+        /// A head printed by an earlier `audit verify`: the ledger must
+        /// still hold row SEQ with that hash (repeatable).
+        #[arg(long, value_name = "SEQ:HASH")]
+        expect: Vec<String>,
+    },
 }
 
 pub(crate) fn who() -> String {
@@ -434,7 +443,22 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        AuditCommand::Verify => {
+        AuditCommand::Verify { expect } => {
+            let mut expected = Vec::with_capacity(expect.len());
+            for e in &expect {
+                let parsed = e
+                    .split_once([':', ' '])
+                    .and_then(|(seq, hash)| Some((seq.trim().parse::<u64>().ok()?, hash.trim())))
+                    .filter(|(seq, hash)| *seq > 0 && !hash.is_empty());
+                match parsed {
+                    Some(p) => expected.push(p),
+                    None => {
+                        return Err(anyhow!(
+                            "--expect `{e}`: give SEQ:HASH as `audit verify` printed the head"
+                        ));
+                    }
+                }
+            }
             let report = store.verify().map_err(|e| anyhow!("{e}"))?;
             let head = store.head().map_err(|e| anyhow!("{e}"))?;
             if let Some(p) = &report.problem {
@@ -445,6 +469,29 @@ pub fn audit(cmd: AuditCommand, db: &DbArgs) -> anyhow::Result<ExitCode> {
                     p.seq,
                 )?;
                 return Ok(ExitCode::from(1));
+            }
+            for (seq, hash) in expected {
+                let rows = store
+                    .rows(&RowFilter {
+                        after_seq: Some(seq - 1),
+                        limit: Some(1),
+                        ..RowFilter::default()
+                    })
+                    .map_err(|e| anyhow!("{e}"))?;
+                let found = rows.first().filter(|r| r.seq == seq);
+                if found.is_none_or(|r| !r.hash.eq_ignore_ascii_case(hash)) {
+                    writeln!(
+                        out,
+                        "{}: ledger NOT intact: row {seq} {}, where an earlier head was {}",
+                        store.path().display(),
+                        match found {
+                            Some(r) => format!("has the hash {}", r.hash),
+                            None => "is gone".to_string(),
+                        },
+                        shown::line(hash)
+                    )?;
+                    return Ok(ExitCode::from(1));
+                }
             }
             writeln!(
                 out,

@@ -232,6 +232,46 @@ fn audit_verify_names_the_first_tampered_row() {
     assert!(text(&out).contains("first bad row 2"), "{}", text(&out));
 }
 
+/// Rows removed from the end, with the head moved back, leave a chain
+/// that is intact on its own; a head kept from an earlier `audit verify`
+/// and given back with `--expect` catches it.
+#[test]
+fn audit_verify_with_an_earlier_head_catches_rows_removed_from_the_end() {
+    let ws = Ws::new();
+    for _ in 0..3 {
+        ws.queue_write();
+    }
+    let out = ws.run(&["audit", "verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    let head: Vec<&str> = t
+        .split("head ")
+        .nth(1)
+        .expect("the head")
+        .split_whitespace()
+        .take(2)
+        .collect();
+    let expect = format!("{}:{}", head[0], head[1]);
+    let out = ws.run(&["audit", "verify", "--expect", &expect]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    conn.execute_batch(
+        "DELETE FROM ledger WHERE seq > 1; \
+         UPDATE head SET seq = 1, hash = (SELECT hash FROM ledger WHERE seq = 1) WHERE id = 1;",
+    )
+    .unwrap();
+    drop(conn);
+    // The chain alone cannot show it.
+    let out = ws.run(&["audit", "verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = ws.run(&["audit", "verify", "--expect", &expect]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("is gone"), "{}", text(&out));
+    let out = ws.run(&["audit", "verify", "--expect", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
 fn digest(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap()
 }
