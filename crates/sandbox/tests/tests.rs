@@ -137,7 +137,9 @@ fn plan_keeps_edit_denied_paths_read_only() {
     for p in ["src", "src/main.rs", "sub", "conf/app.toml"] {
         assert!(!ro.contains(&r.join(p).as_path()), "{p} read-only: {ro:?}");
     }
-    assert!(plan.masks().next().is_none(), "{:?}", plan.ops);
+    // Nothing of the workspace is masked (the machine's daemon sockets,
+    // masked wherever they are, are not the workspace's).
+    assert!(plan.masks().all(|m| !m.starts_with(r)), "{:?}", plan.ops);
     assert!(!ro.contains(&r.as_path()));
 
     // Edit denied everywhere: the root itself.
