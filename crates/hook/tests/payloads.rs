@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use toolgate_hook::{HookOptions, HookReply, claude_hook, cursor_hook, gemini_hook, grok_hook};
+use toolgate_hook::{
+    HookOptions, HookReply, claude_hook, copilot_hook, cursor_hook, gemini_hook, grok_hook,
+};
 use toolgate_store::{Decision, RowFilter, Store};
 
 const POLICY: &str = r#"
@@ -75,6 +77,48 @@ impl Project {
 
 fn stdout_json(reply: &HookReply) -> Value {
     serde_json::from_str(&reply.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {reply:?}"))
+}
+
+/// Copilot CLI's `grep` and `glob` search `paths` (one directory or a
+/// list, seen in 1.0.102's own request to the model), not `path`: each
+/// entry is decided, so `.env` among them, or a directory outside the
+/// roots, is refused whatever `path` says; Grok's `list_dir` names its
+/// directory `dir_path`.
+#[test]
+fn the_fields_copilot_and_grok_search_are_the_ones_decided() {
+    let p = Project::new(POLICY);
+    std::fs::create_dir_all(p.dir.join("docs")).expect("docs");
+    std::fs::write(p.dir.join(".env"), "SECRET=2\n").expect(".env");
+    let outside = p.dir.parent().expect("parent").join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    let copilot = |tool: &str, args: Value| {
+        let stdin = json!({"sessionId": "c1", "cwd": p.dir, "toolName": tool, "toolArgs": args});
+        let reply = copilot_hook(stdin.to_string().as_bytes(), &p.opts());
+        stdout_json(&reply)["permissionDecision"]
+            .as_str()
+            .unwrap_or("none")
+            .to_string()
+    };
+    for (tool, args) in [
+        (
+            "grep",
+            json!({"pattern": "S", "path": "docs", "paths": [".env"]}),
+        ),
+        ("grep", json!({"pattern": "S", "paths": ["docs", outside]})),
+        (
+            "glob",
+            json!({"pattern": "*", "path": "docs", "paths": outside}),
+        ),
+    ] {
+        assert_eq!(copilot(tool, args.clone()), "deny", "{tool} {args}");
+    }
+    assert_eq!(
+        copilot("grep", json!({"pattern": "S", "paths": ["docs"]})),
+        "allow"
+    );
+    let list = p.grok("list_dir", json!({"dir_path": outside, "depth": 3}));
+    let v = stdout_json(&grok_hook(list.as_bytes(), &p.opts()));
+    assert_eq!(v["decision"], "deny", "{v}");
 }
 
 #[test]

@@ -263,7 +263,8 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                 Target::Path(fields) | Target::OptionalPath(fields) => {
                     let mut given: Vec<Cow<'_, str>> = fields
                         .iter()
-                        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+                        .filter_map(|f| input.get(*f))
+                        .flat_map(strings)
                         .flat_map(|p| {
                             if s.pi_paths {
                                 [Some(Cow::Owned(pi_expanded(p, env.home))), None]
@@ -327,11 +328,12 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     // checked from every directory the call may mean.
                     let mut bases: Vec<&str> = dir
                         .iter()
-                        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+                        .filter_map(|f| input.get(*f))
+                        .flat_map(strings)
                         .collect();
                     if dir
                         .first()
-                        .is_none_or(|f| input.get(*f).and_then(Value::as_str).is_none())
+                        .is_none_or(|f| input.get(*f).map(strings).is_none_or(|v| v.is_empty()))
                     {
                         bases.insert(0, ".");
                     }
@@ -829,6 +831,15 @@ fn case_variants(written: &str, cwd: &Path) -> Option<Vec<PathBuf>> {
 /// The path Gemini CLI reads for `@name` when no file is named so
 /// (`resolveDefensiveToolPath`): the name without the `@` and the
 /// separators after it. `None` when the path has no such prefix.
+/// The strings of a field: itself, or a list's (Copilot CLI's `paths`).
+fn strings(v: &Value) -> Vec<&str> {
+    match v {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// A path as Pi resolves it (`expandPath`): one leading `@` dropped,
 /// Unicode spaces read as plain ones, `~` and `~/` in front the home
 /// directory.

@@ -410,15 +410,17 @@ pub const COPILOT: &[ToolSpec] = &[
     spec("create", Write, Target::Path(&["path"])),
     spec("edit", Write, Target::Path(&["path"])),
     spec("str_replace_editor", Write, Target::Path(&["path"])),
+    // Copilot CLI 1.0.102's `grep` and `glob` search `paths` (a path or a
+    // list); a `path` is decided too, in case a version reads it.
     spec(
         "glob",
         Read,
         Target::Glob {
-            dir: &["path"],
+            dir: &["paths", "path"],
             pattern: "pattern",
         },
     ),
-    recursive(spec("grep", Read, Target::OptionalPath(&["path"]))),
+    recursive(spec("grep", Read, Target::OptionalPath(&["paths", "path"]))),
     spec("web_fetch", Fetch, Target::Url("url")),
 ];
 
@@ -469,10 +471,11 @@ pub const GROK: &[ToolSpec] = &[
         Read,
         Target::Path(&["target_file", "file_path", "path"]),
     ),
+    // Its codex-style tool set names the directory `dir_path`.
     spec(
         "list_dir",
         Read,
-        Target::OptionalPath(&["target_directory", "path"]),
+        Target::OptionalPath(&["target_directory", "path", "dir_path"]),
     ),
     recursive(spec(
         "grep_search",

@@ -178,6 +178,14 @@ fn non_empty_string<'v>(name: &str, v: &'v Value) -> Result<&'v str, InputError>
     }
 }
 
+/// A path, or a non-empty list of them (each decided).
+fn path_or_paths(name: &str, v: &Value) -> Result<(), InputError> {
+    match v {
+        Value::Array(_) => string_array(name, v),
+        _ => non_empty_string(name, v).map(|_| ()),
+    }
+}
+
 fn string_array(name: &str, v: &Value) -> Result<(), InputError> {
     let items = v
         .as_array()
@@ -211,10 +219,11 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
             {
                 return Err(InputError::Missing(fields.join("` or `")));
             }
-            // Every field given is read by some client: each must be a path.
+            // Every field given is read by some client: each must be a path
+            // (or a list of them, as Copilot CLI's `paths`).
             for f in fields {
                 if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {
-                    non_empty_string(f, v)?;
+                    path_or_paths(f, v)?;
                 }
             }
             Ok(())
@@ -224,7 +233,7 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
                 if let Some(v) = input.get(*f)
                     && !v.is_null()
                 {
-                    non_empty_string(f, v)?;
+                    path_or_paths(f, v)?;
                 }
             }
             Ok(())
@@ -248,7 +257,7 @@ fn check_catalog_target(s: &ToolSpec, input: &Map<String, Value>) -> Result<(), 
         Target::Glob { dir, pattern } => {
             for f in dir {
                 if let Some(v) = input.get(*f).filter(|v| !v.is_null()) {
-                    non_empty_string(f, v)?;
+                    path_or_paths(f, v)?;
                 }
             }
             match input.get(pattern) {
