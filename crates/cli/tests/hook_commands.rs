@@ -439,6 +439,131 @@ fn sandbox_enforced(dir: &Dir) -> bool {
     dir.run(&["sandbox", "--check"], "").status.success()
 }
 
+/// `toolgate-hook sandbox` runs the command in a PID namespace of its own:
+/// a process it leaves behind (`setsid ... &`) is killed when it ends, so
+/// it cannot wait for a protected file to be replaced from outside and
+/// write it then; the command's exit status is kept.
+#[test]
+fn what_a_sandboxed_command_leaves_running_ends_with_it() {
+    let dir = Dir::new();
+    if !sandbox_enforced(&dir) {
+        eprintln!("skipped: the sandbox is not enforced on this kernel");
+        return;
+    }
+    std::fs::write(dir.root.join("toolgate.toml"), "allow = [\"Bash\"]\n").unwrap();
+    let lean = env!("CARGO_BIN_EXE_toolgate-hook");
+    let out = dir.exec(
+        lean,
+        &[
+            "sandbox",
+            "--policy",
+            "toolgate.toml",
+            "--",
+            "bash",
+            "-c",
+            "setsid bash -c 'sleep 1; touch late' >/dev/null 2>&1 </dev/null & touch early; exit 3",
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(dir.root.join("early").exists(), "{}", text(&out.stderr));
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert!(
+        !dir.root.join("late").exists(),
+        "the process left behind ran on"
+    );
+}
+
+/// A directory the user cannot list (`chmod 0311`, which one command can
+/// do and the next undo) is masked whole: the next command can neither
+/// make it listable again nor read the denied file in it. Run as an
+/// unprivileged user (`nobody` through setpriv when the tests run as root,
+/// since root lists any directory).
+#[test]
+fn a_directory_hidden_from_the_walk_is_masked() {
+    let dir = Dir::new();
+    if !sandbox_enforced(&dir) {
+        eprintln!("skipped: the sandbox is not enforced on this kernel");
+        return;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    let ws = dir.root.join("ws");
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::write(
+        ws.join("toolgate.toml"),
+        "allow = [\"Bash\"]\ndeny = [\"Read(**/.env)\"]\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("sub/.env"), "SECRET=2\n").unwrap();
+    let lean = std::path::Path::new(env!("CARGO_BIN_EXE_toolgate-hook"));
+    let run = |script: &str| {
+        let mut cmd = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(lean);
+            c
+        } else {
+            Command::new(lean)
+        };
+        cmd.args([
+            "sandbox",
+            "--policy",
+            "toolgate.toml",
+            "--",
+            "bash",
+            "-c",
+            script,
+        ])
+        .current_dir(&ws)
+        .env("HOME", dir.root.join("home"))
+        .env("TOOLGATE_STATE_DIR", dir.root.join("state"))
+        .output()
+        .unwrap()
+    };
+    if root {
+        // nobody must reach the executable, and own the workspace.
+        let runs = Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "test",
+                "-x",
+            ])
+            .arg(lean)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !runs {
+            eprintln!("skipped: nobody cannot run {}", lean.display());
+            return;
+        }
+        let ok = Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(&dir.root)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: cannot give the workspace to nobody");
+            return;
+        }
+    }
+    let out = run("chmod 0311 sub");
+    assert!(out.status.success(), "{out:?}");
+    let out = run("chmod 755 sub; cat sub/.env");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("SECRET"),
+        "{out:?}"
+    );
+    let _ = std::fs::set_permissions(
+        ws.join("sub"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    );
+}
+
 #[test]
 fn hook_install_registers_the_sandbox_where_the_kernel_enforces_it() {
     let dir = Dir::new();

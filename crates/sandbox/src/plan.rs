@@ -215,18 +215,48 @@ impl Plan {
     }
 }
 
-/// `.git/objects`: thousands of compressed objects whose names no path
-/// pattern is written for, and which a mask could not protect anyway (a
-/// secret committed once is in the object store, readable through git).
-/// The walk does not descend there; a pattern that covers `.git` as a whole
-/// masks it whole.
-fn is_git_objects(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "objects")
-        && path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == ".git")
+/// What a directory of the walk is: `.git/objects` holds thousands of
+/// compressed objects whose names no path pattern is written for (and a
+/// secret committed once is in the object store, readable through git,
+/// which a mask could not change). Its fan-out directories (`ab/`) are
+/// listed, but the object files in them (38 hex digits) are not looked at
+/// one by one; anything else there (`objects/sub/.env` moved in by a
+/// command, under a `.git` of its own making) is walked as anywhere else.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Plain,
+    Objects,
+    FanOut,
 }
+
+impl Place {
+    /// Where a directory found in a directory of this kind stands.
+    fn of_child(self, path: &Path) -> Place {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        match self {
+            Place::Objects if hex(name, 2) => Place::FanOut,
+            _ if name == "objects"
+                && path
+                    .parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == ".git") =>
+            {
+                Place::Objects
+            }
+            _ => Place::Plain,
+        }
+    }
+}
+
+/// `name` is `len` lowercase hexadecimal digits.
+fn hex(name: &str, len: usize) -> bool {
+    name.len() == len && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The rule of a mask over a directory the user cannot list: what lies
+/// beneath is not known, and the command could make it listable again
+/// (`chmod`), so none of it is reachable inside.
+pub const UNLISTABLE: &str = "sandbox:unlistable";
 
 struct Walk<'a> {
     profile: &'a Profile,
@@ -307,28 +337,55 @@ impl Walk<'_> {
     /// Breadth first, so that a directory's own mount comes before those of
     /// what lies beneath it.
     fn walk(&mut self, start: &Path) -> Result<(), SandboxError> {
-        let mut queue = VecDeque::from([start.to_path_buf()]);
-        while let Some(dir) = queue.pop_front() {
+        let mut queue = VecDeque::from([(start.to_path_buf(), Place::Plain)]);
+        while let Some((dir, place)) = queue.pop_front() {
             let entries = match std::fs::read_dir(&dir) {
                 Ok(e) => e,
-                // Unreadable to the user: unreadable inside as well.
-                Err(_) => continue,
+                // A root the user cannot list: its protections cannot be
+                // known, so the command does not run.
+                Err(e) if dir == start => {
+                    return Err(SandboxError::Io {
+                        what: format!(
+                            "`{}`: cannot list the directory, so what it holds cannot be protected",
+                            dir.display()
+                        ),
+                        source: e,
+                    });
+                }
+                // The user cannot list it now, but owns it or its parent
+                // and could list it again from inside (`chmod 0311 dir` in
+                // one command hid what the next one reached): nothing of it
+                // is reachable inside.
+                Err(_) => {
+                    self.mask(dir.clone(), true, UNLISTABLE.to_string());
+                    continue;
+                }
             };
             for entry in entries {
                 let entry = entry.map_err(|e| SandboxError::Io {
                     what: format!("`{}`: cannot list the directory", dir.display()),
                     source: e,
                 })?;
+                if place == Place::FanOut
+                    && entry.file_name().to_str().is_some_and(|n| hex(n, 38))
+                    && entry.file_type().is_ok_and(|t| t.is_file())
+                {
+                    continue;
+                }
                 self.seen += 1;
                 if self.seen > self.profile.walk_limit {
                     return Err(SandboxError::TooManyEntries {
                         limit: self.profile.walk_limit,
                     });
                 }
-                let Ok(ft) = entry.file_type() else { continue };
                 let path = entry.path();
-                if !self.visit(&path, &ft)? && ft.is_dir() && !is_git_objects(&path) {
-                    queue.push_back(path);
+                let ft = entry.file_type().map_err(|e| SandboxError::Io {
+                    what: format!("`{}`: cannot read what kind of file it is", path.display()),
+                    source: e,
+                })?;
+                if !self.visit(&path, &ft)? && ft.is_dir() {
+                    let child = place.of_child(&path);
+                    queue.push_back((path, child));
                 }
             }
         }
