@@ -171,10 +171,13 @@ impl HookClient {
     /// let a call run when the hook times out (or, for Grok, stop waiting
     /// after 5 s), one that the hook answers well within; for Pi and
     /// OpenCode, which have none, the one toolgate's own extension and
-    /// plugin enforce.
+    /// plugin enforce. Claude Code's settings get one too: Grok Build runs
+    /// the hooks of `.claude/settings.json` as well, with its own 5 s
+    /// default where none is written, after which it runs the call (an ask
+    /// put to a reviewer model may take longer).
     pub fn default_timeout(self) -> Option<Duration> {
         match self {
-            HookClient::Qwen | HookClient::Copilot | HookClient::Grok => {
+            HookClient::Qwen | HookClient::Copilot | HookClient::Grok | HookClient::Claude => {
                 Some(Duration::from_secs(30))
             }
             HookClient::Pi | HookClient::OpenCode => Some(Duration::from_secs(60)),
@@ -607,7 +610,7 @@ mod tests {
         assert_eq!(outcome, Installed::Created);
         assert_eq!(
             read(&path),
-            json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": COMMAND}]}]}})
+            json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": COMMAND, "timeout": 30}]}]}})
         );
         assert!(!dir.path().join(".claude/settings.json.bak").exists());
     }
