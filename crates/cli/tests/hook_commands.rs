@@ -475,6 +475,56 @@ fn what_a_sandboxed_command_leaves_running_ends_with_it() {
     );
 }
 
+/// A parent of an Edit-denied path cannot be renamed away so that the path
+/// is made again in its place (`mv conf conf.bak; mkdir -p conf/prod`):
+/// the directories between the root and a read-only path are mount points
+/// inside.
+#[test]
+fn a_parent_of_a_read_only_path_cannot_be_moved_away() {
+    let dir = Dir::new();
+    if !sandbox_enforced(&dir) {
+        eprintln!("skipped: the sandbox is not enforced on this kernel");
+        return;
+    }
+    std::fs::write(
+        dir.root.join("toolgate.toml"),
+        "allow = [\"Bash\", \"Edit\"]\ndeny = [\"Edit(conf/prod/**)\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.root.join("conf/prod")).unwrap();
+    std::fs::create_dir_all(dir.root.join("conf/dev")).unwrap();
+    std::fs::write(dir.root.join("conf/prod/db.yml"), "prod\n").unwrap();
+    let lean = env!("CARGO_BIN_EXE_toolgate-hook");
+    let out = dir.exec(
+        lean,
+        &[
+            "sandbox",
+            "--policy",
+            "toolgate.toml",
+            "--",
+            "bash",
+            "-c",
+            "mv conf conf.bak; mkdir -p conf/prod; echo EVIL > conf/prod/db.yml; echo dev > conf/dev/x",
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.root.join("conf/prod/db.yml")).unwrap(),
+        "prod\n",
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.root.join("conf.bak").exists());
+    // What the rule does not protect stays writable.
+    assert_eq!(
+        std::fs::read_to_string(dir.root.join("conf/dev/x")).unwrap_or_default(),
+        "dev\n",
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// A directory the user cannot list (`chmod 0311`, which one command can
 /// do and the next undo) is masked whole: the next command can neither
 /// make it listable again nor read the denied file in it. Run as an

@@ -147,6 +147,7 @@ impl Plan {
             }
         }
         w.hard_links();
+        w.pin_ancestors();
         if !profile.network && crate::landlock::kernel_abi().is_none_or(|v| v < 9) {
             w.sockets()?;
             if let Some(p) = profile.policy() {
@@ -514,6 +515,44 @@ impl Walk<'_> {
             }
             other => self.ops.push(other),
         }
+    }
+
+    /// Pins every directory between a root and a path kept read-only
+    /// (binds it over itself, still writable): a mount point cannot be
+    /// renamed, so `mv conf conf.bak; mkdir -p conf/prod` cannot move an
+    /// Edit-denied `conf/prod` away with its bind and make a new one in
+    /// its place. Ancestors first, before every other bind; a git
+    /// directory's own layout pins what it needs.
+    fn pin_ancestors(&mut self) {
+        let mut pins: Vec<PathBuf> = Vec::new();
+        for op in &self.ops {
+            let Op::ReadOnly(path) = op else { continue };
+            let Some(root) = self
+                .profile
+                .roots
+                .iter()
+                .find(|r| path.starts_with(r) && path != *r)
+            else {
+                continue;
+            };
+            for a in path.ancestors().skip(1) {
+                if a == root.as_path() {
+                    break;
+                }
+                if crate::git::is_git_dir_name(a)
+                    || crate::git::within(a, &self.git_dirs).is_some()
+                    || self.readonly.contains(a)
+                    || self.masked.contains(a)
+                    || pins.iter().any(|p| p == a)
+                {
+                    continue;
+                }
+                pins.push(a.to_path_buf());
+            }
+        }
+        pins.sort_by_key(|p| p.components().count());
+        let ops = std::mem::take(&mut self.ops);
+        self.ops = pins.into_iter().map(Op::Pin).chain(ops).collect();
     }
 
     fn mask(&mut self, path: PathBuf, dir: bool, rule: String) {
