@@ -119,6 +119,27 @@ fn the_fields_copilot_and_grok_search_are_the_ones_decided() {
     let list = p.grok("list_dir", json!({"dir_path": outside, "depth": 3}));
     let v = stdout_json(&grok_hook(list.as_bytes(), &p.opts()));
     assert_eq!(v["decision"], "deny", "{v}");
+    // Grok's own `grep` and `write` are decided on their paths.
+    let grep = p.grok("grep", json!({"pattern": "S", "path": "docs"}));
+    let reply = grok_hook(grep.as_bytes(), &p.opts());
+    assert_eq!(
+        (reply.exit_code, reply.stdout.as_str()),
+        (0, ""),
+        "{reply:?}"
+    );
+    let grep = p.grok("grep", json!({"pattern": "S", "path": "."}));
+    let v = stdout_json(&grok_hook(grep.as_bytes(), &p.opts()));
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(
+        v["reason"].as_str().unwrap_or("").contains("deny[1]"),
+        "{v}"
+    );
+    let write = p.grok("write", json!({"file_path": "notes.txt", "content": "x"}));
+    let v = stdout_json(&grok_hook(write.as_bytes(), &p.opts()));
+    assert!(
+        v["reason"].as_str().unwrap_or("").contains("notes.txt"),
+        "{v}"
+    );
 }
 
 #[test]

@@ -482,6 +482,19 @@ pub const GROK: &[ToolSpec] = &[
         Read,
         Target::OptionalPath(&["path", "target_directory"]),
     )),
+    // The names its source gives the default tools: `grep` {pattern, path,
+    // glob} (the glob only narrows; everything beneath `path` is decided)
+    // and `write` {file_path, content}.
+    recursive(spec(
+        "grep",
+        Read,
+        Target::OptionalPath(&["path", "target_directory"]),
+    )),
+    spec(
+        "write",
+        Write,
+        Target::Path(&["file_path", "target_file", "path"]),
+    ),
     spec(
         "search_replace",
         Write,
