@@ -1,4 +1,4 @@
-//! Tool pinning: a tool's definition (name, description, input schema) as
+//! Tool pinning: a tool's whole definition as the client receives it, as
 //! canonical JSON and its SHA-256, checked against the pin in the state
 //! store. What cannot be checked is not trusted.
 
@@ -82,14 +82,40 @@ fn short(d: &str) -> &str {
     &d[..d.len().min(12)]
 }
 
-/// The pinned part of a definition as canonical JSON, and its hex SHA-256.
+/// The pinned definition as canonical JSON, and its hex SHA-256: the
+/// whole tool as the client receives it (name, title, description, input
+/// and output schemas, annotations, icons, `_meta`), since any of these
+/// reaches the model or steers the client (a client may skip its own
+/// confirmation for a tool marked `readOnlyHint`).
 pub fn definition(tool: &Tool) -> (String, String) {
-    let json = toolgate_policy::canonical_json(&definition_value(tool));
+    digest_of(&serde_json::json!({"version": FORM, "tool": definition_value(tool)}))
+}
+
+/// The form of the pins [`definition`] and [`repeated`] make, inside what
+/// they digest, so that no pin of this form can equal a legacy one (see
+/// [`legacy_value`]).
+const FORM: u32 = 2;
+
+fn digest_of(value: &serde_json::Value) -> (String, String) {
+    let json = toolgate_policy::canonical_json(value);
     let hex = hex::encode(Sha256::digest(json.as_bytes()));
     (json, hex)
 }
 
 fn definition_value(tool: &Tool) -> serde_json::Value {
+    // A tool that cannot be written out as JSON matches no pin: it is a
+    // change, refused until a person looks.
+    serde_json::to_value(tool).unwrap_or_else(
+        |e| serde_json::json!({"name": tool.name.to_string(), "unserialisable": e.to_string()}),
+    )
+}
+
+/// The form pins had before they held the whole definition: name,
+/// description and input schema. A pin of that form whose three fields
+/// still match is upgraded to the whole definition as first seen (the
+/// fields it did not hold are taken on first sight, as a first listing's
+/// are), instead of every tool of every server turning untrusted at once.
+fn legacy_value(tool: &Tool) -> serde_json::Value {
     let mut obj = serde_json::Map::new();
     obj.insert("name".into(), tool.name.to_string().into());
     obj.insert(
@@ -106,6 +132,15 @@ fn definition_value(tool: &Tool) -> serde_json::Value {
     serde_json::Value::Object(obj)
 }
 
+/// The legacy digest of one tool or of a repeated set (see [`legacy_value`]).
+fn legacy_digest(entries: &[&Tool]) -> String {
+    let value = match entries {
+        [one] => legacy_value(one),
+        _ => repeated_value(entries, legacy_value),
+    };
+    digest_of(&value).1
+}
+
 /// The definition pinned for a tool a listing names more than once: every
 /// definition it gives, in the listing's order, as one. Which of them a
 /// client keeps is the client's choice (a map keyed by name keeps the
@@ -114,19 +149,22 @@ fn definition_value(tool: &Tool) -> serde_json::Value {
 /// differs from the pin (another order, one entry changed, a pinned
 /// single definition now repeated) is a change of every entry.
 pub fn repeated(entries: &[&Tool]) -> (String, String) {
+    let mut value = repeated_value(entries, definition_value);
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("version".into(), FORM.into());
+    }
+    digest_of(&value)
+}
+
+fn repeated_value(entries: &[&Tool], each: fn(&Tool) -> serde_json::Value) -> serde_json::Value {
     let mut obj = serde_json::Map::new();
     let name = entries
         .first()
         .map(|t| t.name.to_string())
         .unwrap_or_default();
     obj.insert("name".into(), name.into());
-    obj.insert(
-        "repeated".into(),
-        entries.iter().map(|t| definition_value(t)).collect(),
-    );
-    let json = toolgate_policy::canonical_json(&serde_json::Value::Object(obj));
-    let hex = hex::encode(Sha256::digest(json.as_bytes()));
-    (json, hex)
+    obj.insert("repeated".into(), entries.iter().map(|t| each(t)).collect());
+    serde_json::Value::Object(obj)
 }
 
 /// The pin kept for a tool first seen named more than once in a listing:
@@ -244,6 +282,16 @@ fn check_one(
     }
     match store.check_pin(server, name, &digest, &json) {
         Ok(PinCheck::Pinned | PinCheck::Same) => Trust::Trusted,
+        Ok(PinCheck::Changed { pinned }) if pinned == legacy_digest(entries) => {
+            // A pin of the earlier form whose fields all match: it becomes
+            // this definition (the change just recorded, accepted by its
+            // digest so that nothing else is).
+            match store.accept_pin(server, name, Some(&digest)) {
+                Ok(Some(_)) => Trust::Trusted,
+                Ok(None) => Trust::Unknown("the pin could not be upgraded".into()),
+                Err(e) => Trust::Unknown(e.to_string()),
+            }
+        }
         Ok(PinCheck::Changed { pinned }) => {
             let added = pinned == absent_digest;
             // The pin stays refused whether or not the approval can be
