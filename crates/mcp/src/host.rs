@@ -116,38 +116,55 @@ impl Gateway {
     /// as it came, with `problem` as its reason. The message is refused
     /// whether or not the row can be written.
     pub fn reject(&self, tool: &str, raw: &str, problem: &str) {
-        if self.remote_store() {
-            blocking(|| self.reject_now(tool, raw, problem));
-        } else {
-            self.reject_now(tool, raw, problem);
-        }
+        self.record(raw, |gate, call_id| {
+            gate.reject_unreadable(call_id, tool, raw, problem);
+        });
     }
 
-    fn reject_now(&self, tool: &str, raw: &str, problem: &str) {
-        let policy = Arc::clone(&self.policy);
-        let call_id = format!(
-            "mcp-{}",
-            hex::encode(&sha2::Sha256::digest(raw.as_bytes())[..8])
-        );
-        let (store, store_error) = match self.open_store() {
-            Ok(s) => (Some(s), None),
-            Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
+    /// Records a request passed on without a decision (a server's request
+    /// to a client that declared the capability): a ledger row under
+    /// `tool`, rule `host:relayed`, its parameters as they came.
+    pub fn relayed(&self, tool: &str, raw: &str, why: &str) {
+        self.record(raw, |gate, call_id| {
+            gate.record_relayed(call_id, tool, raw, why)
+        });
+    }
+
+    /// Runs `write` on a gate of this session over the configured store
+    /// (off the async workers when it is PostgreSQL), with a call id made
+    /// from `raw`.
+    fn record(&self, raw: &str, write: impl FnOnce(&mut Gate, &str)) {
+        let now = || {
+            let policy = Arc::clone(&self.policy);
+            let call_id = format!(
+                "mcp-{}",
+                hex::encode(&sha2::Sha256::digest(raw.as_bytes())[..8])
+            );
+            let (store, store_error) = match self.open_store() {
+                Ok(s) => (Some(s), None),
+                Err(e) => (None, Some(format!("the ledger cannot be opened: {e}"))),
+            };
+            let opts = GateOptions {
+                store,
+                store_error,
+                mode: self.mode,
+                who: "mcp".into(),
+                server: Some(self.server.clone()),
+                ..GateOptions::in_session(self.session.clone())
+            };
+            let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut gate = Gate::new(policy, Box::new(toolgate_gate::NeverApprover), opts);
+                write(&mut gate, &call_id);
+                gate.into_store()
+            }));
+            if let Ok(Some(store)) = recorded {
+                self.give_back(store);
+            }
         };
-        let opts = GateOptions {
-            store,
-            store_error,
-            mode: self.mode,
-            who: "mcp".into(),
-            server: Some(self.server.clone()),
-            ..GateOptions::in_session(self.session.clone())
-        };
-        let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut gate = Gate::new(policy, Box::new(toolgate_gate::NeverApprover), opts);
-            gate.reject_unreadable(&call_id, tool, raw, problem);
-            gate.into_store()
-        }));
-        if let Ok(Some(store)) = recorded {
-            self.give_back(store);
+        if self.remote_store() {
+            blocking(now);
+        } else {
+            now();
         }
     }
 

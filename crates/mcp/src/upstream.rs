@@ -199,6 +199,26 @@ fn refuse_undeclared(
     ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, why, None)
 }
 
+/// Records a server request passed on to the client (the client declared
+/// its capability): a ledger row under `mcp__SRV__METHOD`, rule
+/// `host:relayed`, its parameters as they came.
+fn record_relayed(cfg: &crate::Config, request: &ServerRequest) {
+    let value = serde_json::to_value(request).unwrap_or_default();
+    let Some(method) = value.get("method").and_then(|m| m.as_str()) else {
+        return;
+    };
+    let raw = value
+        .get("params")
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    let why = format!(
+        "the MCP server sent `{method}`, and the client declared that capability, so toolgate \
+         passed the request on"
+    );
+    cfg.host
+        .relayed(&crate::names::qualified(&cfg.server, method), &raw, &why);
+}
+
 /// The gateway as the server's client: relays what the server sends on its
 /// own (elicitation, sampling, roots, progress, log messages, list changes)
 /// to the downstream client.
@@ -226,7 +246,7 @@ impl Service<RoleClient> for ToClient {
             return Err(refuse_undeclared(cfg, &request, method, capability));
         }
         match methods::server_request(&cfg.server, &request) {
-            Plan::Relay => {}
+            Plan::Relay => record_relayed(cfg, &request),
             Plan::Unfit { method, tool, raw } => return Err(unfit(cfg, &method, &tool, &raw)),
             // Nobody is asked about what a server asks of the client: only
             // a rule that allows the method lets it through.

@@ -438,6 +438,25 @@ async fn server_requests_reach_only_a_client_that_declared_their_capability() {
         replies(&env.take_log()),
         vec!["s1 result", "s2 result", "s3 result"]
     );
+    // Each relayed request has a row of its own, with its parameters.
+    let relayed: Vec<(String, String)> = env
+        .rows()
+        .into_iter()
+        .filter(|r| r.record.rule.as_deref() == Some("host:relayed"))
+        .map(|r| (r.record.tool, r.record.input))
+        .collect();
+    for method in ["sampling/createMessage", "roots/list", "elicitation/create"] {
+        let tool = format!("mcp__evil__{method}");
+        assert_eq!(
+            relayed.iter().filter(|(t, _)| t == &tool).count(),
+            1,
+            "{tool} in {relayed:?}"
+        );
+    }
+    assert!(
+        relayed.iter().any(|(_, input)| input.contains("leak")),
+        "the sampling request's messages are kept: {relayed:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -36,6 +36,10 @@ pub const HOST_BLOCKED_TOOL: &str = "host:blocked-tool";
 /// The rule of a queued approval that trusts an MCP tool's changed
 /// definition (`toolgate mcp`); approving it accepts the new definition.
 pub const HOST_PIN_CHANGED: &str = "host:pin-changed";
+/// A request an MCP server sent the client (`sampling/createMessage`,
+/// `elicitation/create`, `roots/list`), passed on because the client
+/// declared that capability: recorded, not decided by the policy.
+pub const HOST_RELAYED: &str = "host:relayed";
 /// The built-in default policy's rules.
 pub const BUILTIN_READ: &str = "builtin:read";
 /// See [`BUILTIN_READ`].
@@ -90,6 +94,7 @@ pub const ALL: &[&str] = &[
     INVALID_SNAPSHOT,
     HOST_BLOCKED_TOOL,
     HOST_PIN_CHANGED,
+    HOST_RELAYED,
     BUILTIN_READ,
     BUILTIN_WRITE,
     BUILTIN_SHELL,

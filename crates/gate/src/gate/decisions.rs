@@ -50,6 +50,36 @@ impl Gate {
     }
 }
 
+impl Gate {
+    /// Records a request the host passed on without a decision of the
+    /// policy (an MCP server's request to the client, which the client
+    /// declared it takes), so that the ledger holds every request that
+    /// crossed the gateway. `raw` is the request's parameters as they came.
+    pub fn record_relayed(&mut self, call_id: &str, tool: &str, raw: &str, why: &str) {
+        let start = Instant::now();
+        let mut input = serde_json::Map::new();
+        input.insert(
+            "relayed_params".into(),
+            serde_json::Value::String(raw.to_string()),
+        );
+        let snapshot = Call {
+            id: call_id.to_string(),
+            tool: tool.to_string(),
+            input,
+            client: toolgate_policy::Client::Toolgate,
+            cwd: None,
+        };
+        let mut decision = unreadable_decision(call_id, tool, why);
+        decision.decision = Effect::Allow;
+        decision.rule = Some(rule_ids::HOST_RELAYED.into());
+        decision.digest = Some(snapshot.digest());
+        self.stats.requests += 1;
+        self.stats.count(Outcome::Passed);
+        let row = Row::request(Outcome::Passed, start).raw_input(raw.to_string());
+        let _ = self.write(&snapshot, &decision, row);
+    }
+}
+
 pub(super) fn blocked_by_host(call: &Call, mode: Mode, digest: &str) -> Decision {
     let reason = format!("the host blocked the tool `{}`", call.tool);
     Decision {
