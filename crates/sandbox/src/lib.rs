@@ -62,6 +62,7 @@ mod landlock;
 mod ledger;
 mod mounts;
 mod netns;
+mod pidns;
 mod plan;
 mod profile;
 mod proxy;

@@ -206,6 +206,8 @@ pub(crate) const STEPS: &[&str] = &[
     "private /tmp: mounting over it",
     "private /tmp: putting a kept path back (move_mount)",
     "returning to the working directory (does it lie in /tmp, /var/tmp or /dev/shm outside the roots?)",
+    "creating the PID namespace (unshare)",
+    "starting the command's process in the PID namespace",
 ];
 
 pub(crate) const STEP_UNSHARE: u8 = 0;

@@ -301,7 +301,9 @@ fn enter(c: &Child_) -> Result<(), (u8, u16, io::Error)> {
     if let Some(net) = &c.net {
         net.enter()?;
     }
-    restrict(c.ruleset.as_fd(), &c.bpf)
+    crate::pidns::unshare()?;
+    restrict(c.ruleset.as_fd(), &c.bpf)?;
+    crate::pidns::contain_child()
 }
 
 /// The steps after the namespaces, the same for a child and for a process

@@ -334,3 +334,49 @@ proptest! {
         prop_assert_eq!(words_of(&line), expected);
     }
 }
+
+/// A command started with [`Sandbox::spawn`] runs in a PID namespace of
+/// its own, beneath an init that ends with it: what it leaves running
+/// (`setsid ... &`) is killed when it ends, so it cannot go on writing the
+/// roots or wait for a protected file to be replaced from outside. Its exit
+/// code and its signal are what the caller's `wait` sees, and a program
+/// that cannot be executed is still told from a sandbox that failed.
+#[test]
+fn what_a_spawned_command_leaves_running_ends_with_it() {
+    use std::os::unix::process::ExitStatusExt;
+    let (w, policy) = ws("allow = [\"Bash\"]\n");
+    let sandbox = Sandbox::prepare(&Profile::from_policy(policy), &Options::default()).unwrap();
+    let run = |script: &str| {
+        let mut cmd = Command::new("bash");
+        cmd.args(["-c", script]).current_dir(&w.root);
+        sandbox.install(&mut cmd);
+        sandbox.spawn(&mut cmd).unwrap().wait().unwrap()
+    };
+    let status = run(
+        "setsid bash -c 'sleep 1; touch late' >/dev/null 2>&1 </dev/null & touch early; exit 3",
+    );
+    assert_eq!(status.code(), Some(3));
+    assert!(w.root.join("early").exists());
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert!(
+        !w.root.join("late").exists(),
+        "the process left behind ran on"
+    );
+    // `$$` is the namespace's second process: the command, not its init.
+    let status = run("kill -9 $$");
+    assert_eq!(status.signal(), Some(9), "{status:?}");
+    let status = run("echo $$ > pid");
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("pid")).unwrap().trim(),
+        "2"
+    );
+    let mut cmd = Command::new(w.root.join("no-such-program"));
+    sandbox.install(&mut cmd);
+    match sandbox.spawn(&mut cmd) {
+        Err(toolgate_sandbox::SpawnError::Exec(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::NotFound, "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -12,11 +12,13 @@
 //! When the timeout passes, the whole process group gets `SIGKILL`. When the
 //! shell exits by itself, whatever it left running in its group is killed
 //! too: a call runs a command to completion, it does not start services that
-//! outlive it (see [`supervise`](crate::supervise)). A process that leaves
-//! the group on purpose (`setsid`, `setpgid`) escapes both kills: it stays
-//! inside the sandbox (so it can still write inside the roots) but it is not
-//! killed. Closing that gap takes a PID namespace or a cgroup, and both need
-//! privileges or set-up that a gate cannot assume.
+//! outlive it (see [`supervise`](crate::supervise)). Inside the sandbox, the
+//! shell also runs in a PID namespace of its own (`Sandbox::spawn`), so a
+//! process that leaves the group on purpose (`setsid`, `setpgid`) is killed
+//! with the namespace when the shell ends. Without the sandbox (the user's
+//! opt-out), such a process escapes both kills: closing that gap there
+//! takes a PID namespace or a cgroup, and both need privileges or set-up
+//! that a gate cannot assume.
 //!
 //! The shell also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the thread that ran it
 //! dies, the shell dies with it instead of running on without a timeout.
