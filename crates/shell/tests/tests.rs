@@ -10,6 +10,7 @@ mod fuzz_regressions;
 mod git_shown;
 mod globs;
 mod hardening;
+mod lexing;
 mod listings;
 mod made;
 mod network;

@@ -21,6 +21,7 @@ use crate::syntax::{
 
 mod commands;
 mod grammar;
+mod lexing;
 mod literals;
 mod repairs;
 mod statements;
@@ -184,6 +185,9 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
         conv.errors.push(format!(
             "an escaped blank at byte {at} starts a word the parser does not see"
         ));
+    }
+    if let Some(msg) = lexing::divergence(root, src) {
+        conv.errors.push(msg);
     }
     if root.has_error() {
         if let Some(msg) = first_syntax_error(root, src) {
