@@ -159,12 +159,11 @@ impl<'o> Walker<'o> {
             return false;
         }
         let mut writes = false;
-        let uses: Vec<EnvUse> = scope
-            .env
-            .iter()
-            .chain(self.exported.iter())
-            .cloned()
-            .collect();
+        // Borrowed, not cloned: the exported list grows with every
+        // assignment of the script, and this runs for every command.
+        let env = Rc::clone(&scope.env);
+        let exported = std::mem::take(&mut self.exported);
+        let uses: Vec<&EnvUse> = env.iter().chain(exported.iter()).collect();
         // make reads every variable of its environment as a variable of
         // the makefile: `RM`, `CC`, `CFLAGS` or one the makefile sets
         // only with `?=` then change the commands its recipes run
@@ -184,7 +183,7 @@ impl<'o> Walker<'o> {
                 Some(idx),
             );
         }
-        for u in uses {
+        for u in uses.iter().copied() {
             if u.inert {
                 continue;
             }
@@ -225,6 +224,9 @@ impl<'o> Walker<'o> {
                 cwd,
             );
         }
+        // Anything exported meanwhile comes after what was there.
+        let added = std::mem::replace(&mut self.exported, exported);
+        self.exported.extend(added);
         writes
     }
 }
