@@ -1258,6 +1258,24 @@ pub(crate) const REPLACES_TARGET: &[&str] = &["mv", "ln", "install", "rsync", "c
 /// Commands that switch the machine off.
 pub(crate) const POWER: &[&str] = &["shutdown", "reboot", "poweroff", "halt"];
 
+/// rustup's proxies: each runs the program of the toolchain a
+/// `rust-toolchain.toml` (or `rust-toolchain`) above its directory names.
+pub(crate) const RUSTUP_PROXIES: &[&str] = &[
+    "cargo",
+    "rustc",
+    "rustdoc",
+    "rustup",
+    "rustfmt",
+    "cargo-fmt",
+    "cargo-clippy",
+    "clippy-driver",
+    "cargo-miri",
+    "rust-analyzer",
+    "rust-gdb",
+    "rust-gdbgui",
+    "rust-lldb",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -346,7 +346,7 @@ fn is_root(a: &Arg) -> bool {
         })
 }
 
-/// The directory the command of `chroot`, `nsenter` or `unshare` runs in,
+/// The directory the command of `chroot`, `nsenter`, `unshare`, `sudo`, `run0` or `systemd-run` runs in,
 /// and why its paths cannot be followed, when they cannot. `chroot DIR`
 /// and `unshare --root=DIR` change to the new root's `/` (`chroot /
 /// cat x` reads `/x`); a root other than `/` makes every path of the
@@ -416,6 +416,11 @@ fn root_and_dir(name: &str, argv: &[Arg], p: &Parsed<'_>) -> (Option<Arg>, Optio
                 _ => (wd, None),
             }
         }
+        // `sudo -D DIR`, `run0 --chdir=DIR`, `systemd-run
+        // --working-directory=DIR` run the command in DIR.
+        "sudo" => (p.values_of(&["D", "chdir"]).last().cloned(), None),
+        "run0" => (p.values_of(&["chdir"]).last().cloned(), None),
+        "systemd-run" => (p.values_of(&["working-directory"]).last().cloned(), None),
         _ => (None, None),
     }
 }

@@ -18,6 +18,7 @@ mod options;
 mod parallel;
 mod parse_repairs;
 mod program_texts;
+mod project_dirs;
 mod props;
 mod reach;
 mod real;

@@ -410,8 +410,10 @@ pub(super) fn tar(_spec: &Spec, args: &[Arg], d: &mut Derived) {
             ));
         }
     }
+    // Files an option makes tar write, whatever it does with the archive
+    // (`tar -tf - --index-file=Makefile`): judged as a redirect is.
     for f in values("index-file").iter().chain(&values("volno-file")) {
-        d.add(Access::Write, f, false);
+        d.add_by_option(Access::Write, f, false);
     }
     for f in ["exclude-from", "group-map", "owner-map"]
         .iter()

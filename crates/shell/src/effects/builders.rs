@@ -39,9 +39,12 @@ enum Value {
     /// pytest's `--rootdir DIR`: read, and its cache (`.pytest_cache`,
     /// relative to the root) written there.
     Root,
+    /// The URL of a package registry or index (`cargo --index`, `npm
+    /// --registry`): a fetch of that URL, as curl's URLs are.
+    Fetches,
 }
 
-use Value::{Cov, Ini, Reads, Replaces, Root, Runs, Writes, WritesInto};
+use Value::{Cov, Fetches, Ini, Reads, Replaces, Root, Runs, Writes, WritesInto};
 
 /// Go's flags, with one or two dashes, `-flag value` or `-flag=value`
 /// (`go help build`, `go help testflag`); the test binary's own flags
@@ -108,6 +111,14 @@ const CARGO: &[(&str, Value)] = &[
     ("--manifest-path", Reads),
     ("--sync", Reads),
     ("--lockfile-path", Writes),
+    // `cargo search --index sparse+http://HOST/`, `publish --index URL`:
+    // the registry cargo talks to; `--registry NAME`, one whose URL (and
+    // credential provider, a program) cargo's configuration holds.
+    ("--index", Fetches),
+    (
+        "--registry",
+        Runs("names a registry whose URL and credential provider cargo's configuration holds"),
+    ),
     (
         "--config",
         Runs(
@@ -243,6 +254,12 @@ const NPM: &[(&str, Value)] = &[
     ("--cache", WritesInto),
     ("--logs-dir", WritesInto),
     ("--prefix", Reads),
+    // The registry every package is fetched from (`--reg` is npm's
+    // shorthand, and a start of the name is taken for it).
+    ("--registry", Fetches),
+    // npm's shorthand of `--prefix` (`npm help config`: "prefix ... Alias:
+    // -C"), and pnpm's of `--dir`.
+    ("-C", Reads),
     (
         "--userconfig",
         Runs("reads configuration, which can name the shell scripts run in"),
@@ -378,6 +395,11 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         "login" | "logout" => d.unknowns.push(format!(
             "`cargo {sub}` changes the registry token in cargo's credentials"
         )),
+        // What is published (and yanked, and who owns it) on a registry
+        // lies outside the workspace, under the registry token.
+        "publish" | "yank" | "owner" => d.unknowns.push(format!(
+            "`cargo {sub}` changes what a registry serves, with the registry token"
+        )),
         // The package's Rust sources are rewritten (formatted, or fixed as
         // the compiler or clippy suggests): a write of every `.rs` file
         // beneath. It is what the subcommand is for, so an allow of it
@@ -419,6 +441,41 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         }
         _ => {}
     }
+}
+
+/// A registry's or index's URL (cargo's `sparse+` prefix taken off): a
+/// fetch of it, judged as curl's URLs are; a path, a `file:` URL or a
+/// word that is not a URL is unanalysable.
+fn index_url(tool: &str, option: &str, value: &Arg, d: &mut Derived) {
+    let url = value
+        .text
+        .strip_prefix("sparse+")
+        .or_else(|| value.text.strip_prefix("registry+"))
+        .unwrap_or(&value.text);
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    if !value.literal || matches!(scheme.as_deref(), Some("http" | "https" | "ssh" | "git")) {
+        d.add(Access::Fetch, &value.with_text(url), false);
+    } else {
+        d.unknowns.push(format!(
+            "`{tool} {option} {}` names a registry that is not a URL fetched over the network",
+            value.text
+        ));
+    }
+}
+
+/// Whether the text of a `rust-toolchain.toml` (or of a `rust-toolchain`
+/// in the same form) sets `path`, a custom toolchain's directory, whose
+/// `bin/cargo` and `bin/rustc` rustup then runs: a `path` key of any
+/// table, however written (`path=`, `"path" =`, `toolchain.path =`).
+pub(crate) fn toolchain_names_path(text: &str) -> bool {
+    text.lines().any(|line| {
+        let key = line.split('=').next().unwrap_or("");
+        line.contains('=')
+            && key
+                .rsplit('.')
+                .next()
+                .is_some_and(|k| k.trim().trim_matches(['"', '\'']) == "path")
+    })
 }
 
 /// `python`, `python3`, `python3.12`.
@@ -767,6 +824,14 @@ fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
             "-F",
             "--prefix",
             "--cwd",
+            "-L",
+            "--location",
+            "--registry",
+            "--reg",
+            "--cache",
+            "--userconfig",
+            "--globalconfig",
+            "--loglevel",
         ],
     ) else {
         return;
@@ -774,8 +839,11 @@ fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
     let sub = sub.text.as_str();
     let global = args.iter().enumerate().any(|(i, a)| {
         a.literal
-            && (matches!(a.text.as_str(), "-g" | "--global" | "--location=global")
-                || (a.text == "--location" && args.get(i + 1).is_some_and(|n| n.text == "global")))
+            && (matches!(
+                a.text.as_str(),
+                "-g" | "--global" | "--location=global" | "-L=global"
+            ) || (matches!(a.text.as_str(), "--location" | "-L")
+                && args.get(i + 1).is_some_and(|n| n.text == "global")))
     });
     let first = rest
         .iter()
@@ -979,6 +1047,18 @@ fn table(tool: &str, options: &[(&str, Value)], args: &[Arg], d: &mut Derived) {
                 .find(|(o, _)| o.strip_prefix("--").is_some_and(|l| l.starts_with(start)))
                 .map(|(o, what)| (*o, *what, inline))
         });
+        // npm's `--@scope:registry=URL`: the registry of one scope.
+        let found = found.or_else(|| {
+            let body = t
+                .strip_prefix("--@")
+                .filter(|_| matches!(tool, "npm" | "pnpm"))?;
+            let (key, inline) = match body.split_once('=') {
+                Some((k, v)) => (k, Some(a.with_text(v))),
+                None => (body, None),
+            };
+            key.ends_with(":registry")
+                .then_some(("--registry", Fetches, inline))
+        });
         let Some((option, what, inline)) = found else {
             continue;
         };
@@ -1015,6 +1095,7 @@ fn act(tool: &str, option: &str, what: Value, value: &Arg, d: &mut Derived) {
                 .push(format!("`{tool} {option} {}` {why}", value.text));
             return;
         }
+        Fetches => index_url(tool, option, value, d),
         Ini => match value.text.split_once('=') {
             Some(("cache_dir", dir)) if value.literal => {
                 d.add(Access::WriteDir, &value.with_text(dir), true);

@@ -117,7 +117,7 @@ pub(super) fn git(args: &[Arg], d: &mut Derived) {
                 &[],
             );
             for dir in o.values(&["--separate-git-dir"]) {
-                d.add(Access::WriteDir, dir, true);
+                d.add_by_option(Access::WriteDir, dir, true);
             }
             for dir in o.values(&["--reference", "--reference-if-able"]) {
                 d.add(Access::Read, dir, true);
@@ -1026,4 +1026,51 @@ pub(super) fn git_config_written(args: &[Arg]) -> Option<Arg> {
         Some("set" | "unset" | "rename-section" | "remove-section" | "edit")
     ) || (!gets && !matches!(verb, Some("get" | "list")) && operands.len() >= 2);
     writes.then_some(file)
+}
+
+/// The git directory git finds from `dir` when it is given none
+/// (setup.c's discovery): from `dir` upwards, at each directory its
+/// `.git` (a directory, or a file `gitdir: PATH`, whichever it holds:
+/// an entry git cannot use makes it stop, not go on), then the
+/// directory itself when it looks like a git directory (a bare
+/// repository, or the inside of one: `HEAD` and `objects/` and `refs/`,
+/// or `HEAD` and a `commondir` file). Its configuration (`core.fsmonitor`,
+/// `core.worktree`, hooks) is what git reads and runs. `None` when there
+/// is none.
+pub(crate) fn discovered_git_dir(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        let dotgit = d.join(".git");
+        if let Ok(meta) = std::fs::metadata(&dotgit) {
+            if meta.is_file() {
+                let target = std::fs::read_to_string(&dotgit).ok().and_then(|text| {
+                    let t = text
+                        .lines()
+                        .next()?
+                        .strip_prefix("gitdir:")?
+                        .trim()
+                        .to_string();
+                    (!t.is_empty()).then(|| d.join(t))
+                });
+                return Some(canonical(target.as_deref().unwrap_or(&dotgit)));
+            }
+            return Some(canonical(&dotgit));
+        }
+        if looks_like_git_dir(d) {
+            return Some(canonical(d));
+        }
+        at = d.parent();
+    }
+    None
+}
+
+/// Whether `dir` has what git's `is_git_directory` asks of a git
+/// directory: `HEAD`, and `objects/` and `refs/` (here or in the
+/// directory `commondir` names).
+fn looks_like_git_dir(dir: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(dir.join("HEAD")).is_ok()
+        && (dir.join("commondir").is_file()
+            || (dir.join("objects").is_dir() && dir.join("refs").is_dir()))
 }

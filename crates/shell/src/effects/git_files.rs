@@ -244,7 +244,7 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
         "read-tree" => {
             let o = parse_opts(rest, "", &["index-output", "prefix", "super-prefix"], &[]);
             for f in o.values(&["--index-output"]) {
-                d.add(Access::Write, f, false);
+                d.add_by_option(Access::Write, f, false);
             }
         }
         // An object directory other than the repository's own, written.
@@ -269,7 +269,7 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
                 &[],
             );
             for dir in o.values(&["--object-dir"]) {
-                d.add(Access::WriteDir, dir, true);
+                d.add_by_option(Access::WriteDir, dir, true);
             }
             match sub {
                 // `pack-objects BASE` writes `BASE-HASH.pack` and `.idx`.
@@ -347,7 +347,7 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
             for f in &o.operands {
                 read(d, f);
                 if o.has(&["--in-place"]) {
-                    d.add(Access::Write, f, false);
+                    d.add_by_option(Access::Write, f, false);
                 }
             }
         }
@@ -389,7 +389,7 @@ pub(super) fn named_files(sub: &str, rest: &[Arg], d: &mut Derived) {
                 read(d, f);
             }
             for f in o.values(&["--export-marks", "--export-pack-edges"]) {
-                d.add(Access::Write, f, false);
+                d.add_by_option(Access::Write, f, false);
             }
         }
         // Another repository, served as a pack or archive on the output.

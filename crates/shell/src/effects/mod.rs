@@ -22,6 +22,8 @@ mod rg_types;
 pub(crate) mod runners;
 mod scripts;
 mod search;
+pub(crate) use builders::toolchain_names_path;
+pub(crate) use git::discovered_git_dir;
 
 pub use filter::{Filter, Honour, IgnoreMatch, Ignores, NameTest};
 pub use search::ripgrep_filter;
@@ -1058,6 +1060,9 @@ pub(crate) fn derive(name: &str, args: &[Arg]) -> Derived {
             d.add(access, &Arg::lit(default), recursive);
         }
     }
+    if name == "man" {
+        man_local(args, &mut d);
+    }
     risky::check(name, args, &o, &mut d);
     if spec.read_only {
         d.writes_by_option();
@@ -1495,6 +1500,91 @@ fn custom(name: &str, spec: &Spec, args: &[Arg], d: &mut Derived) {
 fn words_of(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
+}
+
+/// `man -l FILE`, `man -l -` (the page on standard input) and `man
+/// ./page.1` (a name with a `/` is a file): man formats a page that is
+/// not the system's with groff, whose requests read and run what the page
+/// names (`.so FILE` and `.mso` read it into the page, `.cf`/`.trf` copy
+/// it out, `.open`/`.opena` write, `.pso` runs a command): what the
+/// file holds is not known when the command is decided. Unanalysable.
+/// (man-db's options that take a value, `man --help`: `-C -R -L -m -M -P
+/// -r -E -p -e -S -s`; `-H` and `-X` take one only attached.)
+fn man_local(args: &[Arg], d: &mut Derived) {
+    const VALUED: &str = "CRLmMPrEpeSs";
+    let mut local = false;
+    let mut pages = Vec::new();
+    let mut it = args.iter();
+    let mut options = true;
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if !a.literal {
+            pages.push(a);
+            continue;
+        }
+        if options && t == "--" {
+            options = false;
+            continue;
+        }
+        if options && t.starts_with("--") {
+            let (n, inline) = match t.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (t, false),
+            };
+            // getopt_long takes an unambiguous start of a name.
+            if n.len() >= 4 && "--local-file".starts_with(n) {
+                local = true;
+            }
+            let valued = [
+                "--config-file",
+                "--locale",
+                "--systems",
+                "--manpath",
+                "--pager",
+                "--prompt",
+                "--encoding",
+                "--preprocessor",
+                "--extension",
+                "--sections",
+                "--recode",
+            ];
+            if !inline && n.len() > 3 && valued.iter().any(|v| v.starts_with(n)) {
+                it.next();
+            }
+            continue;
+        }
+        if options && t.len() > 1 && t.starts_with('-') {
+            for (at, c) in t[1..].char_indices() {
+                if c == 'l' {
+                    local = true;
+                }
+                if VALUED.contains(c) {
+                    if t[1 + at + c.len_utf8()..].is_empty() {
+                        it.next();
+                    }
+                    break;
+                }
+                if matches!(c, 'H' | 'X') {
+                    break;
+                }
+            }
+            continue;
+        }
+        pages.push(a);
+    }
+    if let Some(a) = pages
+        .iter()
+        .find(|a| local || !a.literal || a.text.contains('/') || a.text == "-")
+    {
+        let what = if a.literal && a.text == "-" {
+            "the page on its standard input".to_string()
+        } else {
+            format!("`{}`", a.text)
+        };
+        d.unknowns.push(format!(
+            "`man` formats {what}, a page that is not the system's, with groff, whose requests (`.so`, `.mso`, `.cf`, `.open`, `.pso`) read, write or run what the page names"
+        ));
+    }
 }
 
 #[cfg(test)]

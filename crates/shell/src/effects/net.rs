@@ -408,7 +408,7 @@ fn curl_option_files(n: &str, v: &Arg, d: &mut Derived) {
                 let after = &rest[i + "%output{".len()..];
                 let end = after.find('}').unwrap_or(after.len());
                 let file = after[..end].trim_start_matches(">>");
-                d.add(Access::Write, &v.with_text(file), false);
+                d.add_by_option(Access::Write, &v.with_text(file), false);
                 rest = &after[end..];
             }
             if !v.literal {

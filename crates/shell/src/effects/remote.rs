@@ -828,7 +828,7 @@ fn netcat(name: &str, args: &[Arg], d: &mut Derived) {
                 "`{name} {n} {}` runs a program with the connection",
                 v.text
             )),
-            "-o" | "--output" | "--hex-dump" => d.add(Access::Write, v, false),
+            "-o" | "--output" | "--hex-dump" => d.add_by_option(Access::Write, v, false),
             "--allowfile" | "--denyfile" | "--ssl-cert" | "--ssl-key" | "--ssl-trustfile" => {
                 d.add(Access::Read, v, false)
             }
@@ -918,7 +918,7 @@ fn socat_address(a: &Arg, d: &mut Derived) {
             let (k, v) = opt.split_once('=').unwrap_or((opt, ""));
             match k.to_ascii_lowercase().as_str() {
                 "link" | "symbolic-link" | "lockfile" | "waitlock" | "unlink-close" => {
-                    d.add(Access::Write, &a.with_text(v), false)
+                    d.add_by_option(Access::Write, &a.with_text(v), false)
                 }
                 "su" | "su-d" | "substuser" | "substuser-delayed" | "chroot" | "setuid" => {
                     d.unknowns

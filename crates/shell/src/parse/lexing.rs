@@ -122,9 +122,7 @@ fn ansi_c_end(node: TsNode<'_>, bytes: &[u8]) -> Option<String> {
 /// blank, a newline or an operator (`;&|<>(`), nor the `)` of a subshell.
 fn glued_comment(root: TsNode<'_>, node: TsNode<'_>, bytes: &[u8]) -> Option<String> {
     let at = node.start_byte();
-    let Some(prev) = at.checked_sub(1).and_then(|i| bytes.get(i)) else {
-        return None;
-    };
+    let prev = at.checked_sub(1).and_then(|i| bytes.get(i))?;
     let starts = match prev {
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' => true,
         b')' => closes_subshell(root, at - 1),

@@ -103,15 +103,90 @@ impl<'o> Walker<'o> {
         scope.env = outer;
     }
 
+    /// Strips wrappers and analyses what runs, in the directory a wrapper
+    /// changes to (`env -C DIR`, `nsenter --wd=DIR`) as `cd DIR` would
+    /// leave it; the directory is the outer one again afterwards.
     fn unwrap_and_run(
+        &mut self,
+        argv: Vec<Arg>,
+        wrappers: Vec<Vec<String>>,
+        s: &Simple,
+        scope: &mut Scope,
+        sub_fetched: bool,
+        cmd_cwd: Option<Arg>,
+    ) {
+        let mut outer_cwd = None;
+        self.unwrap_and_run_in(
+            argv,
+            wrappers,
+            s,
+            scope,
+            sub_fetched,
+            cmd_cwd,
+            &mut outer_cwd,
+        );
+        if let Some(cwd) = outer_cwd {
+            scope.cwd = cwd;
+        }
+    }
+
+    /// The working directory a wrapper gives the command it runs (`env -C
+    /// DIR`, `unshare --wd=DIR`, `sudo -D DIR`): the command's own, as
+    /// after `cd DIR`, so that its relative paths, the project files it
+    /// reads there (a Makefile, `package.json`, the repository git
+    /// discovers) and the roots meet DIR; `outer` keeps the directory to
+    /// return to. A directory that is not literal leaves it unknown.
+    fn wrapper_dir(&mut self, name: &str, dir: &Arg, scope: &mut Scope, outer: &mut Option<Cwd>) {
+        if outer.is_none() {
+            *outer = Some(scope.cwd.clone());
+        }
+        if !dir.literal {
+            self.unknown(
+                format!(
+                    "`{name}` runs the command in a directory that is not literal: `{}`",
+                    dir.text
+                ),
+                None,
+            );
+            scope.cwd = Cwd::Unknown;
+            return;
+        }
+        let base = match &scope.cwd {
+            Cwd::At(p) => Some(p.clone()),
+            Cwd::Start => None,
+            Cwd::Unknown => {
+                if !Path::new(&dir.text).is_absolute() && !dir.text.starts_with('~') {
+                    return;
+                }
+                None
+            }
+        };
+        let path = self.dir_path(&dir.text, base.as_deref());
+        if path.as_os_str().len() > MAX_CWD_LEN {
+            self.unknown(
+                format!("`{name}` runs the command in a path longer than {MAX_CWD_LEN} bytes"),
+                None,
+            );
+            scope.cwd = Cwd::Unknown;
+            return;
+        }
+        scope.cwd = Cwd::At(path);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn unwrap_and_run_in(
         &mut self,
         mut argv: Vec<Arg>,
         mut wrappers: Vec<Vec<String>>,
         s: &Simple,
         scope: &mut Scope,
         sub_fetched: bool,
-        mut cmd_cwd: Option<Arg>,
+        cmd_cwd: Option<Arg>,
+        outer_cwd: &mut Option<Cwd>,
     ) {
+        // The directories wrappers ran the command in, each with the
+        // directory it was named in: read as `make -C DIR` reads its own.
+        let mut wrapper_dirs: Vec<(Arg, Option<Option<PathBuf>>)> = Vec::new();
         let mut xargs: Option<Option<String>> = None;
         let mut privilege = None;
         // Files the wrappers themselves write (`strace -o f`), with the
@@ -163,8 +238,9 @@ impl<'o> Walker<'o> {
                     }
                     let dir = self.effect_cwd(scope, cmd_cwd.as_ref());
                     wrapper_writes.extend(files.into_iter().map(|f| (f, dir.clone())));
-                    if cwd.is_some() {
-                        cmd_cwd = cwd;
+                    if let Some(dir) = cwd {
+                        wrapper_dirs.push((dir.clone(), self.effect_cwd(scope, cmd_cwd.as_ref())));
+                        self.wrapper_dir(&name, &dir, scope, outer_cwd);
                     }
                     if x.is_some() {
                         xargs = x;
@@ -200,6 +276,7 @@ impl<'o> Walker<'o> {
                         self.vars_off = true;
                     }
                     self.wrapper_writes(std::mem::take(&mut wrapper_writes), None);
+                    self.wrapper_dir_reads(std::mem::take(&mut wrapper_dirs), None);
                     if self.shell(&name, script, w, s, scope, sub_fetched, &argv) {
                         return;
                     }
@@ -224,6 +301,134 @@ impl<'o> Walker<'o> {
                 c.read_only = false;
             }
             self.wrapper_writes(wrapper_writes, Some(idx));
+        }
+        // A program that reads its project from the directory it runs in
+        // (one toolgate has no operand table for, git): the directory
+        // is read, as `make -C DIR` and `npm --prefix DIR` read theirs.
+        let program = self
+            .out
+            .commands
+            .get(idx)
+            .and_then(|c| c.argv.first())
+            .map(|n| base_name(n).to_string());
+        let project = program
+            .as_deref()
+            .is_some_and(|n| n == "git" || tables::known(n).spec.is_none());
+        if project {
+            if wrapper_dirs.is_empty()
+                && matches!(scope.cwd, Cwd::At(_))
+                && program.as_deref() != Some("git")
+            {
+                // The directory a `cd` of the script left it in, the same
+                // way (`cd /elsewhere && npm test` runs that package's
+                // scripts). git's is the repository it finds there, which
+                // is unanalysable when it is not the one git finds where
+                // the command started.
+                if let Some(dir) = Self::work_dir(self.opts, scope) {
+                    let dir = Arg::lit(dir.to_string_lossy().into_owned());
+                    wrapper_dirs.push((dir, Some(None)));
+                }
+            }
+            self.wrapper_dir_reads(wrapper_dirs, Some(idx));
+        }
+    }
+
+    /// git run in a directory where it finds another repository than
+    /// the one of the directory the command started in (a work tree or a
+    /// plain directory holding `HEAD`, `objects/`, `refs/` and a `config`
+    /// whose `core.fsmonitor` names a program, a submodule, another
+    /// repository's `.git`): that repository's configuration and hooks,
+    /// which the workspace's own checks do not cover, decide what git
+    /// runs. Unanalysable.
+    fn git_elsewhere(&mut self, scope: &Scope, idx: usize) {
+        let Some(here) = Self::work_dir(self.opts, scope) else {
+            return;
+        };
+        let Some(found) = effects::discovered_git_dir(&here) else {
+            return;
+        };
+        // A repository found as a plain directory (`HEAD`, `objects/`,
+        // `refs/`), not a `.git` or a directory inside one: any file
+        // there can be written, the call's own directory may lie in it.
+        let plain = !found
+            .components()
+            .any(|c| c.as_os_str() == std::ffi::OsStr::new(".git"));
+        if plain {
+            self.unknown(
+                format!(
+                    "`git` runs in `{}`, where it finds the repository `{}`, a directory of plain files, not a `.git`: its configuration can make git run programs",
+                    here.display(),
+                    found.display()
+                ),
+                Some(idx),
+            );
+            return;
+        }
+        if matches!(scope.cwd, Cwd::Start) {
+            return;
+        }
+        let Some(start) = self.opts.cwd.as_deref() else {
+            return;
+        };
+        if effects::discovered_git_dir(start).as_ref() != Some(&found) {
+            self.unknown(
+                format!(
+                    "`git` runs in `{}`, where it finds the repository `{}`, not the workspace's: its configuration can make git run programs",
+                    here.display(),
+                    found.display()
+                ),
+                Some(idx),
+            );
+        }
+    }
+
+    /// rustup's proxies (`cargo`, `rustc`, ..) run the toolchain the
+    /// nearest `rust-toolchain.toml` or `rust-toolchain` above their
+    /// directory names; one with `path = "/dir"` runs `/dir/bin/cargo`,
+    /// a program of anyone's. A file that names a path, or cannot be
+    /// read, makes the command unanalysable. (Writing the files is
+    /// judged by the policy.)
+    fn rust_toolchain_path(&mut self, name: &str, scope: &Scope, idx: usize) {
+        let Some(here) = Self::work_dir(self.opts, scope) else {
+            return;
+        };
+        let mut at = Some(here.as_ref());
+        while let Some(dir) = at {
+            for file in ["rust-toolchain.toml", "rust-toolchain"] {
+                let path = dir.join(file);
+                if std::fs::symlink_metadata(&path).is_err() {
+                    continue;
+                }
+                let why = match std::fs::read_to_string(&path) {
+                    Ok(text) if !effects::toolchain_names_path(&text) => return,
+                    Ok(_) => "names a toolchain by its path, whose programs then run",
+                    Err(_) => "cannot be read, and may name a toolchain by its path",
+                };
+                self.unknown(
+                    format!(
+                        "`{name}` runs the toolchain `{}` chooses, which {why}",
+                        path.display()
+                    ),
+                    Some(idx),
+                );
+                return;
+            }
+            at = dir.parent();
+        }
+    }
+
+    /// The directories wrappers ran a program in, read.
+    fn wrapper_dir_reads(&mut self, dirs: Vec<(Arg, Option<Option<PathBuf>>)>, idx: Option<usize>) {
+        for (dir, cwd) in dirs {
+            self.effect(
+                EffectKind::Read,
+                &dir,
+                Origin::Operand,
+                false,
+                false,
+                idx,
+                &cwd,
+            );
         }
     }
 
@@ -520,6 +725,12 @@ impl<'o> Walker<'o> {
         for u in unknowns.into_iter().chain(d.unknowns.drain(..)) {
             self.unknown(u, Some(idx));
         }
+        if literal_name && name == "git" && d.cwd.is_none() {
+            self.git_elsewhere(scope, idx);
+        }
+        if literal_name && tables::RUSTUP_PROXIES.contains(&name.as_str()) {
+            self.rust_toolchain_path(&name, scope, idx);
+        }
         let effect_cwd = self.effect_cwd(scope, cmd_cwd.as_ref().or(d.cwd.as_ref()));
         // A program or script an earlier part of this script wrote: what
         // it holds is not known when the command is decided.
@@ -588,7 +799,12 @@ impl<'o> Walker<'o> {
             // A write an option turns on is judged as a redirect is, and
             // so is one of a command a runner runs (`npx rm -rf src`): the
             // runner's allow is a permission to run, not to write.
-            let origin = if kind == EffectKind::Write && (f.by_option || under_runner) {
+            // So is a fetch an option turns on (`cargo search --index
+            // URL`, `npm test --registry=URL`): the tool's allow is not
+            // one to fetch from any host; its URL meets the fetch rules.
+            let origin = if (kind == EffectKind::Write && (f.by_option || under_runner))
+                || (kind == EffectKind::Fetch && f.by_option)
+            {
                 Origin::Redirect
             } else {
                 Origin::Operand
