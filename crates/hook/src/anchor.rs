@@ -7,19 +7,22 @@
 //! is found from an anchor the agent cannot move, the first of:
 //!
 //! 1. `--workspace DIR` on the hook's command line;
-//! 2. the project directory the client gives its hooks in the environment
+//! 2. the workspace root the client names in the hook's input (Grok Build's
+//!    `workspaceRoot`, the first of Cursor's `workspace_roots`), which is
+//!    the workspace the session was opened on, whatever the call's `cwd`;
+//! 3. the project directory the client gives its hooks in the environment
 //!    (`CLAUDE_PROJECT_DIR`, which Claude Code, Gemini CLI and Qwen Code
 //!    set, `GEMINI_PROJECT_DIR`, and Qwen Code's `QWEN_PROJECT_DIR`), which
 //!    the agent's commands cannot change;
-//! 3. for a client that starts its hooks in the session's directory but
+//! 4. for a client that starts its hooks in the session's directory but
 //!    puts the directory the model named for a command in the input's `cwd`
 //!    (Codex CLI, whose `exec_command` takes a `workdir`), the directory the
 //!    hook process was started in: otherwise the model's first command
 //!    could name a directory holding a looser `toolgate.toml` (a vendored
 //!    project's, another checkout's) and have it govern the session;
-//! 4. the working directory of the session's first call, recorded in the
+//! 5. the working directory of the session's first call, recorded in the
 //!    state directory (which the agent cannot write) when that call comes;
-//! 5. the call's working directory, when there is no session or no state
+//! 6. the call's working directory, when there is no session or no state
 //!    directory to record it in.
 //!
 //! A `toolgate.toml` between the anchor and the working directory still
@@ -38,9 +41,11 @@ pub const PROJECT_DIR_VARS: [&str; 3] = [
 /// The folder of the state directory that holds each session's anchor.
 const SESSIONS_DIR: &str = "sessions";
 
-/// The anchor for one call (see the module documentation).
+/// The anchor for one call (see the module documentation). `named`: the
+/// workspace root the client names in the hook's input.
 pub fn anchor(
     workspace: Option<&Path>,
+    named: Option<&Path>,
     launch_dir: Option<&Path>,
     state_dir: Option<&Path>,
     client: &str,
@@ -53,7 +58,7 @@ pub fn anchor(
         .map(PathBuf::from);
     anchor_with(
         workspace,
-        from_env.as_deref().or(launch_dir),
+        named.or(from_env.as_deref()).or(launch_dir),
         state_dir,
         client,
         session,

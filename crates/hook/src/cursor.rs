@@ -65,6 +65,9 @@ pub struct CursorInput {
     pub tool_input: Map<String, Value>,
     /// `tool_use_id`, when sent.
     pub call_id: Option<String>,
+    /// The first of `workspace_roots`, when sent: the project policy is
+    /// found from it.
+    pub workspace_root: Option<PathBuf>,
 }
 
 impl CursorInput {
@@ -84,6 +87,11 @@ impl CursorInput {
             }
         };
         let session_id = fields::string(&map, "conversation_id")?;
+        let workspace_root = match map.get("workspace_roots") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(roots)) if roots.is_empty() => None,
+            Some(_) => Some(first_root(&map)?),
+        };
         let cwd = match map.get("cwd") {
             Some(Value::String(s)) if !s.is_empty() => fields::cwd(&map)?,
             _ => first_root(&map)?,
@@ -116,6 +124,7 @@ impl CursorInput {
             tool_name,
             tool_input,
             call_id: fields::optional_string(&map, "tool_use_id"),
+            workspace_root,
         })
     }
 }
@@ -226,6 +235,7 @@ pub fn cursor_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
                 input.tool_input.clone(),
                 input.call_id.clone(),
             )
+            .in_workspace(input.workspace_root.clone())
         },
         |input: &CursorInput, verdict: &Verdict| {
             reply(input.event, verdict.permission, &verdict.reason)

@@ -4,7 +4,7 @@
 //! problem names the field and the type found, which is what a user reading a
 //! hook failure in their client's log needs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -77,6 +77,30 @@ pub(crate) fn event(map: &Map<String, Value>, expected: &'static str) -> Result<
         Ok(())
     } else {
         Err(InputError::WrongEvent { expected, found })
+    }
+}
+
+/// An optional field naming a directory, which must then be an absolute
+/// path: the project policy is found from it. Absent, `null` or empty:
+/// `None`.
+pub(crate) fn optional_absolute(
+    map: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<PathBuf>, InputError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) if Path::new(s).is_absolute() => Ok(Some(PathBuf::from(s))),
+        Some(Value::String(_)) => Err(InputError::WrongType {
+            field,
+            expected: "an absolute path",
+            found: "a relative path",
+        }),
+        Some(other) => Err(InputError::WrongType {
+            field,
+            expected: "a string",
+            found: type_name(other),
+        }),
     }
 }
 

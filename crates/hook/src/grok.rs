@@ -40,14 +40,15 @@ pub struct GrokInput {
     pub tool_name: String,
     /// The tool's arguments.
     pub tool_input: Map<String, Value>,
-    /// The workspace root, when sent.
+    /// The workspace root, when sent (an absolute path): the project
+    /// policy is found from it.
     pub workspace_root: Option<PathBuf>,
 }
 
 impl GrokInput {
     /// Parses Grok's payload. Fails on another event than the pre-tool
-    /// one, and on a missing or mistyped `sessionId`, `cwd`, `toolName` or
-    /// `toolInput`.
+    /// one, on a missing or mistyped `sessionId`, `cwd`, `toolName` or
+    /// `toolInput`, and on a `workspaceRoot` that is not an absolute path.
     pub fn parse(text: &str) -> Result<GrokInput, InputError> {
         let map = fields::object(text)?;
         let event = fields::string(&map, "hookEventName")?;
@@ -62,7 +63,7 @@ impl GrokInput {
             cwd: fields::cwd(&map)?,
             tool_name: fields::string(&map, "toolName")?,
             tool_input: fields::object_field(&map, "toolInput")?,
-            workspace_root: fields::optional_string(&map, "workspaceRoot").map(PathBuf::from),
+            workspace_root: fields::optional_absolute(&map, "workspaceRoot")?,
         })
     }
 }
@@ -143,6 +144,7 @@ pub fn grok_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
                 input.tool_input.clone(),
                 None,
             )
+            .in_workspace(input.workspace_root.clone())
         },
         |_, verdict: &Verdict| reply(verdict.permission, &verdict.reason),
     )

@@ -136,6 +136,7 @@ pub fn claude_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             requests: input
                 .transcript_path
                 .map_or(Requests::None, Requests::ClaudeTranscript),
+            workspace_root: None,
         };
         match job.run(opts) {
             Ok(verdict) => {
@@ -182,6 +183,7 @@ pub fn gemini_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             client_mode: None,
             host: Host::Gemini,
             requests: Requests::None,
+            workspace_root: None,
         };
         match job.run(opts) {
             Ok(verdict) => {
@@ -228,6 +230,7 @@ pub fn codex_hook(stdin: &[u8], opts: &HookOptions) -> HookReply {
             client_mode,
             host: Host::Codex(input.event),
             requests: Requests::None,
+            workspace_root: None,
         };
         match job.run(opts) {
             Ok(verdict) => {
@@ -406,6 +409,10 @@ pub(crate) struct Job {
     pub(crate) host: Host,
     /// Where the reviewer reads the person's own requests.
     pub(crate) requests: Requests,
+    /// The workspace root the client names in its input (Grok Build's
+    /// `workspaceRoot`, Cursor's first `workspace_roots`): the project
+    /// policy is found from there, not from the call's `cwd`.
+    pub(crate) workspace_root: Option<PathBuf>,
 }
 
 impl Job {
@@ -431,7 +438,14 @@ impl Job {
             client_mode: None,
             host,
             requests: Requests::None,
+            workspace_root: None,
         }
+    }
+
+    /// The call, with the workspace root its client names.
+    pub(crate) fn in_workspace(mut self, root: Option<PathBuf>) -> Job {
+        self.workspace_root = root;
+        self
     }
 }
 
@@ -464,6 +478,7 @@ impl Job {
         setup.state_dir = setup.state_dir().ok();
         setup.anchor = Some(crate::anchor::anchor(
             opts.workspace.as_deref(),
+            self.workspace_root.as_deref(),
             opts.launch_dir.as_deref(),
             setup.state_dir.as_deref(),
             self.host.client().as_str(),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use toolgate_hook::{HookOptions, claude_hook};
+use toolgate_hook::{HookOptions, claude_hook, cursor_hook, grok_hook};
 
 const POLICY: &str = r#"
 allow = ["Read", "Bash(ls *)", "Edit(docs/**)", "Write(docs/**)"]
@@ -178,4 +178,82 @@ fn a_repeated_key_in_the_hook_input_blocks_the_call() {
     // Claude Code's blocking failure: exit 2, the reason on standard error.
     assert_eq!(reply.exit_code, 2, "{reply:?}");
     assert!(reply.stderr.contains("repeats the key"), "{reply:?}");
+}
+
+/// Grok Build and Cursor name the workspace in every input (`workspaceRoot`,
+/// `workspace_roots`): the project policy is found there, so a session
+/// whose first call comes from a subdirectory holding a looser
+/// `toolgate.toml` (a vendored project's) is still governed by the
+/// workspace's, and the nested file only tightens.
+#[test]
+fn grok_and_cursor_find_the_policy_from_the_workspace_they_name() {
+    let p = Project::new();
+    let opts = HookOptions {
+        workspace: None,
+        launch_dir: None,
+        ..p.opts.clone()
+    };
+    let vendor = p.dir.join("vendor/lib");
+    std::fs::create_dir_all(&vendor).expect("vendored project");
+    std::fs::write(vendor.join("toolgate.toml"), TAKEOVER).expect("its policy");
+    std::fs::write(vendor.join("x.txt"), "x").expect("a file of its own");
+    let grok = |session: &str, cwd: &Path, command: &str| {
+        let stdin = json!({"hookEventName": "pre_tool_use", "sessionId": session,
+            "cwd": cwd, "workspaceRoot": p.dir,
+            "toolName": "run_terminal_command", "toolInput": {"command": command}});
+        let reply = grok_hook(stdin.to_string().as_bytes(), &opts);
+        assert_eq!(reply.exit_code, 0, "{reply:?}");
+        let v: Value = serde_json::from_str(&reply.stdout).unwrap_or(Value::Null);
+        v["decision"].as_str().unwrap_or("allow").to_owned()
+    };
+    let cursor = |session: &str, cwd: &Path, command: &str| {
+        let stdin = json!({"hook_event_name": "beforeShellExecution",
+            "conversation_id": session, "generation_id": "g",
+            "workspace_roots": [p.dir], "cwd": cwd, "command": command});
+        let reply = cursor_hook(stdin.to_string().as_bytes(), &opts);
+        assert_eq!(reply.exit_code, 0, "{reply:?}");
+        let v: Value = serde_json::from_str(&reply.stdout).expect("reply JSON");
+        v["permission"].as_str().unwrap_or("").to_owned()
+    };
+    // The vendored file allows `rm`; the workspace's denies it.
+    assert_eq!(grok("g1", &vendor, "rm x.txt"), "deny", "grok's first call");
+    assert_eq!(grok("g1", &p.dir, "rm victim.txt"), "deny");
+    assert_eq!(
+        cursor("c1", &vendor, "rm x.txt"),
+        "deny",
+        "cursor's first call"
+    );
+    assert_eq!(cursor("c1", &p.dir, "rm victim.txt"), "deny");
+    // Cursor without `cwd` works in its first root, as before.
+    let stdin = json!({"hook_event_name": "beforeShellExecution",
+        "conversation_id": "c2", "generation_id": "g",
+        "workspace_roots": [p.dir], "command": "rm victim.txt"});
+    let v: Value = serde_json::from_str(&cursor_hook(stdin.to_string().as_bytes(), &opts).stdout)
+        .expect("reply JSON");
+    assert_eq!(v["permission"], "deny");
+    assert!(p.dir.join("victim.txt").exists());
+
+    // A nested file still tightens the calls made below it.
+    std::fs::write(vendor.join("toolgate.toml"), "deny = [\"Bash(ls *)\"]\n").expect("tighter");
+    assert_eq!(grok("g2", &vendor, "ls"), "deny");
+    assert_eq!(grok("g2", &p.dir, "ls"), "allow");
+    assert_eq!(cursor("c3", &vendor, "ls"), "deny");
+    assert_eq!(cursor("c3", &p.dir, "ls"), "allow");
+}
+
+/// A workspace root that is not an absolute path is not guessed at: the
+/// call is refused.
+#[test]
+fn a_relative_workspace_root_is_refused() {
+    let p = Project::new();
+    let stdin = json!({"hookEventName": "pre_tool_use", "sessionId": "g3",
+        "cwd": p.dir, "workspaceRoot": "vendor/lib",
+        "toolName": "run_terminal_command", "toolInput": {"command": "ls"}});
+    let reply = grok_hook(stdin.to_string().as_bytes(), &p.opts);
+    assert_eq!(reply.exit_code, 2, "{reply:?}");
+    let stdin = json!({"hook_event_name": "beforeShellExecution",
+        "conversation_id": "c4", "generation_id": "g", "cwd": p.dir,
+        "workspace_roots": ["vendor/lib"], "command": "ls"});
+    let reply = cursor_hook(stdin.to_string().as_bytes(), &p.opts);
+    assert_eq!(reply.exit_code, 2, "{reply:?}");
 }

@@ -5,6 +5,7 @@ mod support;
 mod clients;
 mod discovery;
 mod fixtures;
+mod host_links;
 mod patches;
 mod payloads;
 mod pi_paths;

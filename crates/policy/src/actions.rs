@@ -129,8 +129,16 @@ pub struct Item {
 
 /// What deriving needs to know about the environment.
 pub struct DeriveEnv<'a> {
-    /// The directory relative paths resolve against.
+    /// The directory relative paths resolve against, its links followed:
+    /// where a command runs.
     pub cwd: &'a Path,
+    /// The same directory as the call names it, `.` and `..` removed as
+    /// text but its links not followed: a client joins the paths its tools
+    /// are given to this, as text.
+    pub text_cwd: &'a Path,
+    /// Who opens the paths the call's tool names: the client (every client
+    /// but toolgate itself), or the kernel (toolgate's own tools).
+    pub opener: paths::Opener,
     /// `~`.
     pub home: Option<&'a Path>,
     /// Directories known to be canonical (the roots).
@@ -146,19 +154,26 @@ fn direct(what: What) -> Item {
     }
 }
 
+/// A path the call's tool names, resolved as its opener resolves it:
+/// against the call's working directory as the client has it, `..`
+/// removed as text, for a client's tool; through the kernel for
+/// toolgate's own.
 fn path_item(
     written: &str,
     write: bool,
     recursive: bool,
     delete: bool,
-    cwd: &Path,
     env: &DeriveEnv<'_>,
 ) -> What {
-    path_item_for(written, write, recursive, delete, cwd, env, false)
+    let cwd = match env.opener {
+        paths::Opener::Client => env.text_cwd,
+        paths::Opener::Kernel | paths::Opener::Command => env.cwd,
+    };
+    path_item_for(written, write, recursive, delete, cwd, env, env.opener)
 }
 
-/// [`path_item`] of a path a shell command (`command`) or a client's tool
-/// names (see [`paths::resolve_for`]).
+/// [`path_item`] of a path opened by `opener` (a shell command's, a
+/// client's tool's or toolgate's own; see [`paths::resolve_for`]).
 fn path_item_for(
     written: &str,
     write: bool,
@@ -166,12 +181,12 @@ fn path_item_for(
     delete: bool,
     cwd: &Path,
     env: &DeriveEnv<'_>,
-    command: bool,
+    opener: paths::Opener,
 ) -> What {
     What::Path {
         write,
         written: written.to_string(),
-        resolved: paths::resolve_for(written, cwd, env.home, env.canonical, env.seen, command),
+        resolved: paths::resolve_for(written, cwd, env.home, env.canonical, env.seen, opener),
         recursive,
         delete,
         filter: None,
@@ -179,6 +194,39 @@ fn path_item_for(
         listing: false,
         whole_dirs: false,
         tracked: None,
+    }
+}
+
+/// A path a declared tool names. Whether its server removes `..` as text
+/// (Node's `path.resolve`, Go's `filepath.Clean`) or has the kernel follow
+/// links first (Python's `Path.resolve`, `realpath`) is not known, so where
+/// the two differ both are decided.
+fn declared_path_items(written: &str, write: bool, env: &DeriveEnv<'_>, items: &mut Vec<Item>) {
+    let text = path_item_for(
+        written,
+        write,
+        false,
+        false,
+        env.text_cwd,
+        env,
+        paths::Opener::Client,
+    );
+    let kernel = path_item_for(
+        written,
+        write,
+        false,
+        false,
+        env.cwd,
+        env,
+        paths::Opener::Kernel,
+    );
+    let differ = match (&text, &kernel) {
+        (What::Path { resolved: a, .. }, What::Path { resolved: b, .. }) => a != b,
+        _ => true,
+    };
+    items.push(direct(text));
+    if differ {
+        items.push(direct(kernel));
     }
 }
 
@@ -227,10 +275,10 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                 (d.kind, given)
             {
                 for v in list.iter().filter_map(Value::as_str) {
-                    items.push(direct(match d.kind {
-                        Kind::Fetch => fetch(v),
-                        kind => path_item(v, kind == Kind::Write, false, false, env.cwd, env),
-                    }));
+                    match d.kind {
+                        Kind::Fetch => items.push(direct(fetch(v))),
+                        kind => declared_path_items(v, kind == Kind::Write, env, &mut items),
+                    }
                 }
                 if list.is_empty() {
                     items.push(direct(What::Tool { value: None }));
@@ -239,12 +287,8 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
             }
             let value = given.and_then(Value::as_str).map(str::to_string);
             match (d.kind, value) {
-                (Kind::Read, Some(v)) => {
-                    items.push(direct(path_item(&v, false, false, false, env.cwd, env)))
-                }
-                (Kind::Write, Some(v)) => {
-                    items.push(direct(path_item(&v, true, false, false, env.cwd, env)))
-                }
+                (Kind::Read, Some(v)) => declared_path_items(&v, false, env, &mut items),
+                (Kind::Write, Some(v)) => declared_path_items(&v, true, env, &mut items),
                 (Kind::Exec, Some(v)) => {
                     shell_items(shell::analyze(&v, &shell_opts(env)), env, None, &mut items)
                 }
@@ -286,7 +330,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     }
                     if s.read_variants {
                         for p in &given {
-                            if let Some(reason) = read_variant(p, env.cwd) {
+                            if let Some(reason) = read_variant(p, env.text_cwd) {
                                 items.push(direct(What::Unknown { reason }));
                             }
                         }
@@ -297,10 +341,10 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     let correction = s
                         .corrects_path
                         .and_then(|f| input.get(f).and_then(Value::as_str))
-                        .and_then(|p| corrections(p, env.cwd).map(|found| (p, found)));
+                        .and_then(|p| corrections(p, env.text_cwd).map(|found| (p, found)));
                     let searched = s.ripgrep.then(|| ripgrep_filter(input)).flatten();
                     for p in &given {
-                        let mut what = path_item(p, write, s.recursive, false, env.cwd, env);
+                        let mut what = path_item(p, write, s.recursive, false, env);
                         if let What::Path {
                             corrected, filter, ..
                         } = &mut what
@@ -316,7 +360,6 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                             write,
                             s.recursive,
                             false,
-                            env.cwd,
                             env,
                         )));
                     }
@@ -339,28 +382,26 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     }
                     bases.dedup();
                     let pattern = input.get(pattern).and_then(Value::as_str);
+                    let reach = pattern.map(glob_reach);
+                    if let Some(Err(reason)) = &reach {
+                        items.push(direct(What::Unknown {
+                            reason: reason.clone(),
+                        }));
+                    }
                     for base in bases {
-                        items.push(direct(path_item(base, false, false, false, env.cwd, env)));
-                        if let Some(pattern) = pattern {
-                            // Where the pattern's literal part leaves the
-                            // directory, what it lists lies there.
-                            let lit = glob_base(pattern).unwrap_or_else(|| pattern.to_string());
-                            let leaves = Path::new(&lit).is_absolute()
-                                || lit.starts_with('~')
-                                || Path::new(&lit)
-                                    .components()
-                                    .any(|c| c == std::path::Component::ParentDir);
-                            if leaves {
-                                let target =
-                                    if Path::new(&lit).is_absolute() || lit.starts_with('~') {
-                                        lit
-                                    } else {
-                                        format!("{}/{lit}", base.trim_end_matches('/'))
-                                    };
-                                items.push(direct(path_item(
-                                    &target, false, true, false, env.cwd, env,
-                                )));
-                            }
+                        items.push(direct(path_item(base, false, false, false, env)));
+                        // Where the pattern leaves the directory (it is
+                        // absolute, or climbs with `..`), what it lists
+                        // lies beneath where it leads.
+                        for r in reach.iter().flatten().flatten() {
+                            let target = if r.starts_with(['/', '~']) {
+                                r.clone()
+                            } else if r == ".." || r.starts_with("../") {
+                                format!("{}/{r}", base.trim_end_matches('/'))
+                            } else {
+                                continue;
+                            };
+                            items.push(direct(path_item(&target, false, true, false, env)));
                         }
                     }
                 }
@@ -369,34 +410,42 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         .iter()
                         .filter_map(|f| input.get(*f).and_then(Value::as_array))
                         .flatten()
+                        .filter_map(Value::as_str)
                     {
-                        if let Some(p) = p.as_str() {
-                            // A glob names whatever lies beneath its literal part.
-                            let base = glob_base(p).unwrap_or_else(|| p.to_string());
-                            items.push(direct(path_item(&base, false, true, false, env.cwd, env)));
+                        // A glob names whatever lies beneath where it
+                        // leads.
+                        let reach = match glob_reach(p) {
+                            Ok(reach) => reach,
+                            Err(reason) => {
+                                items.push(direct(What::Unknown { reason }));
+                                continue;
+                            }
+                        };
+                        for base in reach {
+                            items.push(direct(path_item(&base, false, true, false, env)));
                             // A client that ignores case reads every path
                             // that differs from it in case alone.
-                            if s.nocase {
-                                match case_variants(&base, env.cwd) {
-                                    Some(found) => {
-                                        for v in found {
-                                            items.push(direct(path_item(
-                                                &v.to_string_lossy(),
-                                                false,
-                                                true,
-                                                false,
-                                                env.cwd,
-                                                env,
-                                            )));
-                                        }
+                            if !s.nocase {
+                                continue;
+                            }
+                            match case_variants(&base, env.text_cwd) {
+                                Some(found) => {
+                                    for v in found {
+                                        items.push(direct(path_item(
+                                            &v.to_string_lossy(),
+                                            false,
+                                            true,
+                                            false,
+                                            env,
+                                        )));
                                     }
-                                    None => items.push(direct(What::Unknown {
-                                        reason: format!(
-                                            "`{base}` is matched without regard to case, and too \
-                                             many paths differ from it in case alone to decide"
-                                        ),
-                                    })),
                                 }
+                                None => items.push(direct(What::Unknown {
+                                    reason: format!(
+                                        "`{base}` is matched without regard to case, and too \
+                                         many paths differ from it in case alone to decide"
+                                    ),
+                                })),
                             }
                         }
                     }
@@ -418,6 +467,8 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                     items.extend(extra);
                     let env2 = DeriveEnv {
                         cwd: &cwd,
+                        text_cwd: &cwd,
+                        opener: env.opener,
                         home: env.home,
                         canonical: env.canonical,
                         seen: env.seen,
@@ -464,7 +515,7 @@ pub fn derive(spec: Spec<'_>, input: &Map<String, Value>, env: &DeriveEnv<'_>) -
                         }));
                     }
                     for (p, delete) in files {
-                        items.push(direct(path_item(&p, true, false, delete, env.cwd, env)));
+                        items.push(direct(path_item(&p, true, false, delete, env)));
                     }
                 }
                 Target::Field(field) => items.push(direct(What::Tool {
@@ -511,7 +562,7 @@ fn shell_cwd(
         );
     }
     if let Some(dir) = given.first().copied() {
-        let what = path_item(dir, false, false, false, env.cwd, env);
+        let what = path_item(dir, false, false, false, env);
         let cwd = match &what {
             What::Path { resolved, .. } => resolved.best().unwrap_or(env.cwd).to_path_buf(),
             _ => env.cwd.to_path_buf(),
@@ -606,7 +657,15 @@ pub fn shell_items(
             // (`grep -r --include`, `find . -name '*.o' -delete`).
             shell::EffectKind::Read | shell::EffectKind::Write => {
                 let write = e.kind == shell::EffectKind::Write;
-                match path_item_for(&e.target, write, e.recursive, e.delete, cwd, env, true) {
+                match path_item_for(
+                    &e.target,
+                    write,
+                    e.recursive,
+                    e.delete,
+                    cwd,
+                    env,
+                    paths::Opener::Command,
+                ) {
                     What::Path {
                         write,
                         written,
@@ -792,16 +851,19 @@ fn case_variants(written: &str, cwd: &Path) -> Option<Vec<PathBuf>> {
     let start = if written.starts_with('/') {
         PathBuf::from("/")
     } else {
-        cwd.to_path_buf()
+        paths::normalize_lexically(cwd)
     };
     let mut current = vec![start];
     for c in Path::new(written).components() {
         match c {
             Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            // As text, as the client's glob takes it (a link's `..` is
+            // the directory holding the link).
             Component::ParentDir => {
                 for p in &mut current {
-                    p.push("..");
+                    p.pop();
                 }
+                current.dedup();
             }
             Component::Normal(n) => {
                 let want = n.to_string_lossy().to_lowercase();
@@ -868,7 +930,7 @@ fn read_variant(p: &str, cwd: &Path) -> Option<String> {
     let lower = p.to_ascii_lowercase();
     let varies =
         !p.is_ascii() || p.contains('\'') || lower.contains(" am.") || lower.contains(" pm.");
-    if !varies || cwd.join(p).symlink_metadata().is_ok() {
+    if !varies || node_resolve(cwd, p).symlink_metadata().is_ok() {
         return None;
     }
     Some(format!(
@@ -881,29 +943,148 @@ fn at_stripped(p: &str) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
-/// The literal directory in front of a glob (`src/**/*.rs` → `src`), or
-/// `None` when the path has no glob characters.
-fn glob_base(p: &str) -> Option<String> {
-    if !p.contains(['*', '?', '[', '{']) {
-        return None;
+/// How many patterns the `{..}` alternatives of one glob may expand to
+/// before the glob is not analysed.
+const BRACE_EXPANSIONS: usize = 256;
+
+/// Whether one segment of a glob may match names other than itself: a
+/// wildcard, a class, braces left as they are, an extended glob.
+fn is_wild(segment: &str) -> bool {
+    segment.contains(['*', '?', '[', '{', '('])
+}
+
+/// Where a glob pattern leads: for each pattern its `{..}` alternatives
+/// expand to, the directory beneath which everything it matches lies,
+/// relative to where it is matched unless it begins with `/` or `~`. That
+/// is its literal part in front of the first wildcard, with `.` and `..`
+/// taken as text wherever they come: `*` is one directory, so
+/// `*/../../x/*` leads to `../x`, and `**` may be none, so `**/..` climbs
+/// above what is in front of it. A pattern with no wildcard is itself.
+/// `Err` says why it cannot be told: too many alternatives, or one that
+/// begins with `/` or `~` after the pattern's start.
+fn glob_reach(pattern: &str) -> Result<Vec<String>, String> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Seg<'a> {
+        Up,
+        Name(&'a str),
+        One,
+        Any,
     }
-    let mut base = Vec::new();
-    for part in p.split('/') {
-        if part.contains(['*', '?', '[', '{']) {
-            break;
+    fn up(stack: &mut Vec<Seg<'_>>, absolute: bool) {
+        match stack.pop() {
+            Some(Seg::Name(_) | Seg::One) => {}
+            Some(Seg::Any) => {
+                up(stack, absolute);
+                stack.push(Seg::Any);
+            }
+            Some(Seg::Up) => stack.extend([Seg::Up, Seg::Up]),
+            None if absolute => {}
+            None => stack.push(Seg::Up),
         }
-        base.push(part);
     }
-    let b = base.join("/");
-    Some(if b.is_empty() {
-        if p.starts_with('/') {
-            "/".into()
-        } else {
-            ".".into()
+    let mut out: Vec<String> = Vec::new();
+    for p in brace_expand(pattern, BRACE_EXPANSIONS)? {
+        let absolute = p.starts_with('/');
+        let mut stack: Vec<Seg<'_>> = Vec::new();
+        for seg in p.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => up(&mut stack, absolute),
+                "**" => stack.push(Seg::Any),
+                s if is_wild(s) => stack.push(Seg::One),
+                s => stack.push(Seg::Name(s)),
+            }
         }
-    } else {
-        b
-    })
+        let lit: Vec<&str> = stack
+            .iter()
+            .map_while(|s| match s {
+                Seg::Up => Some(".."),
+                Seg::Name(n) => Some(*n),
+                Seg::One | Seg::Any => None,
+            })
+            .collect();
+        let joined = lit.join("/");
+        let r = match (absolute, joined.is_empty()) {
+            (true, _) => format!("/{joined}"),
+            (false, true) => ".".to_string(),
+            (false, false) => joined,
+        };
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// The patterns a glob's `{a,b}` alternatives expand to (nested ones too;
+/// a `{..}` with no comma stays as written), at most `limit`. An
+/// alternative that begins with `/` or `~` anywhere but at the start of
+/// the pattern, or more than `limit` patterns, cannot be analysed.
+fn brace_expand(pattern: &str, limit: usize) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut work = vec![pattern.to_string()];
+    while let Some(p) = work.pop() {
+        let Some((open, close, commas)) = brace_group(&p) else {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+            continue;
+        };
+        let mut alternatives = Vec::new();
+        let mut start = open + 1;
+        for &end in commas.iter().chain(std::iter::once(&close)) {
+            alternatives.push(&p[start..end]);
+            start = end + 1;
+        }
+        if open > 0 && alternatives.iter().any(|a| a.starts_with(['/', '~'])) {
+            return Err(format!(
+                "the pattern `{pattern}` has an alternative that begins with `/` or `~`, so \
+                 where it leads cannot be told"
+            ));
+        }
+        for a in alternatives {
+            work.push(format!("{}{a}{}", &p[..open], &p[close + 1..]));
+        }
+        if work.len() + out.len() > limit {
+            return Err(format!(
+                "the pattern `{pattern}` has more than {limit} alternatives to decide"
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The first `{..}` of `p` that holds a comma outside any inner braces:
+/// where it opens and closes, and where its commas are. A `\` escapes the
+/// character after it.
+fn brace_group(p: &str) -> Option<(usize, usize, Vec<usize>)> {
+    let b = p.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'{' => {
+                let (mut depth, mut j, mut commas) = (0usize, i + 1, Vec::new());
+                while j < b.len() {
+                    match b[j] {
+                        b'\\' => j += 1,
+                        b'{' => depth += 1,
+                        b'}' if depth == 0 => break,
+                        b'}' => depth -= 1,
+                        b',' if depth == 0 => commas.push(j),
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j < b.len() && !commas.is_empty() {
+                    return Some((i, j, commas));
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// `http(s)://` URLs written in free text, the scheme in any case.
@@ -986,9 +1167,33 @@ mod tests {
 
     #[test]
     fn helpers() {
-        assert_eq!(glob_base("src/**/*.rs").as_deref(), Some("src"));
-        assert_eq!(glob_base("*.md").as_deref(), Some("."));
-        assert_eq!(glob_base("README.md"), None);
+        let reach = |p: &str| glob_reach(p).unwrap();
+        assert_eq!(reach("src/**/*.rs"), ["src"]);
+        assert_eq!(reach("*.md"), ["."]);
+        assert_eq!(reach("README.md"), ["README.md"]);
+        assert_eq!(reach("/etc/*.conf"), ["/etc"]);
+        assert_eq!(reach("/*/../../x/*"), ["/x"]);
+        assert_eq!(reach("../x/*"), ["../x"]);
+        assert_eq!(reach("*/../../x/*"), ["../x"]);
+        assert_eq!(reach("src/*/../*.rs"), ["src"]);
+        assert_eq!(reach("src/*/../../s/*"), ["s"]);
+        assert_eq!(reach("**/../x/*"), [".."]);
+        assert_eq!(reach("a/**/../../x"), [".."]);
+        assert_eq!(reach("./a/./b/*"), ["a/b"]);
+        let mut r = reach("{src,../x}/*");
+        r.sort();
+        assert_eq!(r, ["../x", "src"]);
+        let mut r = reach("{.,x}./o/*");
+        r.sort();
+        assert_eq!(r, ["../o", "x./o"]);
+        let mut r = reach("{~/k,{/etc,s}}/*");
+        r.sort();
+        assert_eq!(r, ["/etc", "s", "~/k"]);
+        assert_eq!(reach("{1..3}/x"), ["."]);
+        assert_eq!(reach(r"\{a,b}/x"), ["."]);
+        assert!(glob_reach("src/{a,/etc}/*").is_err());
+        assert!(glob_reach("x{a,~}/*").is_err());
+        assert!(glob_reach(&"{a,b}".repeat(9)).is_err());
         assert_eq!(
             urls_in("see https://a.com/x, and http://b.org."),
             ["https://a.com/x", "http://b.org"]

@@ -579,6 +579,9 @@ pub const BUILTIN_PROTECTED: &[&str] = &[
     "**/.idea/**",
     "**/.husky/**",
     "**/.cargo/config*",
+    // rustup runs the toolchain these name, a directory's own with `path`.
+    "**/rust-toolchain.toml",
+    "**/rust-toolchain",
     "**/.gitconfig",
     "**/.gitmodules",
     "**/.bashrc",

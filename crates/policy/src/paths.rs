@@ -8,6 +8,11 @@
 //! cannot be resolved safely (a loop, a permission error, `~user`, a NUL
 //! byte) is reported as unresolvable, and the caller treats it as outside
 //! every root.
+//!
+//! Where `..` is met depends on who opens the path ([`Opener`]): the
+//! kernel reads a `..` after a link from the link's target, while the
+//! clients remove `.` and `..` as text before they open a path, so for a
+//! client's tool they are removed first and only the rest is resolved.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -168,6 +173,23 @@ pub fn normalize_lexically(p: &Path) -> PathBuf {
     out
 }
 
+/// Who opens a path, which decides what `..` after a symlink means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opener {
+    /// The kernel, component by component, in toolgate's own process
+    /// (toolgate's own file tools open beneath a root with `openat2`):
+    /// `..` after a link climbs from the link's target.
+    Kernel,
+    /// The kernel, in a shell command's process: as [`Opener::Kernel`],
+    /// and `/proc/self/cwd` is the command's working directory.
+    Command,
+    /// A client's own tool: the client removes `.` and `..` as text
+    /// against its working directory first (Node's `path.resolve` and
+    /// `path.join`; Codex's lexical absolutize), and the kernel then opens
+    /// what remains, so `link/..` is the directory holding the link.
+    Client,
+}
+
 /// Resolves a path as written in a tool call or a command.
 pub fn resolve(written: &str, cwd: &Path, home: Option<&Path>) -> Resolved {
     resolve_within(written, cwd, home, &[])
@@ -183,42 +205,48 @@ pub fn resolve_within(
     home: Option<&Path>,
     canonical: &[PathBuf],
 ) -> Resolved {
-    resolve_seen(written, cwd, home, canonical, &Lookups::default())
+    resolve_for(
+        written,
+        cwd,
+        home,
+        canonical,
+        &Lookups::default(),
+        Opener::Kernel,
+    )
 }
 
-/// Like [`resolve_within`], remembering what each component was found to
-/// be in `seen` (see [`Lookups`]).
-pub(crate) fn resolve_seen(
-    written: &str,
-    cwd: &Path,
-    home: Option<&Path>,
-    canonical: &[PathBuf],
-    seen: &Lookups,
-) -> Resolved {
-    resolve_for(written, cwd, home, canonical, seen, false)
-}
-
-/// [`resolve_seen`] of a path a shell command names: the command runs in
-/// `cwd`, so its `/proc/self/cwd` is `cwd`. For a client's tool, which
-/// runs in the client's process whose directory is not known here, such a
-/// path cannot be resolved.
+/// Resolves a path as `opener` opens it, remembering what each component
+/// was found to be in `seen` (see [`Lookups`]). A shell command runs in
+/// `cwd`, so its `/proc/self/cwd` is `cwd`; for a client's tool, which
+/// runs in the client's process whose directory is not known here, or for
+/// toolgate's own, such a path cannot be resolved. For a client's tool,
+/// `cwd` is the client's working directory as it has it (its links not
+/// followed), since the client joins the path to it as text.
 pub(crate) fn resolve_for(
     written: &str,
     cwd: &Path,
     home: Option<&Path>,
     canonical: &[PathBuf],
     seen: &Lookups,
-    command: bool,
+    opener: Opener,
 ) -> Resolved {
     match absolute(written, cwd, home) {
         Err(e) => Resolved {
             lexical: None,
             real: Err(e),
         },
-        Ok(abs) => Resolved {
-            lexical: Some(normalize_lexically(&abs)),
-            real: resolve_real_within(&abs, command.then_some(cwd), canonical, seen),
-        },
+        Ok(abs) => {
+            let lexical = normalize_lexically(&abs);
+            let real = match opener {
+                Opener::Client => resolve_real_within(&lexical, None, canonical, seen),
+                Opener::Command => resolve_real_within(&abs, Some(cwd), canonical, seen),
+                Opener::Kernel => resolve_real_within(&abs, None, canonical, seen),
+            };
+            Resolved {
+                lexical: Some(lexical),
+                real,
+            }
+        }
     }
 }
 
@@ -580,8 +608,52 @@ mod tests {
         assert_eq!(r.real.unwrap(), PathBuf::from("/"));
     }
 
+    /// A client's tool takes `..` as text before any link: `link/..` is
+    /// the directory holding the link, not the parent of its target; the
+    /// kernel's reading is kept for toolgate's own tools and commands.
+    #[test]
+    fn a_clients_tool_takes_dot_dot_as_text() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join("d/a/b")).unwrap();
+        std::os::unix::fs::symlink("a/b", root.join("d/lk")).unwrap();
+        let client = |w: &str| {
+            resolve_for(w, &root, None, &[], &Lookups::default(), Opener::Client)
+                .real
+                .unwrap()
+        };
+        assert_eq!(client("d/lk/../x"), root.join("d/x"));
+        assert_eq!(client("d/lk/../../x"), root.join("x"));
+        assert_eq!(client("d/lk/./y"), root.join("d/a/b/y"));
+        assert_eq!(
+            resolve("d/lk/../x", &root, None).real.unwrap(),
+            root.join("d/a/x")
+        );
+        assert_eq!(
+            command("d/lk/../x", &root).real.unwrap(),
+            root.join("d/a/x")
+        );
+        // The working directory is text too.
+        let from_link = resolve_for(
+            "../x",
+            &root.join("d/lk"),
+            None,
+            &[],
+            &Lookups::default(),
+            Opener::Client,
+        );
+        assert_eq!(from_link.real.unwrap(), root.join("d/x"));
+    }
+
     fn command(written: &str, cwd: &Path) -> Resolved {
-        resolve_for(written, cwd, None, &[], &Lookups::default(), true)
+        resolve_for(
+            written,
+            cwd,
+            None,
+            &[],
+            &Lookups::default(),
+            Opener::Command,
+        )
     }
 
     /// `/proc/self` is this process: its `cwd` is the directory the path

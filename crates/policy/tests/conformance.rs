@@ -418,6 +418,8 @@ fn seed7_protected_paths_always_ask() {
         ".husky/pre-commit",
         ".cargo/config.toml",
         ".cargo/config",
+        "rust-toolchain.toml",
+        "sub/rust-toolchain",
         ".gitconfig",
         ".gitmodules",
         ".bashrc",

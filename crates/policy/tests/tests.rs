@@ -15,6 +15,7 @@ mod git_reach;
 mod git_rewrite;
 mod git_support;
 mod git_tracked;
+mod host_paths;
 mod layers;
 mod links;
 mod net_reach;

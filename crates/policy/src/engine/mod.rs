@@ -16,7 +16,7 @@ mod walk;
 use std::path::PathBuf;
 
 use crate::actions::{self, DeriveEnv, Via};
-use crate::call::Call;
+use crate::call::{Call, Client};
 use crate::catalog;
 use crate::decision::{Action, ActionDecision, Decision};
 use crate::effect::{Effect, Mode};
@@ -81,7 +81,7 @@ impl Policy {
     ) -> Decision {
         let mode = ctx.mode.unwrap_or(self.mode);
         let spec = self.spec_for(call);
-        let cwd = self.call_cwd(call);
+        let (text_cwd, cwd) = self.call_cwd(call);
         if let Err(reason) = validate::validate(spec, &call.input) {
             return self.combine(call, mode, vec![invalid_decision(reason.to_string())]);
         }
@@ -91,6 +91,13 @@ impl Policy {
             &call.input,
             &DeriveEnv {
                 cwd: &cwd,
+                text_cwd: &text_cwd,
+                // toolgate's own tools open through the kernel, beneath a
+                // root; every client's tools take `..` as text first.
+                opener: match call.client {
+                    Client::Toolgate => paths::Opener::Kernel,
+                    _ => paths::Opener::Client,
+                },
                 home: self.home.as_deref(),
                 canonical: &self.roots,
                 seen: &seen,
@@ -152,14 +159,18 @@ impl Policy {
     }
 
     /// The directory relative paths of a call resolve against: its `cwd`
-    /// (relative to the first root when relative), else the first root.
-    fn call_cwd(&self, call: &Call) -> PathBuf {
+    /// (relative to the first root when relative), else the first root; as
+    /// the call names it (`.` and `..` removed as text, the way a client
+    /// joins its tools' paths to it), and with its links followed (where a
+    /// command runs).
+    fn call_cwd(&self, call: &Call) -> (PathBuf, PathBuf) {
         let root = &self.roots[0];
         match &call.cwd {
-            None => root.clone(),
+            None => (root.clone(), root.clone()),
             Some(c) => {
                 let abs = paths::normalize_lexically(&root.join(c));
-                paths::resolve_real(&abs).unwrap_or(abs)
+                let real = paths::resolve_real(&abs).unwrap_or_else(|_| abs.clone());
+                (abs, real)
             }
         }
     }
