@@ -380,5 +380,12 @@ fn registry_urls_are_fetches() {
     ] {
         unknown(&analyze(cmd, &at(ws)), cmd, part);
     }
-    clean(&analyze("cargo search foo", &at(ws)), "cargo search foo");
+    for cmd in [
+        "cargo search foo",
+        "cargo publish --dry-run",
+        "cargo publish -n",
+        "cargo owner --list foo",
+    ] {
+        clean(&analyze(cmd, &at(ws)), cmd);
+    }
 }

@@ -395,6 +395,10 @@ fn cargo(args: &[Arg], d: &mut Derived) {
         "login" | "logout" => d.unknowns.push(format!(
             "`cargo {sub}` changes the registry token in cargo's credentials"
         )),
+        // A dry run packages and builds without uploading; a listing of
+        // the owners changes nothing.
+        "publish" if flag("--dry-run") || flag("-n") => {}
+        "owner" if flag("--list") || flag("-l") => {}
         // What is published (and yanked, and who owns it) on a registry
         // lies outside the workspace, under the registry token.
         "publish" | "yank" | "owner" => d.unknowns.push(format!(
