@@ -947,10 +947,36 @@ fn at_stripped(p: &str) -> Option<&str> {
 /// before the glob is not analysed.
 const BRACE_EXPANSIONS: usize = 256;
 
-/// Whether one segment of a glob may match names other than itself: a
-/// wildcard, a class, braces left as they are, an extended glob.
-fn is_wild(segment: &str) -> bool {
-    segment.contains(['*', '?', '[', '{', '('])
+/// A pattern segment as the clients' glob libraries read it when it holds
+/// no wildcard once simplified (minimatch removes backslash escapes and
+/// reads a class of one character as that character, so `[.][.]` and
+/// `\.\.` are `..` to it): the literal name, or `None` for a segment
+/// that matches entries of a directory listing (which never holds `..`).
+fn literal_segment(seg: &str) -> Option<String> {
+    let mut out = String::with_capacity(seg.len());
+    let mut chars = seg.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next().unwrap_or('\\')),
+            '[' => {
+                // One character, maybe escaped, then `]`.
+                let mut one = chars.next()?;
+                if one == '\\' {
+                    one = chars.next()?;
+                } else if matches!(one, '!' | '^' | ']') {
+                    return None;
+                }
+                if chars.next()? != ']' {
+                    return None;
+                }
+                out.push(one);
+            }
+            '*' | '?' | '{' | '(' => return None,
+            // An extglob's `@(`, `!(`, `+(`: the `(` above decides.
+            c => out.push(c),
+        }
+    }
+    Some(out)
 }
 
 /// Where a glob pattern leads: for each pattern its `{..}` alternatives
@@ -985,14 +1011,15 @@ fn glob_reach(pattern: &str) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for p in brace_expand(pattern, BRACE_EXPANSIONS)? {
         let absolute = p.starts_with('/');
+        let literals: Vec<Option<String>> = p.split('/').map(literal_segment).collect();
         let mut stack: Vec<Seg<'_>> = Vec::new();
-        for seg in p.split('/') {
-            match seg {
-                "" | "." => {}
-                ".." => up(&mut stack, absolute),
-                "**" => stack.push(Seg::Any),
-                s if is_wild(s) => stack.push(Seg::One),
-                s => stack.push(Seg::Name(s)),
+        for (seg, literal) in p.split('/').zip(&literals) {
+            match literal.as_deref() {
+                Some("" | ".") => {}
+                Some("..") => up(&mut stack, absolute),
+                Some(name) => stack.push(Seg::Name(name)),
+                None if seg == "**" => stack.push(Seg::Any),
+                None => stack.push(Seg::One),
             }
         }
         let lit: Vec<&str> = stack
@@ -1180,6 +1207,12 @@ mod tests {
         assert_eq!(reach("**/../x/*"), [".."]);
         assert_eq!(reach("a/**/../../x"), [".."]);
         assert_eq!(reach("./a/./b/*"), ["a/b"]);
+        assert_eq!(reach("src/[.][.]/secrets/*"), ["secrets"]);
+        assert_eq!(reach(r"src/\.\./secrets/key"), ["secrets/key"]);
+        assert_eq!(reach("[.][.]/*"), [".."]);
+        assert_eq!(reach(r"[\.].[.]/*"), ["..."]);
+        assert_eq!(reach("[.a]/x"), ["."]);
+        assert_eq!(reach("[!.]/x"), ["."]);
         let mut r = reach("{src,../x}/*");
         r.sort();
         assert_eq!(r, ["../x", "src"]);
@@ -1190,7 +1223,7 @@ mod tests {
         r.sort();
         assert_eq!(r, ["/etc", "s", "~/k"]);
         assert_eq!(reach("{1..3}/x"), ["."]);
-        assert_eq!(reach(r"\{a,b}/x"), ["."]);
+        assert_eq!(reach(r"\{a,b}/x"), ["{a,b}/x"]);
         assert!(glob_reach("src/{a,/etc}/*").is_err());
         assert!(glob_reach("x{a,~}/*").is_err());
         assert!(glob_reach(&"{a,b}".repeat(9)).is_err());

@@ -337,4 +337,19 @@ fn a_glob_that_climbs_after_a_wildcard_leaves_its_directory() {
         json!({"include": ["src/*/../../secrets/*"]}),
     );
     expect(&d, Effect::Deny, Some("deny[1]"), "into secrets");
+    // `..` as the clients' glob library reads it: a class of one
+    // character is that character, a backslash escapes the next.
+    for include in ["src/[.][.]/secrets/*", r"src/\.\./secrets/key"] {
+        let d = decide(
+            &w,
+            Client::Gemini,
+            "read_many_files",
+            json!({ "include": [include] }),
+        );
+        expect(&d, Effect::Deny, Some("deny[1]"), include);
+    }
+    for pattern in ["[.][.]/[.][.]/outside/*", r"\.\./\.\./outside/*"] {
+        let d = decide(&w, Client::Gemini, "glob", json!({ "pattern": pattern }));
+        expect(&d, Effect::Deny, outside, pattern);
+    }
 }
