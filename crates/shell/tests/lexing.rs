@@ -55,6 +55,11 @@ const HIDDEN: &[&str] = &[
     "true <<E\"\"\nE\ntouch MARK\nE\"\"",
     "cat <<E\"F\"\nEF\ntouch MARK\nE\"F\"",
     "true <<$'E'\nE\ntouch MARK\n$'E'",
+    // The end line is the delimiter exactly: not with a blank or an
+    // operator after it.
+    "cat <<E\nE \ncat <<X\nE\ntouch MARK\nX",
+    "cat <<E\nE\t\ncat <<X\nE\ntouch MARK\nX",
+    "cat <<E\nE;\ncat <<X\nE\ntouch MARK\nX",
     // An unquoted body's continued lines are joined before the compare.
     "true <<E\n\\\nE\ntouch MARK\nE",
 ];

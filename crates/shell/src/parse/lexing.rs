@@ -167,11 +167,11 @@ fn heredoc_end(node: TsNode<'_>, src: &str) -> Option<String> {
                 body = text;
                 body_at = Some(child.start_byte());
             }
-            "heredoc_end" => end = Some((text, child.start_byte())),
+            "heredoc_end" => end = Some((text, child.start_byte(), child.end_byte())),
             _ => {}
         }
     }
-    let (Some((start, line_from)), Some((end, end_at))) = (start, end) else {
+    let (Some((start, line_from)), Some((end, end_at, end_to))) = (start, end) else {
         return None;
     };
     let at = node.start_byte();
@@ -190,6 +190,26 @@ fn heredoc_end(node: TsNode<'_>, src: &str) -> Option<String> {
         return differs();
     };
     if delim.is_empty() || end != delim {
+        return differs();
+    }
+    // The whole line holding the end: bash ends only at a line that is
+    // the delimiter exactly (after leading tabs, with `<<-`), where the
+    // grammar also ends at one with blanks or an operator after it.
+    let line_start = src
+        .get(..end_at)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let line_end = src
+        .get(end_to..)
+        .and_then(|t| t.find('\n'))
+        .map_or(src.len(), |i| end_to + i);
+    let line = src.get(line_start..line_end).unwrap_or("");
+    let line = if dash {
+        line.trim_start_matches('\t')
+    } else {
+        line
+    };
+    if line != delim {
         return differs();
     }
     let quoted = start.contains(['\'', '"', '\\']);
