@@ -174,6 +174,41 @@ fn statements_that_run_nothing_need_no_rule() {
     ] {
         expect(&fx, cmd, Effect::Ask);
     }
+    // Builtins that change only the shell's own state, which is followed.
+    std::os::unix::fs::symlink("test", fx.root.join("lk")).expect("link");
+    for cmd in [
+        "set -euo pipefail; ls",
+        "set -e; set +x; set -o pipefail",
+        "export N=1; ls",
+        "declare -x N=1 M=2",
+        "local n=1",
+        "readonly N=1",
+        "unset N",
+        "set -- a b; shift",
+        "wait",
+        "exit 0",
+    ] {
+        expect(&fx, cmd, Effect::Allow);
+    }
+    // And what of it cannot be followed still asks.
+    for cmd in [
+        "cd \"$D\" && ls",
+        "cd test && ls",
+        "export PATH=/tmp:$PATH; ls",
+        "declare PS4='$(rm f)'",
+        "declare -n r=PS4",
+        "x='a[$(rm f)]'; declare -i y=x",
+        "unset 'a[$(rm f)]'",
+        "set -k",
+        "set -P; ls lk/..",
+        "set -o physical",
+        "builtin cd test",
+        "shopt -s nocaseglob",
+        "hash -p /tmp/x ls",
+        "export N=$(rm f)",
+    ] {
+        expect(&fx, cmd, Effect::Ask);
+    }
     // A rule on the statement still counts.
     let fx = policy(
         r#"[[rule]]
@@ -183,6 +218,47 @@ match = ["Bash(true)"]
 "#,
     );
     expect(&fx, "true", Effect::Deny);
+}
+
+/// Where `cd` fails (its directory is not there), bash stays where it
+/// was, and what follows a `;` or `||` runs there: with `cd` allowed,
+/// `cd nothere; cat test/secret` reads `test/secret`, not
+/// `nothere/test/secret`.
+#[test]
+fn a_cd_that_fails_leaves_the_directory_unknown() {
+    let fx = policy(
+        r#"[[rule]]
+id = "cd"
+effect = "allow"
+match = ["Bash(cd *)"]
+
+[[rule]]
+id = "secret"
+effect = "deny"
+match = ["Read(test/secret)"]
+"#,
+    );
+    std::fs::write(fx.root.join("test/secret"), "SECRET=2\n").expect("secret");
+    for cmd in ["cd test && cat f", "cd test; ls"] {
+        expect(&fx, cmd, Effect::Allow);
+    }
+    for cmd in [
+        "cd nothere; cat test/secret",
+        "cd nothere || cat test/secret",
+        "cd f; cat test/secret",
+        "cd /nothere; cat test/secret",
+    ] {
+        let d = bash(&fx, cmd);
+        assert_ne!(d.decision, Effect::Allow, "`{cmd}`: {}", d.reason);
+    }
+    // What bash does: the read happens where the command started.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("cd nothere 2>/dev/null; cat test/secret")
+        .current_dir(&fx.root)
+        .output()
+        .expect("bash runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "SECRET=2\n");
 }
 
 /// A listing (`ls`, `find`'s walk, `tree`, `xargs ls`) shows names, sizes

@@ -137,10 +137,15 @@ pub struct Command {
     pub read_only: bool,
     /// The command's source text, for explanations.
     pub text: String,
-    /// The command runs nothing and changes nothing: `:`, `true`, `false`,
-    /// `test`, `[` or `[[ .. ]]`, by its bare name, with no wrapper. What
-    /// its words expand (`[[ -f $(rm x) ]]`) and evaluate are commands and
-    /// unknowns of their own; its redirects are effects of their own.
+    /// The command runs no program and touches no file itself: `:`,
+    /// `true`, `false`, `test`, `[`, `[[ .. ]]`, or a builtin that changes
+    /// only the shell's own state, which the analysis follows (`cd`,
+    /// `pushd`, `popd`, `export`, `declare`, `local`, `readonly`, `unset`,
+    /// `set`, `shift`, `wait`, `exit`, ..), by its bare name, with no
+    /// wrapper. What its words expand (`[[ -f $(rm x) ]]`) and evaluate,
+    /// and what of the shell's state it changes that cannot be followed
+    /// (`export PATH=..`, `set -k`), are commands and unknowns of their
+    /// own; its redirects are effects of their own.
     pub no_op: bool,
 }
 

@@ -422,7 +422,11 @@ fn set(args: &[Arg], d: &mut Derived) {
         } else {
             None
         };
-        if t[1..].contains('k') || matches!(opt_name, Some("keyword" | "posix" | "onecmd")) {
+        // `-P` (physical): a later `cd` resolves links as it goes, where
+        // the walk follows the logical path.
+        if t[1..].contains(['k', 'P'])
+            || matches!(opt_name, Some("keyword" | "posix" | "onecmd" | "physical"))
+        {
             d.unknowns
                 .push(format!("`set {t}` changes how later commands run"));
         }

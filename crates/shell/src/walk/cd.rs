@@ -107,6 +107,33 @@ impl<'o> Walker<'o> {
                 return;
             }
         }
+        // A directory that is not there now: bash's `cd` fails and stays
+        // where it was, and what follows a `;` or `||` runs there, not
+        // where the walk would take it (`cd nothere; cat .env`).
+        // (Only where the walk stands on the file system as it is: the
+        // starting directory exists; and not for what an earlier part of
+        // the script makes, `mkdir -p b && cd b`.)
+        let grounded = self.opts.cwd.as_ref().is_some_and(|c| c.is_dir());
+        if let (Cwd::At(p), true) = (&target, grounded) {
+            let abs = if p.is_absolute() {
+                Some(p.clone())
+            } else {
+                self.opts.cwd.as_ref().map(|c| c.join(p))
+            };
+            let abs = abs.map(|a| self.written_path(&a.to_string_lossy(), None));
+            if abs.is_some_and(|a| !a.is_dir() && !self.made_at_or_above(&a)) {
+                self.unknown(
+                    format!(
+                        "`{name}` to `{}`, which is not a directory now: where it fails, bash stays where it was",
+                        p.display()
+                    ),
+                    Some(idx),
+                );
+                scope.oldpwd = Some(scope.cwd.clone());
+                scope.cwd = Cwd::Unknown;
+                return;
+            }
+        }
         if name == "pushd" && !operands.is_empty() {
             scope.dir_stack.push(scope.cwd.clone());
         }

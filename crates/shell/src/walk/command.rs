@@ -898,7 +898,7 @@ impl<'o> Walker<'o> {
                 && !name.contains('/')
                 && argv.first().is_some_and(|a| !a.text.contains('/'))
                 && all_wrappers.is_empty()
-                && matches!(name.as_str(), ":" | "true" | "false" | "test" | "[" | "[[");
+                && no_op_builtin(&name);
             c.argv = argv.into_iter().map(|a| a.text).collect();
             c.wrappers = all_wrappers;
         }
@@ -1170,4 +1170,35 @@ fn args_only_ask_version(argv: &[Arg]) -> bool {
         && argv
             .get(1)
             .is_some_and(|a| a.literal && matches!(a.text.as_str(), "--version" | "--help" | "-V"))
+}
+
+/// Builtins that run no program and touch no file themselves: tests, and
+/// those that change only the shell's own state, which the walk follows
+/// (variables and their exports, shell options, the positional
+/// parameters) and reports as unknown where it cannot (`export PATH=..`,
+/// `declare -n`, `set -k`, `unset 'a[$(..)]'`). What their words expand
+/// is a command of its own. `cd` is not one: where it fails, bash stays
+/// where it was, and what follows a `;` runs there.
+fn no_op_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        ":" | "true"
+            | "false"
+            | "test"
+            | "["
+            | "[["
+            | "export"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "readonly"
+            | "unset"
+            | "set"
+            | "shift"
+            | "wait"
+            | "return"
+            | "exit"
+            | "break"
+            | "continue"
+    )
 }

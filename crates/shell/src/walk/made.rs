@@ -507,6 +507,13 @@ impl<'o> Walker<'o> {
         out
     }
 
+    /// Whether an earlier part of the script made `path` or something at
+    /// or above it (a link, a move, a copy, a written file or directory).
+    pub(super) fn made_at_or_above(&self, path: &Path) -> bool {
+        self.made.iter().any(|m| path.starts_with(&m.at))
+            || self.written_files.iter().any(|w| path.starts_with(w))
+    }
+
     /// Whether `text`, run where `base` is, is a file written earlier in
     /// the script.
     pub(super) fn is_written(&self, text: &str, base: Option<&Path>) -> bool {
