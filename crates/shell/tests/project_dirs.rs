@@ -389,3 +389,287 @@ fn registry_urls_are_fetches() {
         clean(&analyze(cmd, &at(ws)), cmd);
     }
 }
+
+/// Whether `a` writes `target` as a write an option turns on (judged as a
+/// redirect is, not by the tool's allow).
+fn writes_by_option(a: &Analysis, target: &str) -> bool {
+    a.effects
+        .iter()
+        .any(|e| e.kind == EffectKind::Write && e.target == target && e.origin == Origin::Redirect)
+}
+
+/// `make -I DIR` (`--include-dir=DIR`, in a cluster too): make searches
+/// DIR for the makefiles `include`, `-include` and `MAKEFILES` name, and
+/// runs their recipes: a read of DIR, as `make -C DIR` is.
+#[test]
+fn make_include_dirs_are_reads() {
+    let ws = Path::new("/w");
+    for cmd in [
+        "make MAKEFILES=Makefile -I/o all",
+        "make -I /o",
+        "make -sI/o all",
+        "make -kI /o",
+        "make --include-dir=/o",
+        "make --include-dir /o",
+        "make --inc=/o",
+    ] {
+        let a = analyze(cmd, &at(ws));
+        assert!(reads_dir(&a, Path::new("/o")), "`{cmd}`: {:?}", a.effects);
+    }
+    if have("make") {
+        let s = Scratch::new();
+        let out = s.run(
+            "mkdir -p o w && printf 'all:\\n\\ttouch @D/P\\n' > o/inc.mk",
+            "cd w && make -s MAKEFILES=inc.mk -I../o all >/dev/null 2>&1; test -e @D/P && echo ran",
+        );
+        assert_eq!(out, "ran\n");
+    }
+}
+
+/// npm's parser (nopt) takes off every leading dash, expands a cluster
+/// of one-letter shorthands however many dashes it has, and takes off
+/// `no-` as often as it is given (an option whose value is text still
+/// takes it): each spelling is the option's.
+#[test]
+fn npm_options_with_any_dashes() {
+    let ws = Path::new("/w");
+    for cmd in [
+        "npm test ---prefix=/o",
+        "npm test ----prefix /o",
+        "npm test -prefix=/o",
+        "npm ---prefix /o test",
+        "npm test --C=/o",
+        "npm test ---C /o",
+        "npm test -sC /o",
+        "pnpm test ---C /o",
+    ] {
+        let a = analyze(cmd, &at(ws));
+        assert!(reads_dir(&a, Path::new("/o")), "`{cmd}`: {:?}", a.effects);
+    }
+    for (cmd, part) in [
+        ("npm test ---script-shell=./x", "runs the package's scripts"),
+        ("npm test -script-shell=./x", "runs the package's scripts"),
+        (
+            "npm test --no-script-shell=./x",
+            "runs the package's scripts",
+        ),
+        ("npm test --NO-no-scr ./x", "runs the package's scripts"),
+        ("npm test ----userconfig=./rc", "reads configuration"),
+        ("npm test ---globalconfig ./rc", "reads configuration"),
+        ("npm test ---node-options=--require=./x.js", "can load code"),
+        ("npm test ---shell=./x", "`exec -c`"),
+        ("npm test ---editor=./x", "as the editor"),
+        ("npm test ---browser=./x", "as the browser"),
+        ("npm test ---viewer=./x", "to show help"),
+        ("npm test ---git=./x", "as git"),
+        ("npm test ---node-gyp=./x", "native modules"),
+        ("npm test ---init-module=./x.js", "JavaScript file"),
+        (
+            "pnpm test ---script-shell=./x",
+            "runs the package's scripts",
+        ),
+        ("npm test ---global", "outside the workspace"),
+        ("npm test --no-no-global", "outside the workspace"),
+        ("npm test ---g", "outside the workspace"),
+        ("npm test -sg", "outside the workspace"),
+        ("npm test ---locat=global", "outside the workspace"),
+        ("npm test ---L global", "outside the workspace"),
+    ] {
+        unknown(&analyze(cmd, &at(ws)), cmd, part);
+    }
+    let cmd = "npm test ---registry=http://h/";
+    let a = analyze(cmd, &at(ws));
+    assert!(
+        a.effects.iter().any(|e| e.kind == EffectKind::Fetch
+            && e.target == "http://h/"
+            && e.origin == Origin::Redirect),
+        "`{cmd}`: {:?}",
+        a.effects
+    );
+    for cmd in [
+        "npm test --no-global",
+        "npm test --local",
+        "npm install --save-dev x",
+        "npm test -- ---script-shell=./x",
+        "npm test --ca=x",
+    ] {
+        clean(&analyze(cmd, &at(ws)), cmd);
+    }
+    // A value npm does not take is not read (`--no-prefix` is `false`).
+    let a = analyze("npm test --no-prefix /o", &at(ws));
+    assert!(!reads_dir(&a, Path::new("/o")), "{:?}", a.effects);
+    if have("npm") {
+        let s = Scratch::new();
+        let out = s.run(
+            "mkdir -p o",
+            "npm prefix ---prefix=@D/o 2>/dev/null; npm prefix -sC @D/o 2>/dev/null; \
+             npm config get ----script-shell=/x/sh script-shell 2>/dev/null; \
+             npm config get --no-script-shell=/x/sh script-shell 2>/dev/null; \
+             npm config get --no-no-global global 2>/dev/null",
+        );
+        let o = s.join("o").display().to_string();
+        assert_eq!(out, format!("{o}\n{o}\n/x/sh\n/x/sh\ntrue\n"));
+    }
+}
+
+/// pnpm's `--dir DIR` (the long form of its `-C`), yarn's `--cwd DIR`
+/// (classic and berry) and bun's `--cwd DIR` run the scripts of DIR's
+/// `package.json`: a read of DIR, as `npm --prefix DIR` is.
+#[test]
+fn package_managers_project_directories() {
+    let ws = Path::new("/w");
+    for cmd in [
+        "pnpm --dir /o test",
+        "pnpm test --dir=/o",
+        "pnpm ---dir=/o test",
+        "pnpm -sC /o test",
+        "yarn --cwd /o test",
+        "yarn --cwd=/o test",
+        "bun --cwd /o test",
+        "bun test --cwd=/o",
+    ] {
+        let a = analyze(cmd, &at(ws));
+        assert!(reads_dir(&a, Path::new("/o")), "`{cmd}`: {:?}", a.effects);
+    }
+    let setup = "mkdir -p o && echo '{\"name\":\"o\",\"scripts\":{\"test\":\"touch @D/P\"}}' > o/package.json \
+                 && echo '{\"name\":\"w\",\"scripts\":{\"test\":\"true\"}}' > package.json";
+    if have("pnpm") {
+        let s = Scratch::new();
+        let out = s.run(
+            setup,
+            "pnpm ---dir=o test >/dev/null 2>&1; test -e @D/P && echo ran",
+        );
+        assert_eq!(out, "ran\n");
+    }
+    if have("yarn") {
+        let s = Scratch::new();
+        let out = s.run(
+            setup,
+            "yarn --cwd=o test >/dev/null 2>&1; test -e @D/P && echo ran",
+        );
+        assert_eq!(out, "ran\n");
+    }
+}
+
+/// pnpm's `--config.KEY=VALUE` sets any configuration key, the programs
+/// it runs among them (`script-shell`): unanalysable, as `cargo --config`
+/// is; so are pnpm's and yarn's options that load configuration or code.
+#[test]
+fn package_manager_configuration_options() {
+    let ws = Path::new("/w");
+    for (cmd, part) in [
+        (
+            "pnpm --config.script-shell=/x/sh.sh test",
+            "sets configuration",
+        ),
+        (
+            "pnpm test --config.script-shell /x/sh.sh",
+            "sets configuration",
+        ),
+        ("pnpm -config.node-options=x test", "sets configuration"),
+        ("pnpm ---Config.Script-Shell=x test", "sets configuration"),
+        ("pnpm --pnpmfile ./hooks.cjs install", "whose hooks run"),
+        ("pnpm --config-dir ./c test", "reads configuration"),
+        ("pnpm --npm-path ./x publish", "as npm"),
+        ("yarn --use-yarnrc ./rc test", "reads configuration"),
+    ] {
+        unknown(&analyze(cmd, &at(ws)), cmd, part);
+    }
+    for cmd in ["pnpm -r --filter x test", "pnpm test", "yarn test --watch"] {
+        clean(&analyze(cmd, &at(ws)), cmd);
+    }
+    if have("pnpm") {
+        let s = Scratch::new();
+        let out = s.run(
+            "printf '#!/bin/sh\\ntouch @D/P\\n' > sh.sh && chmod +x sh.sh \
+             && echo '{\"name\":\"w\",\"scripts\":{\"test\":\"true\"}}' > package.json",
+            "pnpm ---config.script-shell=@D/sh.sh test >/dev/null 2>&1; test -e @D/P && echo ran",
+        );
+        assert_eq!(out, "ran\n");
+    }
+}
+
+/// `pytest --debug[=FILE]` writes its trace to FILE (the next word when
+/// it is not an option), else to `pytestdebug.log`: a write the option
+/// turns on, judged as a redirect is.
+#[test]
+fn pytest_debug_writes_its_file() {
+    let ws = Path::new("/w");
+    for (cmd, file) in [
+        ("python3 -m pytest --debug=/o/f", "/o/f"),
+        ("pytest --debug /o/f tests", "/o/f"),
+        ("pytest --debug", "pytestdebug.log"),
+        ("pytest --debug -q tests", "pytestdebug.log"),
+        ("pytest -q --junit-xml=/o/j.xml", "/o/j.xml"),
+    ] {
+        let a = analyze(cmd, &at(ws));
+        assert!(writes_by_option(&a, file), "`{cmd}`: {:?}", a.effects);
+    }
+    // The file is the option's, not a test path; the test path after an
+    // option is still read.
+    let read = |a: &Analysis, target: &str| {
+        a.effects
+            .iter()
+            .any(|e| e.kind == EffectKind::Read && e.target == target)
+    };
+    let a = analyze("pytest --debug /o/f tests", &at(ws));
+    assert!(!read(&a, "/o/f") && read(&a, "tests"), "{:?}", a.effects);
+    let a = analyze("pytest --debug -q tests", &at(ws));
+    assert!(read(&a, "tests"), "{:?}", a.effects);
+    let cmd = "pytest --tx popen//python=./x";
+    unknown(&analyze(cmd, &at(ws)), cmd, "gateways");
+    if have("pytest") {
+        let s = Scratch::new();
+        let out = s.run(
+            "mkdir -p o t && echo 'def test_a(): pass' > t/test_a.py",
+            "pytest -q -p no:cacheprovider --debug o/f t >/dev/null 2>&1; \
+             pytest -q -p no:cacheprovider t --debug >/dev/null 2>&1; \
+             test -s o/f && test -s pytestdebug.log && echo wrote",
+        );
+        assert_eq!(out, "wrote\n");
+    }
+}
+
+/// `go build -C DIR` (go 1.20) runs go in DIR, with its `go.mod` and
+/// sources: a read of DIR, as `make -C DIR` is. The test binary's flags
+/// after `-args` (`-test.cpuprofile=F`, `-test.testlogfile`, ...) write
+/// where they say, as the same flags before it do.
+#[test]
+fn go_directory_and_test_binary_flags() {
+    let ws = Path::new("/w");
+    for cmd in [
+        "go test -C /o ./...",
+        "go build -C=/o",
+        "go vet --C /o ./...",
+        "go run -C /o .",
+    ] {
+        let a = analyze(cmd, &at(ws));
+        assert!(reads_dir(&a, Path::new("/o")), "`{cmd}`: {:?}", a.effects);
+    }
+    for (cmd, file) in [
+        ("go test ./... -args -test.cpuprofile=/o/c", "/o/c"),
+        ("go test ./... -args -test.memprofile /o/m", "/o/m"),
+        ("go test . -args -v -test.testlogfile=/o/l", "/o/l"),
+        ("go test . -args -test.coverprofile=/o/p", "/o/p"),
+        ("go test . -args -test.trace=/o/t", "/o/t"),
+        ("go test . -args -test.blockprofile=/o/b", "/o/b"),
+        ("go test . -args -test.mutexprofile=/o/x", "/o/x"),
+        ("go test . -args -test.outputdir=/o/d", "/o/d"),
+        ("go test -test.testlogfile=/o/l .", "/o/l"),
+        ("go test -cpuprofile /o/c .", "/o/c"),
+    ] {
+        let a = analyze(cmd, &at(ws));
+        assert!(writes_by_option(&a, file), "`{cmd}`: {:?}", a.effects);
+    }
+    // After `-args`, the test's own flags are its business.
+    let a = analyze("go test . -args -o /o/x", &at(ws));
+    assert!(!writes_by_option(&a, "/o/x"), "{:?}", a.effects);
+    if have("go") {
+        let s = Scratch::new();
+        let out = s.run(
+            "mkdir -p o && printf 'module example.com/other\\n\\ngo 1.20\\n' > o/go.mod",
+            "go list -C o -m 2>/dev/null",
+        );
+        assert_eq!(out, "example.com/other\n");
+    }
+}

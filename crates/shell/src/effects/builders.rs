@@ -21,6 +21,10 @@ use crate::words::Arg;
 enum Value {
     /// A file written.
     Writes,
+    /// A file written, whose name the option may be given (argparse's
+    /// `nargs='?'`: the next word when it is not an option), else the
+    /// default name here (`pytest --debug`, `pytestdebug.log`).
+    WritesOr(&'static str),
     /// A directory written into.
     WritesInto,
     /// A directory removed and made again.
@@ -44,12 +48,14 @@ enum Value {
     Fetches,
 }
 
-use Value::{Cov, Fetches, Ini, Reads, Replaces, Root, Runs, Writes, WritesInto};
+use Value::{Cov, Fetches, Ini, Reads, Replaces, Root, Runs, Writes, WritesInto, WritesOr};
 
 /// Go's flags, with one or two dashes, `-flag value` or `-flag=value`
 /// (`go help build`, `go help testflag`); the test binary's own flags
-/// also take the `test.` prefix.
+/// also take the `test.` prefix. `-C DIR` (go 1.20) runs go in DIR, with
+/// its `go.mod`, `go.work` and sources: a read of DIR, as `make -C`.
 const GO: &[(&str, Value)] = &[
+    ("C", Reads),
     ("o", Writes),
     ("coverprofile", Writes),
     ("cpuprofile", Writes),
@@ -57,6 +63,7 @@ const GO: &[(&str, Value)] = &[
     ("blockprofile", Writes),
     ("mutexprofile", Writes),
     ("trace", Writes),
+    ("testlogfile", Writes),
     ("outputdir", WritesInto),
     ("fuzzcachedir", WritesInto),
     ("gocoverdir", WritesInto),
@@ -100,6 +107,7 @@ const GO_BOOLEANS: &[&str] = &[
     "buildvcs",
     "c",
     "fullpath",
+    "paniconexit0",
 ];
 
 /// cargo's options (`cargo help build`, `cargo help config`).
@@ -138,6 +146,7 @@ const PYTEST: &[(&str, Value)] = &[
     ("--report-log", Writes),
     ("--log-file", Writes),
     ("--html", Writes),
+    ("--debug", WritesOr("pytestdebug.log")),
     ("-c", Reads),
     ("--config-file", Reads),
     ("--confcutdir", Reads),
@@ -147,6 +156,13 @@ const PYTEST: &[(&str, Value)] = &[
     (
         "--pastebin",
         Runs("sends the test session's output to a pastebin service"),
+    ),
+    // pytest-xdist's gateways: `popen//python=PROGRAM`, `ssh=HOST`.
+    (
+        "--tx",
+        Runs(
+            "names the gateways xdist starts, which can name the program or host that runs the tests",
+        ),
     ),
     ("--cov-report", Cov),
 ];
@@ -210,13 +226,16 @@ const PYTEST_VALUED: &[&str] = &[
     "--numprocesses",
     "--tx",
     "--rsyncdir",
-    "--debug",
     "--deselect",
     "--keyword",
     "--markers",
     "--plugin",
     "--tb",
 ];
+
+/// pytest's options whose value is optional (argparse's `nargs='?'`):
+/// the next word is theirs when it does not start with `-`.
+const PYTEST_OPTIONAL: &[&str] = &["--debug"];
 
 /// pytest's operands are the files and directories whose tests it
 /// imports and runs (`tests/t.py::TestA::test_b` names `tests/t.py`):
@@ -233,7 +252,14 @@ fn pytest_operands(args: &[Arg], d: &mut Derived) {
             break;
         }
         if a.literal && t.starts_with('-') && t != "-" {
-            if PYTEST_VALUED.contains(&t) {
+            let optional = || {
+                PYTEST_OPTIONAL.contains(&t)
+                    && it
+                        .as_slice()
+                        .first()
+                        .is_some_and(|n| !n.text.starts_with('-'))
+            };
+            if PYTEST_VALUED.contains(&t) || optional() {
                 it.next();
             }
             continue;
@@ -276,7 +302,172 @@ const NPM: &[(&str, Value)] = &[
         "--node-options",
         Runs("hands options to every node it runs, which can load code"),
     ),
+    (
+        "--shell",
+        Runs("runs the program it names for `exec -c` and `explore`"),
+    ),
+    ("--editor", Runs("runs the program it names as the editor")),
+    (
+        "--browser",
+        Runs("runs the program it names as the browser"),
+    ),
+    ("--viewer", Runs("runs the program it names to show help")),
+    ("--git", Runs("runs the program it names as git")),
+    (
+        "--node-gyp",
+        Runs("runs the program it names to build native modules"),
+    ),
+    (
+        "--init-module",
+        Runs("runs the JavaScript file it names for `init`"),
+    ),
 ];
+
+/// pnpm's options beyond npm's (`pnpm help`, pnpm's `.npmrc` settings):
+/// `--dir` is the long form of `-C`.
+const PNPM: &[(&str, Value)] = &[
+    ("--dir", Reads),
+    ("--store-dir", WritesInto),
+    ("--virtual-store-dir", WritesInto),
+    ("--modules-dir", WritesInto),
+    ("--global-dir", WritesInto),
+    ("--global-bin-dir", WritesInto),
+    ("--cache-dir", WritesInto),
+    ("--state-dir", WritesInto),
+    (
+        "--pnpmfile",
+        Runs("loads the JavaScript file it names, whose hooks run"),
+    ),
+    (
+        "--global-pnpmfile",
+        Runs("loads the JavaScript file it names, whose hooks run"),
+    ),
+    (
+        "--config-dir",
+        Runs("reads configuration, which can name the shell scripts run in"),
+    ),
+    ("--npm-path", Runs("runs the program it names as npm")),
+];
+
+/// yarn's options, classic's (`yarn --help`) and berry's `--cwd`, exactly
+/// as written (neither takes a start of a name or more dashes).
+const YARN: &[(&str, Value)] = &[
+    ("--cwd", Reads),
+    ("--cache-folder", WritesInto),
+    ("--preferred-cache-folder", WritesInto),
+    ("--global-folder", WritesInto),
+    ("--link-folder", WritesInto),
+    ("--modules-folder", WritesInto),
+    ("--registry", Fetches),
+    (
+        "--use-yarnrc",
+        Runs("reads configuration, which can name the shell scripts run in"),
+    ),
+];
+
+/// bun's options: `--cwd DIR` runs it in DIR, with DIR's `package.json`
+/// and `bunfig.toml`.
+const BUN: &[(&str, Value)] = &[("--cwd", Reads)];
+
+/// The single-letter shorthands of npm's option parser (`npm help
+/// config`, `@npmcli/config`'s definitions), with pnpm's `-r` and `-F`: a
+/// word of only these letters is a cluster of them (`-sC DIR` is `-s -C
+/// DIR`), however many dashes it has.
+const NPM_SINGLES: &str = "acfgLlmpCSBDEOPHhvwydqsnrF?";
+
+/// npm's and pnpm's names that start names in the tables (`--global`,
+/// `--globalconfig`): each is itself, never a start of another.
+const NPM_WHOLE: &[&str] = &["global", "ca", "cache"];
+
+/// npm's names that are made of those letters but are names (or
+/// shorthands) of their own, not clusters.
+const NPM_NOT_CLUSTERS: &[&str] = &["all", "ca", "call", "dd", "ddd", "ws"];
+
+/// npm's and pnpm's words as their option parser (nopt) reads them, with
+/// each option spelt as the tables spell it: nopt takes off every
+/// leading dash (`---prefix=DIR` and `-prefix=DIR` are `--prefix=DIR`,
+/// `--C DIR` is `-C DIR`), expands a cluster of one-letter shorthands
+/// (`-gC DIR`), and takes off `no-` (in any case) as often as it is
+/// given, an odd count negating a flag (`--no-no-global` is `--global`)
+/// while an option whose value is text still takes its value
+/// (`--no-script-shell=X` sets it to X; kept as `--no-X`, which
+/// [`table`] reads as X). A run of dashes alone ends the options; the
+/// words after it are the script's.
+fn npm_words(args: &[Arg]) -> Vec<Arg> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        if !a.literal || !t.starts_with('-') || t.len() == 1 {
+            out.push(a.clone());
+            continue;
+        }
+        if t.bytes().all(|b| b == b'-') {
+            out.push(a.with_text("--"));
+            out.extend(it.cloned());
+            break;
+        }
+        let (key, inline) = match t.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (t, None),
+        };
+        let name = key.trim_start_matches('-');
+        let with = |option: String| match inline {
+            Some(v) => a.with_text(format!("{option}={v}")),
+            None => a.with_text(option),
+        };
+        if name.chars().count() == 1 {
+            out.push(with(format!("-{name}")));
+            continue;
+        }
+        if !name.is_empty()
+            && name.chars().all(|c| NPM_SINGLES.contains(c))
+            && !NPM_NOT_CLUSTERS.contains(&name)
+        {
+            out.extend(name.chars().map(|c| a.with_text(format!("-{c}"))));
+            out.extend(inline.map(|v| a.with_text(v)));
+            continue;
+        }
+        let mut bare = name;
+        let mut negated = false;
+        while bare.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("no-")) {
+            bare = &bare[3..];
+            negated = !negated;
+        }
+        if bare.is_empty() {
+            out.push(a.clone());
+        } else if negated {
+            out.push(with(format!("--no-{bare}")));
+        } else {
+            out.push(with(format!("--{bare}")));
+        }
+    }
+    out
+}
+
+/// pnpm's `--config.KEY=VALUE` sets any configuration key
+/// (`--config.script-shell=X`, in any case and spelling of the key).
+fn pnpm_config(words: &[Arg], d: &mut Derived) {
+    for a in words {
+        if !a.literal {
+            continue;
+        }
+        if a.text == "--" {
+            break;
+        }
+        let body = a.text.strip_prefix("--").unwrap_or(&a.text);
+        let body = body.strip_prefix("no-").unwrap_or(body);
+        if body
+            .get(..7)
+            .is_some_and(|c| c.eq_ignore_ascii_case("config."))
+        {
+            d.unknowns.push(format!(
+                "`pnpm {}` sets configuration, which can name the programs pnpm runs (`script-shell`, `node-options`)",
+                a.text
+            ));
+        }
+    }
+}
 
 /// The writes, reads and unanalysable options of a build or test tool;
 /// false when `name` is not one.
@@ -290,6 +481,7 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
         "yarn" => {
             runners::runner(name, args, d);
             package_manager(name, args, d);
+            table(name, YARN, args, d);
         }
         "npx" | "bunx" | "pnpx" | "uvx" | "poetry" | "pipx" | "bundle" => {
             runners::runner(name, args, d);
@@ -316,9 +508,15 @@ pub(super) fn builders(name: &str, args: &[Arg], d: &mut Derived) -> bool {
         },
         "npm" | "pnpm" => {
             runners::runner(name, args, d);
-            package_manager(name, args, d);
-            table(name, NPM, args, d);
+            let words = npm_words(args);
+            package_manager(name, &words, d);
+            table(name, NPM, &words, d);
+            if name == "pnpm" {
+                table(name, PNPM, &words, d);
+                pnpm_config(&words, d);
+            }
         }
+        "bun" => table(name, BUN, args, d),
         _ => return false,
     }
     true
@@ -711,7 +909,9 @@ fn go_subcommand(args: &[Arg], d: &mut Derived) {
 /// `make -f FILE` reads (and runs the recipes of) the makefile it
 /// names, and `make -C DIR` those of DIR's makefile: each a read of what
 /// it names, so that one outside the roots, or denied, is not run as
-/// the allow of `make` says.
+/// the allow of `make` says. `-I DIR` (`--include-dir`) is a directory
+/// make searches for the makefiles `include`, `-include` and `MAKEFILES`
+/// name: a read of DIR too.
 fn make(args: &[Arg], d: &mut Derived) {
     // GNU make's options that take a value (`make --help`): a short one
     // takes the rest of its cluster (`-spf.env` reads `.env`), or the next
@@ -739,9 +939,9 @@ fn make(args: &[Arg], d: &mut Derived) {
             };
             // getopt_long takes any unambiguous start of a name.
             let is = |full: &str, least: usize| name.len() >= least && full.starts_with(name);
-            let reads = is("file", 1) || is("makefile", 3) || is("directory", 2);
+            let reads =
+                is("file", 1) || is("makefile", 3) || is("directory", 2) || is("include-dir", 2);
             let valued = reads
-                || is("include-dir", 2)
                 || is("old-file", 2)
                 || is("assume-old", 8)
                 || is("what-if", 1)
@@ -770,7 +970,7 @@ fn make(args: &[Arg], d: &mut Derived) {
                     } else {
                         Some(a.with_text(rest))
                     };
-                    if matches!(c, 'f' | 'C')
+                    if matches!(c, 'f' | 'C' | 'I')
                         && let Some(v) = value
                     {
                         read(d, &v);
@@ -841,13 +1041,21 @@ fn package_manager(tool: &str, args: &[Arg], d: &mut Derived) {
         return;
     };
     let sub = sub.text.as_str();
+    // npm's `--location` (`-L`), also as a start of its name from
+    // `--locat`, and with `no-`, whose value npm still takes.
+    let location = |t: &str| {
+        t == "-L"
+            || t.strip_prefix("--")
+                .map(|b| b.strip_prefix("no-").unwrap_or(b))
+                .is_some_and(|b| b.len() >= 5 && "location".starts_with(b))
+    };
     let global = args.iter().enumerate().any(|(i, a)| {
         a.literal
-            && (matches!(
-                a.text.as_str(),
-                "-g" | "--global" | "--location=global" | "-L=global"
-            ) || (matches!(a.text.as_str(), "--location" | "-L")
-                && args.get(i + 1).is_some_and(|n| n.text == "global")))
+            && (matches!(a.text.as_str(), "-g" | "--global")
+                || a.text
+                    .split_once('=')
+                    .is_some_and(|(k, v)| v == "global" && location(k))
+                || (location(&a.text) && args.get(i + 1).is_some_and(|n| n.text == "global")))
     });
     let first = rest
         .iter()
@@ -965,8 +1173,12 @@ fn pip(args: &[Arg], d: &mut Derived) {
     }
 }
 
+/// go's flags (see [`GO`]). The words after `go test`'s `-args` are the
+/// test binary's own: of them only its `-test.` flags are followed
+/// (`-args -test.cpuprofile=F` writes F), each with its value.
 fn go(args: &[Arg], d: &mut Derived) {
     let mut it = args.iter().peekable();
+    let mut binary = false;
     while let Some(a) = it.next() {
         if a.literal && a.text == "--" {
             break;
@@ -985,6 +1197,13 @@ fn go(args: &[Arg], d: &mut Derived) {
             Some((f, v)) => (f, Some(a.with_text(v))),
             None => (flag, None),
         };
+        if binary && !flag.starts_with("test.") {
+            continue;
+        }
+        if flag == "args" {
+            binary = true;
+            continue;
+        }
         let bare = flag.strip_prefix("test.").unwrap_or(flag);
         let value = match inline {
             Some(v) => Some(v),
@@ -1043,7 +1262,7 @@ fn table(tool: &str, options: &[(&str, Value)], args: &[Arg], d: &mut Derived) {
                 Some((n, v)) => (n, Some(a.with_text(v))),
                 None => (body, None),
             };
-            if start.len() < 2 || !matches!(tool, "npm" | "pnpm") {
+            if start.len() < 2 || !matches!(tool, "npm" | "pnpm") || NPM_WHOLE.contains(&start) {
                 return None;
             }
             options
@@ -1063,12 +1282,39 @@ fn table(tool: &str, options: &[(&str, Value)], args: &[Arg], d: &mut Derived) {
             key.ends_with(":registry")
                 .then_some(("--registry", Fetches, inline))
         });
+        // `--no-script-shell X` (as [`npm_words`] spells it): npm still
+        // sets an option whose value is text, to that value.
+        if found.is_none()
+            && matches!(tool, "npm" | "pnpm")
+            && let Some(rest) = t.strip_prefix("--no-")
+        {
+            let start = rest.split('=').next().unwrap_or(rest);
+            let runs = options.iter().find_map(|(o, what)| match what {
+                Runs(why)
+                    if start.len() >= 2
+                        && !NPM_WHOLE.contains(&start)
+                        && o.strip_prefix("--").is_some_and(|l| l.starts_with(start)) =>
+                {
+                    Some(*why)
+                }
+                _ => None,
+            });
+            if let Some(why) = runs {
+                d.unknowns.push(format!("`{tool} {t}` {why}"));
+            }
+            continue;
+        }
         let Some((option, what, inline)) = found else {
             continue;
         };
-        let value = match inline {
-            Some(v) => Some(v),
-            None => it.next().cloned(),
+        let value = match (inline, what) {
+            (Some(v), _) => Some(v),
+            // `--debug` followed by an option, or last: its own name.
+            (None, WritesOr(default)) => match it.as_slice().first() {
+                Some(n) if !n.text.starts_with('-') => it.next().cloned(),
+                _ => Some(a.with_text(default)),
+            },
+            (None, _) => it.next().cloned(),
         };
         match value {
             Some(v) => act(tool, option, what, &v, d),
@@ -1085,7 +1331,7 @@ fn table(tool: &str, options: &[(&str, Value)], args: &[Arg], d: &mut Derived) {
 fn act(tool: &str, option: &str, what: Value, value: &Arg, d: &mut Derived) {
     let at = d.found.len();
     match what {
-        Writes => d.add(Access::Write, value, false),
+        Writes | WritesOr(_) => d.add(Access::Write, value, false),
         WritesInto => d.add(Access::WriteDir, value, true),
         Replaces => d.add(Access::Delete, value, true),
         Reads => d.add(Access::Read, value, false),
@@ -1311,7 +1557,11 @@ mod tests {
             ("make -pq MAKEFILES=.env", vec![(Read, ".env")]),
             ("make MAKEFILES+=a", vec![(Read, "a")]),
             ("make -j4f x", vec![]),
-            ("make -I inc -o old -W new all", vec![]),
+            ("make -o old -W new all", vec![]),
+            ("make -I inc -o old all", vec![(Read, "inc")]),
+            ("make -sIinc", vec![(Read, "inc")]),
+            ("make --include-dir=/o", vec![(Read, "/o")]),
+            ("make --inc /o", vec![(Read, "/o")]),
         ] {
             let want: Vec<(Access, String)> =
                 want.into_iter().map(|(a, p)| (a, p.to_string())).collect();
