@@ -123,8 +123,19 @@ fn claude_code_through_toolgate_mcp_runs_the_allowed_read_and_not_the_denied_wri
         .unwrap()
         .rows(&RowFilter::default())
         .unwrap();
+    // What the server asked of Claude Code (its roots), relayed because
+    // Claude Code declares the capability: recorded, not decided.
+    for r in rows
+        .iter()
+        .filter(|r| r.record.rule.as_deref() == Some("host:relayed"))
+    {
+        assert_eq!(r.record.tool, "mcp__fs__roots/list", "{:?}", r.record);
+        assert_eq!(r.record.decision, Decision::Allow);
+        assert_eq!(r.record.outcome, Outcome::Passed);
+    }
     let got: Vec<RowSummary> = rows
         .iter()
+        .filter(|r| r.record.rule.as_deref() != Some("host:relayed"))
         .map(|r| {
             (
                 r.record.tool.as_str(),

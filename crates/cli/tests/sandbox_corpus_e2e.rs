@@ -323,7 +323,19 @@ impl Observer {
                 // The same command run directly inside the sandbox, in a
                 // fresh fixture: what it leaves and prints.
                 let direct = Ws::new(&case.policy);
-                let printed = direct.run(&direct.expand(&case.command));
+                // Bash does not wait for an output process substitution
+                // (`tee >(sh)`): what it prints reaches the client or not
+                // by timing. Run directly, the command waits for it (bash
+                // 5.1's `wait` takes the last process substitution), so
+                // that everything it may print is there to compare with.
+                let asynchronous = case.command.contains(">(");
+                let script = direct.expand(&case.command);
+                let script = if asynchronous {
+                    format!("{script}\nwait")
+                } else {
+                    script
+                };
+                let printed = direct.run(&script);
                 let expected = view(&direct.root, &direct.base);
                 let got = view(&ws.root, &ws.base);
                 if expected != got {
@@ -348,11 +360,8 @@ impl Observer {
                         .content
                         .replace(&ws.base.display().to_string(), "BASE"),
                 );
-                // Bash does not wait for an output process substitution
-                // (`tee >(sh)`): what it prints reaches the client or not
-                // by timing, so there everything the model received must
-                // be something the command prints, not the other way.
-                let asynchronous = case.command.contains(">(");
+                // There everything the model received must be something
+                // the command prints, not the other way.
                 let lines = |t: &str| -> Vec<String> {
                     t.lines()
                         .map(str::trim)

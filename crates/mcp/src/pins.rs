@@ -88,7 +88,11 @@ fn short(d: &str) -> &str {
 /// reaches the model or steers the client (a client may skip its own
 /// confirmation for a tool marked `readOnlyHint`).
 pub fn definition(tool: &Tool) -> (String, String) {
-    digest_of(&serde_json::json!({"version": FORM, "tool": definition_value(tool)}))
+    digest_of(&serde_json::json!({
+        "name": tool.name.to_string(),
+        "version": FORM,
+        "tool": definition_value(tool),
+    }))
 }
 
 /// The form of the pins [`definition`] and [`repeated`] make, inside what
