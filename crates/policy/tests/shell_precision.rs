@@ -233,12 +233,18 @@ effect = "allow"
 match = ["Bash(cd *)"]
 
 [[rule]]
+id = "rm"
+effect = "allow"
+match = ["Bash(rm *)"]
+
+[[rule]]
 id = "secret"
 effect = "deny"
 match = ["Read(test/secret)"]
 "#,
     );
     std::fs::write(fx.root.join("test/secret"), "SECRET=2\n").expect("secret");
+    std::fs::create_dir(fx.root.join("d")).expect("d");
     for cmd in ["cd test && cat f", "cd test; ls"] {
         expect(&fx, cmd, Effect::Allow);
     }
@@ -247,6 +253,16 @@ match = ["Read(test/secret)"]
         "cd nothere || cat test/secret",
         "cd f; cat test/secret",
         "cd /nothere; cat test/secret",
+        // cd fails on its arguments: too many, an option it does not know.
+        "cd test x; cat test/secret",
+        "cd -Z test; cat test/secret",
+        "cd -P test; cat test/secret",
+        // An earlier part of the script removes the directory.
+        "rm -rf d; cd d; cat test/secret",
+        // A function named cd is what runs.
+        "cd(){ :; }; cd test; cat test/secret",
+        // A function's body is analysed where it is defined.
+        "f(){ cat secret; }; cd test && f",
     ] {
         let d = bash(&fx, cmd);
         assert_ne!(d.decision, Effect::Allow, "`{cmd}`: {}", d.reason);

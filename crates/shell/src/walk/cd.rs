@@ -52,6 +52,26 @@ impl<'o> Walker<'o> {
                     && !a.text[1..].starts_with(|c: char| c.is_ascii_digit()))
             })
             .collect();
+        // `-P` (links resolved as it goes, where the walk follows the
+        // logical path), `-e`, `-@`, an option bash does not know, or a
+        // second operand (`cd: too many arguments`): not followed.
+        let odd_option = argv.iter().skip(1).any(|a| {
+            a.literal
+                && a.text.starts_with('-')
+                && a.text.len() > 1
+                && a.text != "--"
+                && a.text != "-L"
+                && !(name != "cd" && a.text[1..].starts_with(|c: char| c.is_ascii_digit()))
+        });
+        if odd_option || (name == "cd" && operands.len() > 1) {
+            self.unknown(
+                format!("`{name}` with these arguments is not followed (an option other than `-L`, or more than one directory)"),
+                Some(idx),
+            );
+            scope.oldpwd = Some(scope.cwd.clone());
+            scope.cwd = Cwd::Unknown;
+            return;
+        }
         let target = match (name, operands.first()) {
             ("popd", _) => match scope.dir_stack.pop() {
                 Some(d) if !stack_set => d,
@@ -121,10 +141,25 @@ impl<'o> Walker<'o> {
                 self.opts.cwd.as_ref().map(|c| c.join(p))
             };
             let abs = abs.map(|a| self.written_path(&a.to_string_lossy(), None));
-            if abs.is_some_and(|a| !a.is_dir() && !self.made_at_or_above(&a)) {
+            let why = abs.as_ref().and_then(|a| {
+                if self.removed_at_or_above(a) {
+                    Some("an earlier part of the script removes or moves")
+                } else if self.made_at_or_above(a) {
+                    None
+                } else if !a.is_dir() {
+                    Some("is not a directory now")
+                } else if std::fs::metadata(a.join(".")).is_err() {
+                    // Looking up `dir/.` needs the right to search `dir`,
+                    // as entering it does.
+                    Some("cannot be entered by this user")
+                } else {
+                    None
+                }
+            });
+            if let Some(why) = why {
                 self.unknown(
                     format!(
-                        "`{name}` to `{}`, which is not a directory now: where it fails, bash stays where it was",
+                        "`{name}` to `{}`, which {why}: where it fails, bash stays where it was",
                         p.display()
                     ),
                     Some(idx),
@@ -145,5 +180,16 @@ impl<'o> Walker<'o> {
         }
         scope.oldpwd = Some(scope.cwd.clone());
         scope.cwd = target;
+    }
+
+    /// Whether an earlier command of the script deletes `path` or a
+    /// directory above it (`rm -rf d`, `cargo clean`, the source of `mv`).
+    fn removed_at_or_above(&self, path: &Path) -> bool {
+        self.out.effects.iter().any(|e| {
+            e.delete && {
+                let at = self.written_path(&e.target, e.cwd.as_deref());
+                path.starts_with(&at)
+            }
+        })
     }
 }

@@ -565,6 +565,14 @@ impl<'o> Walker<'o> {
             );
         }
         if let Some(&changes_cwd) = self.functions.get(&name) {
+            if self.fn_cwd.get(&name).is_some_and(|at| *at != scope.cwd) {
+                self.unknown(
+                    format!(
+                        "function `{name}` is called in another directory than the one its body was analysed in"
+                    ),
+                    Some(idx),
+                );
+            }
             if changes_cwd {
                 self.cwd_unknown(scope, &format!("function `{name}` changes it"));
             }
@@ -704,7 +712,10 @@ impl<'o> Walker<'o> {
                 });
             }
         }
-        if matches!(name.as_str(), "cd" | "pushd" | "popd" | "dirs") {
+        // A function of that name is what runs (its body was walked).
+        if matches!(name.as_str(), "cd" | "pushd" | "popd" | "dirs")
+            && !self.functions.contains_key(&name)
+        {
             self.change_dir(&name, &argv, scope, idx);
         }
         let (found_haz, unknowns) = hazards::command(

@@ -165,6 +165,10 @@ pub(crate) struct Walker<'o> {
     attr_epoch: usize,
     /// The `attr_epoch` at each function's definition.
     fn_epoch: HashMap<String, usize>,
+    /// The directory each function's body was walked in: called from
+    /// another, its relative paths and globs name other files.
+    fn_cwd: HashMap<String, Cwd>,
+
     /// Variables read by plain arithmetic so far, in order (for loops,
     /// whose arithmetic runs again after the body).
     arith_reads: Vec<String>,
@@ -224,6 +228,7 @@ impl<'o> Walker<'o> {
             arrays_any: false,
             attr_epoch: 0,
             fn_epoch: HashMap::new(),
+            fn_cwd: HashMap::new(),
             arith_reads: Vec::new(),
             exported: Vec::new(),
             made: Vec::new(),
@@ -505,6 +510,7 @@ impl<'o> Walker<'o> {
                 let changes_cwd = inner.cwd != before;
                 self.functions.insert(name.clone(), changes_cwd);
                 self.fn_epoch.insert(name.clone(), self.attr_epoch);
+                self.fn_cwd.insert(name.clone(), before);
             }
             Node::Redirected(inner, redirects) => {
                 let start = self.out.commands.len();
