@@ -245,7 +245,7 @@ match = ["Read(test/secret)"]
     );
     std::fs::write(fx.root.join("test/secret"), "SECRET=2\n").expect("secret");
     std::fs::create_dir(fx.root.join("d")).expect("d");
-    for cmd in ["cd test && cat f", "cd test; ls"] {
+    for cmd in ["cd test && cat f", "cd test || exit; cat f"] {
         expect(&fx, cmd, Effect::Allow);
     }
     for cmd in [
@@ -263,6 +263,14 @@ match = ["Read(test/secret)"]
         "cd(){ :; }; cd test; cat test/secret",
         // A function's body is analysed where it is defined.
         "f(){ cat secret; }; cd test && f",
+        // A `cd` whose directory is there may still fail (another
+        // process removes it, an earlier command the analysis does not
+        // see removes it): what follows `;` or `||` is not allowed.
+        "cd test; cat secret",
+        "cd test && true || cat secret",
+        "mkdir nope/x; cd nope/x; cat test/secret",
+        "cd test/nothere/..; cat test/secret",
+        "mkdir test/-0; pushd test; pushd -0; cat test/secret",
     ] {
         let d = bash(&fx, cmd);
         assert_ne!(d.decision, Effect::Allow, "`{cmd}`: {}", d.reason);

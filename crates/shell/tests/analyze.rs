@@ -1465,18 +1465,36 @@ fn cd_moves_later_commands() {
     assert_eq!(a.effects[0].cwd, Some(PathBuf::from("/nonexistent/w/sub")));
     assert_eq!(a.commands[0].cwd, None);
     let a = check(
-        "cd /tmp; cd ../etc; cat passwd",
+        "cd /tmp && cd ../etc && cat passwd",
         &["cd /tmp", "cd ../etc", "cat passwd"],
         &["R passwd"],
         &[],
         &[],
     );
     assert_eq!(a.effects[0].cwd, Some(PathBuf::from("/etc")));
+    // After a `;`, what follows runs where the `cd` led or, if it
+    // failed, where the shell was: followed where it leads, and unknown.
+    let a = check(
+        "cd /tmp; cd ../etc; cat passwd",
+        &["cd /tmp", "cd ../etc", "cat passwd"],
+        &["R passwd"],
+        &["may fail"],
+        &[],
+    );
+    assert_eq!(a.effects[0].cwd, Some(PathBuf::from("/etc")));
+    // `cd x || exit` runs what follows only where it went.
+    check(
+        "cd /tmp || exit 1; cat a",
+        &["cd /tmp", "exit 1", "cat a"],
+        &["R a"],
+        &[],
+        &[],
+    );
     let a = check(
         "(cd /tmp; touch a); touch b",
         &["cd /tmp", "touch a", "touch b"],
         &["W a", "W b"],
-        &[],
+        &["may fail"],
         &[],
     );
     assert_eq!(a.effects[0].cwd, Some(PathBuf::from("/tmp")));
@@ -1501,7 +1519,7 @@ fn cd_moves_later_commands() {
         "pushd /tmp; popd; touch x",
         &["pushd /tmp", "popd", "touch x"],
         &["W x"],
-        &[],
+        &["may fail"],
         &[],
     );
     assert_eq!(a.effects[0].cwd, None);

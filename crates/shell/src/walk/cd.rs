@@ -7,6 +7,7 @@ use super::*;
 
 impl<'o> Walker<'o> {
     pub(super) fn change_dir(&mut self, name: &str, argv: &[Arg], scope: &mut Scope, idx: usize) {
+        scope.dir_changes += 1;
         if name == "dirs" {
             // `dirs -c` empties the stack (a later `popd` fails and stays);
             // the other options only print it.
@@ -27,6 +28,11 @@ impl<'o> Walker<'o> {
                 !a.literal
                     || (a.text.starts_with('-') && a.text.len() > 1 && a.text[1..].contains('n'))
                     || (name == "popd" && (a.text.starts_with('+') || a.text.starts_with('-')))
+                    // `pushd +N`/`-N` rotates the stack to its Nth entry.
+                    || (name == "pushd"
+                        && a.text.len() > 1
+                        && (a.text.starts_with('+') || a.text.starts_with('-'))
+                        && a.text[1..].bytes().all(|b| b.is_ascii_digit()))
             });
         if stack_only {
             self.unknown(

@@ -103,6 +103,10 @@ enum Stdin {
 #[derive(Debug, Clone)]
 struct Scope {
     cwd: Cwd,
+    /// How many `cd`, `pushd` and `popd` this shell has met (not its
+    /// subshells'): one met in a list item may have failed, and bash then
+    /// runs the next item where it was.
+    dir_changes: usize,
     oldpwd: Option<Cwd>,
     dir_stack: Vec<Cwd>,
     wrappers: Vec<Vec<String>>,
@@ -249,6 +253,7 @@ impl<'o> Walker<'o> {
         self.dir_vars_named = script.contains("OLDPWD") || script.contains("DIRSTACK");
         let mut scope = Scope {
             cwd: Cwd::Start,
+            dir_changes: 0,
             oldpwd: None,
             dir_stack: Vec::new(),
             wrappers: Vec::new(),
@@ -347,13 +352,30 @@ impl<'o> Walker<'o> {
     }
 
     fn list(&mut self, list: &List, scope: &mut Scope) {
-        for item in &list.items {
+        let last = list.items.len().saturating_sub(1);
+        for (i, item) in list.items.iter().enumerate() {
             if item.background {
                 let mut bg = scope.clone();
                 bg.concurrent = true;
                 self.node(&item.node, &mut bg);
             } else {
+                let (changes, cwd) = (scope.dir_changes, scope.cwd.clone());
                 self.node(&item.node, scope);
+                // A `cd` fails for many reasons (a directory removed, not
+                // enterable, a bad argument), and bash then runs the next
+                // item where it was; one that works moves it. The walk
+                // goes on where the `cd` leads (a deny there still holds),
+                // and the call asks, unless the item ends in `|| exit`.
+                if (scope.dir_changes != changes || scope.cwd != cwd)
+                    && i < last
+                    && scope.cwd != Cwd::Unknown
+                    && !exits_on_failure(&item.node)
+                {
+                    self.unknown(
+                        "a `cd` before a `;` or a newline may fail, and bash then runs what follows where it was".into(),
+                        None,
+                    );
+                }
             }
         }
     }
@@ -374,8 +396,14 @@ impl<'o> Walker<'o> {
                             let mut alt = scope.clone();
                             if alt.cwd != start {
                                 // The right side runs when the left failed,
-                                // perhaps before its `cd` happened.
+                                // before its `cd` happened or after it.
                                 alt.cwd = start.clone();
+                                if !is_exit(next) {
+                                    self.unknown(
+                                        "what follows `||` runs where a `cd` before it led, or where it started".into(),
+                                        None,
+                                    );
+                                }
                             }
                             self.node(next, &mut alt);
                             if !is_exit(next) && alt.cwd != scope.cwd {
@@ -484,6 +512,10 @@ impl<'o> Walker<'o> {
                     if !changed.is_empty() {
                         Rc::make_mut(&mut scope.vars).extend(changed);
                     }
+                }
+                if *plain {
+                    // A group runs in this shell: its `cd`s are this one's.
+                    scope.dir_changes = inner.dir_changes;
                 }
                 if inner.cwd != before {
                     if *plain {
@@ -812,6 +844,17 @@ fn is_fetcher(c: &Command) -> bool {
     c.argv
         .first()
         .is_some_and(|a| tables::known(base_name(a)).fetcher)
+}
+
+/// Whether what follows `node` runs only when every part of it succeeded:
+/// an and-or list that ends in `|| exit` or `|| return`.
+fn exits_on_failure(node: &Node) -> bool {
+    match node {
+        Node::AndOr(_, rest) => rest
+            .last()
+            .is_some_and(|(op, next)| *op == AndOrOp::Or && is_exit(next)),
+        _ => false,
+    }
 }
 
 fn is_exit(node: &Node) -> bool {
