@@ -129,7 +129,7 @@ fn a_script_the_session_wrote_asks_and_does_not_run() {
         "bash -euo pipefail run.sh",
         // Where an earlier part of the command moved to.
         "cd sub && python3 tool.py",
-        "cd sub; bash -c 'python3 ./tool.py'",
+        "cd sub && bash -c 'python3 ./tool.py'",
         // A module run from the working directory, and a file loaded first.
         "python3 -m diag",
         "python3 -msub.tool",
