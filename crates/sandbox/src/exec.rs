@@ -53,143 +53,14 @@ pub fn exec(profile: &Profile, opts: &Options, cmd: &mut Command) -> SpawnError 
     if profile.proxy() {
         crate::netns::set_env(cmd);
     }
-    contain();
-    SpawnError::Exec(cmd.exec())
-}
-
-/// Makes the command the only process that may outlive nothing: the
-/// command runs as the child of a process that is the first of the PID
-/// namespace [`enter`] made (its "init"), and this process waits for that
-/// one and ends as the command did (its exit code, or its signal). When
-/// the command ends, the init ends with it, and the kernel kills every
-/// other process of the namespace: a process the command left behind (`setsid cmd &`) cannot
-/// wait for a protected file to be replaced from outside (a rename drops
-/// the read-only bind over it) and write or read it then. When this
-/// process dies first, the init is killed (`PR_SET_PDEATHSIG`), and the
-/// namespace with it. Returns in the command's process only.
-fn contain() {
-    // The command's own status goes back to this process through a pipe
-    // (closed on exec): the namespace's init cannot die of the command's
-    // signal, and an exit code cannot tell `exit 137` from `kill -9`.
-    let mut fds = [0; 2];
-    // SAFETY: a valid pointer to two ints.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        eprintln!(
-            "toolgate sandbox: cannot start the command's process: {}",
-            std::io::Error::last_os_error()
-        );
+    // The command runs beneath an init of the PID namespace `enter` made,
+    // and this process ends as it did (its exit code, or its signal); what
+    // it leaves running is killed with the namespace (see `pidns`).
+    if let Err((_, _, e)) = crate::pidns::contain_child() {
+        eprintln!("toolgate sandbox: cannot start the command's process: {e}");
         std::process::exit(126);
     }
-    let [status_in, status_out] = fds;
-    // SAFETY: the process is single-threaded (the caller's contract), so
-    // the child may go on running Rust after `fork`.
-    match unsafe { libc::fork() } {
-        -1 => {
-            eprintln!(
-                "toolgate sandbox: cannot start the command's process: {}",
-                std::io::Error::last_os_error()
-            );
-            std::process::exit(126);
-        }
-        0 => {}
-        init => {
-            // SAFETY: closing a descriptor this process owns.
-            unsafe { libc::close(status_out) };
-            let init_code = wait_for(init);
-            let mut raw = [0u8; 4];
-            // SAFETY: reading into a local buffer of the length given.
-            let got = unsafe { libc::read(status_in, raw.as_mut_ptr().cast(), raw.len()) };
-            if got == 4 {
-                end_as(i32::from_ne_bytes(raw));
-            }
-            std::process::exit(init_code);
-        }
-    }
-    // The namespace's init.
-    // SAFETY: closing a descriptor this process owns; prctl with an
-    // integer signal number; getppid has no effect.
-    unsafe {
-        libc::close(status_in);
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        if libc::getppid() == 1 {
-            // The waiting parent is already gone.
-            libc::_exit(1);
-        }
-    }
-    // SAFETY: as above; this process is single-threaded.
-    match unsafe { libc::fork() } {
-        // SAFETY: ends this process.
-        -1 => unsafe { libc::_exit(126) },
-        0 => {}
-        command => {
-            // Reaps every process of the namespace until the command ends.
-            let status = loop {
-                let mut status = 0;
-                // SAFETY: a valid pointer to a local.
-                let pid = unsafe { libc::waitpid(-1, &raw mut status, 0) };
-                if pid == command {
-                    break Some(status);
-                }
-                if pid == -1 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR)
-                {
-                    break None;
-                }
-            };
-            let code = status.map_or(1, exit_code);
-            if let Some(status) = status {
-                let raw = status.to_ne_bytes();
-                // SAFETY: writing a local buffer of the length given.
-                unsafe { libc::write(status_out, raw.as_ptr().cast(), raw.len()) };
-            }
-            // SAFETY: ends this process; the kernel kills the rest.
-            unsafe { libc::_exit(code) };
-        }
-    }
-}
-
-/// Ends this process as the command ended (`status`, as `waitpid` gives
-/// it): by the same signal, or with the same exit code.
-fn end_as(status: i32) -> ! {
-    if libc::WIFSIGNALED(status) {
-        let sig = libc::WTERMSIG(status);
-        // SAFETY: restoring the default action of a signal and raising it
-        // in this process.
-        unsafe {
-            libc::signal(sig, libc::SIG_DFL);
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&raw mut set);
-            libc::sigaddset(&raw mut set, sig);
-            libc::sigprocmask(libc::SIG_UNBLOCK, &raw const set, std::ptr::null_mut());
-            libc::raise(sig);
-        }
-    }
-    std::process::exit(exit_code(status))
-}
-
-/// Waits for `pid` and gives the status it ended with as an exit code.
-fn wait_for(pid: libc::pid_t) -> i32 {
-    loop {
-        let mut status = 0;
-        // SAFETY: a valid pointer to a local.
-        let got = unsafe { libc::waitpid(pid, &raw mut status, 0) };
-        if got == pid {
-            return exit_code(status);
-        }
-        if got == -1 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return 1;
-        }
-    }
-}
-
-/// The exit code a shell gives a process that ended with `status`.
-fn exit_code(status: i32) -> i32 {
-    if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else if libc::WIFSIGNALED(status) {
-        128 + libc::WTERMSIG(status)
-    } else {
-        1
-    }
+    SpawnError::Exec(cmd.exec())
 }
 
 fn enter(profile: &Profile, opts: &Options) -> Result<(), SandboxError> {
@@ -223,15 +94,12 @@ fn enter(profile: &Profile, opts: &Options) -> Result<(), SandboxError> {
         net.enter()
             .map_err(|(step, i, e)| describe_step(&plan, step, usize::from(i), e))?;
     }
-    // A PID namespace for the command's processes (see `contain`), made
-    // while unsharing is still allowed.
-    // SAFETY: unshare with a constant flag; the process is single-threaded.
-    if unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
-        return Err(SandboxError::Io {
-            what: "creating the PID namespace (unshare)".into(),
-            source: std::io::Error::last_os_error(),
-        });
-    }
+    // A PID namespace for the command's processes, made while unsharing
+    // is still allowed.
+    crate::pidns::unshare().map_err(|(_, _, e)| SandboxError::Io {
+        what: "creating the PID namespace (unshare)".into(),
+        source: e,
+    })?;
     let mut writable = plan.writable.clone();
     writable.push(PathBuf::from(mounts::PRIVATE_TMP));
     let ruleset = crate::landlock::ruleset(

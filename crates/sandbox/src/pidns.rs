@@ -1,16 +1,20 @@
-//! The PID namespace of a command started with [`Sandbox::spawn`](crate::Sandbox::spawn):
+//! The PID namespace of a sandboxed command, started with
+//! [`Sandbox::spawn`](crate::Sandbox::spawn) or executed in the process's
+//! place ([`exec`](crate::exec)):
 //! the command runs beneath an init of its own, so that when it ends,
 //! every process it left behind (`setsid cmd &`, a daemon that double
 //! forks) is killed by the kernel with the namespace, instead of living on
 //! inside the sandbox to write the roots later or to wait for a protected
 //! file to be replaced from outside.
 //!
-//! This runs in the child of a process that may have many threads, between
-//! `fork` and `exec`: every step is a raw system call on memory prepared
-//! before, with no allocation and no lock. Three processes come of it:
+//! For `Sandbox::spawn` this runs in the child of a process that may have
+//! many threads, between `fork` and `exec`: every step is a raw system
+//! call on memory prepared before, with no allocation and no lock. Three
+//! processes come of it:
 //!
-//! - the spawned process (the one `Child` holds) waits for the init and
-//!   ends as the command ended (its exit code, or its signal);
+//! - the spawned process (the one `Child` holds, or for `exec` the process
+//!   itself) waits for the init and ends as the command ended (its exit
+//!   code, or its signal);
 //! - the init, the namespace's first process, reaps everything in it until
 //!   the command ends, passes the command's raw status up through a pipe,
 //!   and exits, and the kernel kills the rest of the namespace;

@@ -17,18 +17,7 @@ impl Gate {
         problem: &str,
     ) -> ToolResult {
         let start = Instant::now();
-        let mut input = serde_json::Map::new();
-        input.insert(
-            "unreadable_arguments".into(),
-            serde_json::Value::String(raw.to_string()),
-        );
-        let snapshot = Call {
-            id: call_id.to_string(),
-            tool: tool.to_string(),
-            input,
-            client: toolgate_policy::Client::Toolgate,
-            cwd: None,
-        };
+        let snapshot = raw_snapshot(call_id, tool, "unreadable_arguments", raw);
         let digest = snapshot.digest();
         self.stats.requests += 1;
         self.stats.count(Outcome::Blocked);
@@ -57,18 +46,7 @@ impl Gate {
     /// crossed the gateway. `raw` is the request's parameters as they came.
     pub fn record_relayed(&mut self, call_id: &str, tool: &str, raw: &str, why: &str) {
         let start = Instant::now();
-        let mut input = serde_json::Map::new();
-        input.insert(
-            "relayed_params".into(),
-            serde_json::Value::String(raw.to_string()),
-        );
-        let snapshot = Call {
-            id: call_id.to_string(),
-            tool: tool.to_string(),
-            input,
-            client: toolgate_policy::Client::Toolgate,
-            cwd: None,
-        };
+        let snapshot = raw_snapshot(call_id, tool, "relayed_params", raw);
         let mut decision = unreadable_decision(call_id, tool, why);
         decision.decision = Effect::Allow;
         decision.rule = Some(rule_ids::HOST_RELAYED.into());
@@ -77,6 +55,20 @@ impl Gate {
         self.stats.count(Outcome::Passed);
         let row = Row::request(Outcome::Passed, start).raw_input(raw.to_string());
         let _ = self.write(&snapshot, &decision, row);
+    }
+}
+
+/// The call a ledger row records for input kept as it came (`raw`), under
+/// the field `field`: the gate read nothing of it.
+fn raw_snapshot(call_id: &str, tool: &str, field: &str, raw: &str) -> Call {
+    let mut input = serde_json::Map::new();
+    input.insert(field.into(), serde_json::Value::String(raw.to_string()));
+    Call {
+        id: call_id.to_string(),
+        tool: tool.to_string(),
+        input,
+        client: toolgate_policy::Client::Toolgate,
+        cwd: None,
     }
 }
 

@@ -22,19 +22,7 @@
 use tree_sitter::Node as TsNode;
 
 use super::grammar::kind;
-
-/// The kinds inside which a carriage return, vertical tab or form feed is
-/// text (quoted, a here-document's body, a comment), not a separator.
-const ODD_BLANK_INSIDE: &[&str] = &[
-    "string",
-    "string_content",
-    "raw_string",
-    "ansi_c_string",
-    "translated_string",
-    "heredoc_body",
-    "heredoc_content",
-    "comment",
-];
+use super::{TEXT_INSIDE, within};
 
 /// The first place where bash's lexer and the grammar's part, as a
 /// message; `None` when they agree everywhere.
@@ -81,20 +69,8 @@ pub(super) fn divergence(root: TsNode<'_>, src: &str) -> Option<String> {
 /// here-document's body and a comment.
 fn odd_blank(root: TsNode<'_>, bytes: &[u8]) -> Option<usize> {
     bytes.iter().enumerate().find_map(|(at, b)| {
-        (matches!(b, b'\r' | b'\x0b' | b'\x0c') && !within(root, at, ODD_BLANK_INSIDE))
-            .then_some(at)
+        (matches!(b, b'\r' | b'\x0b' | b'\x0c') && !within(root, at, 1, TEXT_INSIDE)).then_some(at)
     })
-}
-
-fn within(root: TsNode<'_>, at: usize, kinds: &[&str]) -> bool {
-    let mut node = root.descendant_for_byte_range(at, at + 1);
-    while let Some(x) = node {
-        if kinds.contains(&kind(x)) && x.start_byte() <= at && at < x.end_byte() {
-            return true;
-        }
-        node = x.parent();
-    }
-    false
 }
 
 /// An `$'..'` the grammar ends elsewhere than bash: bash reads from `$'`,

@@ -200,10 +200,12 @@ pub(crate) fn parse(src: &str, depth: usize, max_depth: usize) -> Parsed {
     }
 }
 
-/// The nodes inside which a backslash-newline is the text's own business:
+/// The nodes whose bytes are text, not syntax: quoted strings, a
+/// here-document's body, a comment. A backslash-newline inside one is
 /// kept (single quotes, `$'..'`, a quoted heredoc, a comment) or removed
-/// by the word conversion (double quotes, an unquoted heredoc).
-const CONTINUATION_INSIDE: &[&str] = &[
+/// by the word conversion (double quotes, an unquoted heredoc); a carriage
+/// return inside one is a character of it.
+pub(super) const TEXT_INSIDE: &[&str] = &[
     "string",
     "string_content",
     "raw_string",
@@ -232,7 +234,7 @@ fn unjoined_continuation(root: TsNode<'_>, src: &str, joined: &[usize]) -> Optio
         if matches!(prev, None | Some(b' ' | b'\t' | b'\n')) || joined.contains(&at) {
             continue;
         }
-        let inside = within(root, at, CONTINUATION_INSIDE);
+        let inside = within(root, at, 2, TEXT_INSIDE);
         if !inside {
             return Some(at);
         }
@@ -277,7 +279,7 @@ pub(super) fn dropped_escaped_blanks<'a>(
             pair[0] == b'\\'
                 && matches!(pair[1], b' ' | b'\t')
                 && backslashes_before(bytes, at + 1) % 2 == 1
-                && !within(root, *at, ESCAPED_BLANK_INSIDE)
+                && !within(root, *at, 2, ESCAPED_BLANK_INSIDE)
         })
         .map(|(at, _)| at)
 }
@@ -318,9 +320,9 @@ fn backslashes_before(bytes: &[u8], end: usize) -> usize {
         .count()
 }
 
-/// Whether the two bytes at `at` lie within a node of one of `kinds`.
-fn within(root: TsNode<'_>, at: usize, kinds: &[&str]) -> bool {
-    let mut node = root.descendant_for_byte_range(at, at + 2);
+/// Whether the `len` bytes at `at` lie within a node of one of `kinds`.
+pub(super) fn within(root: TsNode<'_>, at: usize, len: usize, kinds: &[&str]) -> bool {
+    let mut node = root.descendant_for_byte_range(at, at + len);
     while let Some(x) = node {
         if kinds.contains(&kind(x)) {
             return true;

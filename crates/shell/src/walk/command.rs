@@ -88,7 +88,9 @@ impl<'o> Walker<'o> {
     }
 
     /// Strips wrappers from `argv` and analyses what runs. Variables a
-    /// wrapper gives (`env VAR=x`) reach only what it runs.
+    /// wrapper gives (`env VAR=x`) reach only what it runs, and the
+    /// directory a wrapper changes to (`env -C DIR`, `nsenter --wd=DIR`)
+    /// is the outer one again afterwards.
     pub(super) fn run_argv(
         &mut self,
         argv: Vec<Arg>,
@@ -99,22 +101,6 @@ impl<'o> Walker<'o> {
         cmd_cwd: Option<Arg>,
     ) {
         let outer = Rc::clone(&scope.env);
-        self.unwrap_and_run(argv, wrappers, s, scope, sub_fetched, cmd_cwd);
-        scope.env = outer;
-    }
-
-    /// Strips wrappers and analyses what runs, in the directory a wrapper
-    /// changes to (`env -C DIR`, `nsenter --wd=DIR`) as `cd DIR` would
-    /// leave it; the directory is the outer one again afterwards.
-    fn unwrap_and_run(
-        &mut self,
-        argv: Vec<Arg>,
-        wrappers: Vec<Vec<String>>,
-        s: &Simple,
-        scope: &mut Scope,
-        sub_fetched: bool,
-        cmd_cwd: Option<Arg>,
-    ) {
         let mut outer_cwd = None;
         self.unwrap_and_run_in(
             argv,
@@ -128,6 +114,7 @@ impl<'o> Walker<'o> {
         if let Some(cwd) = outer_cwd {
             scope.cwd = cwd;
         }
+        scope.env = outer;
     }
 
     /// The working directory a wrapper gives the command it runs (`env -C
